@@ -1,0 +1,567 @@
+/* ir.h - the IR of both levels: tensor programs (TIR: expressions, statements,
+ * buffers, blocks, prim funcs), graph functions (struct info, graph
+ * expressions, bindings, dataflow blocks) and the IRModule holding both.
+ *
+ * Nodes are immutable once built and live in the context's arena.  Builders
+ * (mlc_*_new / mlc_e_* / mlc_s_*) check what they can check locally (operand
+ * dtypes, arity, binding counts) and return NULL with an error in the context
+ * when the node would be malformed; whole-function checks (every var read is
+ * defined) run in mlc_prim_func_new / mlc_gfunc_new.  Every builder accepts
+ * NULL children and returns NULL then, so a chain of builders needs one check
+ * at its end.
+ *
+ * Identity: a TIR var, a buffer, a graph var is its pointer.  Names are only
+ * hints for printing; structural equality compares bound vars by position. */
+#ifndef MLCC_IR_H
+#define MLCC_IR_H
+
+#include "mlcc/support.h"
+
+/* ======================================================================== */
+/* dtypes                                                                   */
+/* ======================================================================== */
+
+typedef enum MlcTypeCode {
+  MLC_TC_INT, MLC_TC_UINT, MLC_TC_FLOAT, MLC_TC_BFLOAT, MLC_TC_BOOL,
+  MLC_TC_HANDLE, MLC_TC_VOID,
+} MlcTypeCode;
+
+typedef struct MlcDType {
+  uint8_t code;   /* MlcTypeCode */
+  uint8_t bits;   /* 1 for bool, 64 for handle, 0 for void */
+  uint16_t lanes; /* 1 for scalars */
+} MlcDType;
+
+#define MLC_DT(c, b, l) ((MlcDType){(uint8_t)(c), (uint8_t)(b), (uint16_t)(l)})
+#define MLC_BOOL MLC_DT(MLC_TC_BOOL, 1, 1)
+#define MLC_I32 MLC_DT(MLC_TC_INT, 32, 1)
+#define MLC_I64 MLC_DT(MLC_TC_INT, 64, 1)
+#define MLC_F32 MLC_DT(MLC_TC_FLOAT, 32, 1)
+#define MLC_F64 MLC_DT(MLC_TC_FLOAT, 64, 1)
+#define MLC_HANDLE MLC_DT(MLC_TC_HANDLE, 64, 1)
+#define MLC_VOID MLC_DT(MLC_TC_VOID, 0, 1)
+
+bool mlc_dtype_eq(MlcDType a, MlcDType b);
+/* "float32", "int64x4", "bool", "handle", "void" */
+const char *mlc_dtype_str(MlcDType t, char buf[32]);
+/* parse a dtype name; false when it is not one */
+bool mlc_dtype_parse(const char *s, MlcDType *out);
+static inline bool mlc_dtype_is_int(MlcDType t) { return t.code == MLC_TC_INT || t.code == MLC_TC_UINT; }
+static inline bool mlc_dtype_is_float(MlcDType t) { return t.code == MLC_TC_FLOAT || t.code == MLC_TC_BFLOAT; }
+static inline MlcDType mlc_dtype_with_lanes(MlcDType t, int lanes) { t.lanes = (uint16_t)lanes; return t; }
+static inline MlcDType mlc_dtype_elem(MlcDType t) { t.lanes = 1; return t; }
+size_t mlc_dtype_bytes(MlcDType t); /* storage bytes of one element (bool: 1) */
+
+/* ======================================================================== */
+/* TIR expressions                                                          */
+/* ======================================================================== */
+
+/* Binary operators: enum suffix, Python operator (NULL when printed as a call),
+ * call spelling, precedence for printing (higher binds tighter), result is bool. */
+#define MLC_BINOPS(X)                                   \
+  X(ADD, "+", "T.Add", 4, 0)                            \
+  X(SUB, "-", "T.Sub", 4, 0)                            \
+  X(MUL, "*", "T.Mul", 5, 0)                            \
+  X(DIV, NULL, "T.Div", 5, 0)      /* true div on floats, truncdiv on ints */ \
+  X(MOD, NULL, "T.truncmod", 5, 0) /* truncated remainder */              \
+  X(FLOORDIV, "//", "T.floordiv", 5, 0)                 \
+  X(FLOORMOD, "%", "T.floormod", 5, 0)                  \
+  X(MIN, NULL, "T.min", 9, 0)                           \
+  X(MAX, NULL, "T.max", 9, 0)                           \
+  X(EQ, "==", "T.EQ", 3, 1)                             \
+  X(NE, "!=", "T.NE", 3, 1)                             \
+  X(LT, "<", "T.LT", 3, 1)                              \
+  X(LE, "<=", "T.LE", 3, 1)                             \
+  X(GT, ">", "T.GT", 3, 1)                              \
+  X(GE, ">=", "T.GE", 3, 1)                             \
+  X(AND, "and", "T.And", 1, 1)                          \
+  X(OR, "or", "T.Or", 0, 1)
+
+typedef enum MlcBinOp {
+#define X(n, py, call, prec, isbool) MLC_BIN_##n,
+  MLC_BINOPS(X)
+#undef X
+  MLC_BIN_COUNT
+} MlcBinOp;
+
+typedef struct MlcBinOpInfo { const char *py, *call; int prec; bool is_bool; } MlcBinOpInfo;
+extern const MlcBinOpInfo mlc_binop_info[MLC_BIN_COUNT];
+
+/* Intrinsic calls: enum suffix, TVMScript spelling, arity (-1 variadic),
+ * result dtype rule: 0 = same as first float arg, 1 = dtype of arg 1 (for
+ * if_then_else), 2 = given explicitly by the call. */
+#define MLC_INTRINSICS(X)                 \
+  X(EXP, "T.exp", 1, 0)                   \
+  X(LOG, "T.log", 1, 0)                   \
+  X(SQRT, "T.sqrt", 1, 0)                 \
+  X(RSQRT, "T.rsqrt", 1, 0)               \
+  X(TANH, "T.tanh", 1, 0)                 \
+  X(ERF, "T.erf", 1, 0)                   \
+  X(SIGMOID, "T.sigmoid", 1, 0)           \
+  X(FABS, "T.fabs", 1, 0)                 \
+  X(FLOOR, "T.floor", 1, 0)               \
+  X(CEIL, "T.ceil", 1, 0)                 \
+  X(ROUND, "T.round", 1, 0)               \
+  X(SIN, "T.sin", 1, 0)                   \
+  X(COS, "T.cos", 1, 0)                   \
+  X(POW, "T.pow", 2, 0)                   \
+  X(IF_THEN_ELSE, "T.if_then_else", 3, 1)
+
+typedef enum MlcIntrin {
+#define X(n, name, arity, rule) MLC_INTRIN_##n,
+  MLC_INTRINSICS(X)
+#undef X
+  MLC_INTRIN_COUNT
+} MlcIntrin;
+
+typedef struct MlcIntrinInfo { const char *name; int arity, rule; } MlcIntrinInfo;
+extern const MlcIntrinInfo mlc_intrin_info[MLC_INTRIN_COUNT];
+
+typedef enum MlcExprKind {
+  MLC_EXPR_VAR,       /* scalar var (loop var, iter var, size var, handle) */
+  MLC_EXPR_INT,       /* integer or bool immediate */
+  MLC_EXPR_FLOAT,     /* float immediate */
+  MLC_EXPR_STR,       /* string immediate (annotations, extern names) */
+  MLC_EXPR_BINARY,
+  MLC_EXPR_NOT,
+  MLC_EXPR_NEG,       /* only when a literal cannot express it: -x */
+  MLC_EXPR_SELECT,    /* T.Select(c, t, f): both sides evaluated */
+  MLC_EXPR_CAST,
+  MLC_EXPR_LOAD,      /* buffer load */
+  MLC_EXPR_RAMP,
+  MLC_EXPR_BROADCAST,
+  MLC_EXPR_LET,
+  MLC_EXPR_CALL,      /* intrinsic */
+} MlcExprKind;
+
+typedef struct MlcExpr MlcExpr;
+typedef struct MlcBuffer MlcBuffer;
+
+struct MlcExpr {
+  MlcExprKind kind;
+  MlcDType dtype;
+  union {
+    struct { const char *name; } var;
+    int64_t int_val;       /* INT: bool is 0/1; uint64 stored bitwise */
+    double float_val;      /* FLOAT */
+    const char *str_val;   /* STR (interned) */
+    struct { MlcBinOp op; MlcExpr *a, *b; } bin;
+    MlcExpr *operand;      /* NOT, NEG, CAST */
+    struct { MlcExpr *cond, *t, *f; } select;
+    struct { MlcBuffer *buf; MlcExpr **idx; int n; } load;
+    struct { MlcExpr *base, *stride; int lanes; } ramp;
+    struct { MlcExpr *value; int lanes; } bcast;
+    struct { MlcExpr *var, *value, *body; } let;
+    struct { MlcIntrin op; MlcExpr **args; int n; } call;
+  };
+};
+
+/* Builders.  Binary builders require equal dtypes (the reader inserts the
+ * conversions TVMScript implies before calling them). */
+MlcExpr *mlc_e_var(MlcCtx *ctx, const char *name, MlcDType t);
+MlcExpr *mlc_e_int(MlcCtx *ctx, MlcDType t, int64_t v);
+MlcExpr *mlc_e_float(MlcCtx *ctx, MlcDType t, double v);
+MlcExpr *mlc_e_str(MlcCtx *ctx, const char *s);
+MlcExpr *mlc_e_bin(MlcCtx *ctx, MlcBinOp op, MlcExpr *a, MlcExpr *b);
+MlcExpr *mlc_e_not(MlcCtx *ctx, MlcExpr *a);
+MlcExpr *mlc_e_neg(MlcCtx *ctx, MlcExpr *a);
+MlcExpr *mlc_e_select(MlcCtx *ctx, MlcExpr *c, MlcExpr *t, MlcExpr *f);
+MlcExpr *mlc_e_cast(MlcCtx *ctx, MlcDType t, MlcExpr *a);
+MlcExpr *mlc_e_load(MlcCtx *ctx, MlcBuffer *buf, MlcExpr **idx, int n);
+MlcExpr *mlc_e_ramp(MlcCtx *ctx, MlcExpr *base, MlcExpr *stride, int lanes);
+MlcExpr *mlc_e_broadcast(MlcCtx *ctx, MlcExpr *v, int lanes);
+MlcExpr *mlc_e_let(MlcCtx *ctx, MlcExpr *var, MlcExpr *value, MlcExpr *body);
+MlcExpr *mlc_e_call(MlcCtx *ctx, MlcIntrin op, MlcExpr **args, int n);
+bool mlc_e_is_const_int(const MlcExpr *e, int64_t *v);
+
+/* ======================================================================== */
+/* buffers, regions, attributes                                             */
+/* ======================================================================== */
+
+struct MlcBuffer {
+  const char *name;
+  MlcDType dtype;
+  int ndim;
+  MlcExpr **shape;      /* ndim exprs (int32 or int64) */
+  MlcExpr **strides;    /* NULL for compact row-major, else ndim exprs */
+  MlcExpr *elem_offset; /* NULL means 0 */
+  const char *scope;    /* interned: "global", "local", "shared" */
+  int align;            /* data alignment in bytes, 0 = default */
+  int offset_factor;    /* 0 = default */
+};
+
+MlcBuffer *mlc_buffer_new(MlcCtx *ctx, const char *name, MlcDType dtype, MlcExpr **shape,
+                          int ndim, MlcExpr **strides, MlcExpr *elem_offset, const char *scope);
+
+typedef struct MlcRange { MlcExpr *min, *extent; } MlcRange;
+
+typedef struct MlcBufferRegion {
+  MlcBuffer *buf;
+  MlcRange *ranges; /* buf->ndim ranges */
+} MlcBufferRegion;
+
+/* Attribute values: function attributes, block/loop annotations, graph op
+ * attributes.  Lists nest. */
+typedef enum MlcAttrKind {
+  MLC_ATTR_NONE, MLC_ATTR_BOOL, MLC_ATTR_INT, MLC_ATTR_FLOAT, MLC_ATTR_STR,
+  MLC_ATTR_LIST, MLC_ATTR_EXPR, MLC_ATTR_DTYPE,
+} MlcAttrKind;
+
+typedef struct MlcAttrValue MlcAttrValue;
+struct MlcAttrValue {
+  MlcAttrKind kind;
+  union {
+    bool b;
+    int64_t i;
+    double f;
+    const char *s; /* interned */
+    struct { MlcAttrValue *items; int n; } list;
+    MlcExpr *expr;
+    MlcDType dtype;
+  };
+};
+
+typedef struct MlcAttr { const char *key; MlcAttrValue val; } MlcAttr; /* key interned */
+typedef struct MlcAttrs { MlcAttr *items; int n; } MlcAttrs;         /* in source order */
+
+const MlcAttrValue *mlc_attrs_get(MlcAttrs attrs, const char *key); /* key interned */
+
+/* ======================================================================== */
+/* TIR statements                                                           */
+/* ======================================================================== */
+
+typedef enum MlcForKind {
+  MLC_FOR_SERIAL, MLC_FOR_PARALLEL, MLC_FOR_VECTORIZED, MLC_FOR_UNROLLED, MLC_FOR_THREAD,
+} MlcForKind;
+
+typedef enum MlcIterKind { MLC_ITER_SPATIAL, MLC_ITER_REDUCE, MLC_ITER_OPAQUE } MlcIterKind;
+
+typedef struct MlcIterVar {
+  MlcExpr *var;
+  MlcRange dom;
+  MlcIterKind kind;
+} MlcIterVar;
+
+typedef struct MlcStmt MlcStmt;
+
+typedef struct MlcBlock {
+  const char *name;
+  MlcIterVar *iters; int n_iters;
+  MlcBufferRegion *reads; int n_reads;
+  MlcBufferRegion *writes; int n_writes;
+  MlcStmt *init;                 /* NULL when none */
+  MlcBuffer **allocs; int n_allocs;
+  MlcAttrs annotations;
+  MlcStmt *body;
+} MlcBlock;
+
+typedef enum MlcStmtKind {
+  MLC_STMT_STORE,
+  MLC_STMT_FOR,
+  MLC_STMT_BLOCK_REALIZE,
+  MLC_STMT_SEQ,
+  MLC_STMT_IF,
+  MLC_STMT_LET,
+  MLC_STMT_ALLOCATE,   /* a buffer allocated for the extent of body (after lowering) */
+  MLC_STMT_EVALUATE,
+} MlcStmtKind;
+
+struct MlcStmt {
+  MlcStmtKind kind;
+  union {
+    struct { MlcBuffer *buf; MlcExpr **idx; int n; MlcExpr *value; } store;
+    struct {
+      MlcExpr *var; MlcExpr *min, *extent; MlcForKind kind;
+      const char *thread;        /* "threadIdx.x" etc. for MLC_FOR_THREAD, interned */
+      MlcAttrs annotations;
+      MlcStmt *body;
+    } loop;
+    struct { MlcExpr **values; int n; MlcExpr *pred; MlcBlock *block; } realize;
+    struct { MlcStmt **items; int n; } seq;
+    struct { MlcExpr *cond; MlcStmt *then_s, *else_s; } if_;
+    struct { MlcExpr *var, *value; MlcStmt *body; } let;
+    struct { MlcBuffer *buf; MlcStmt *body; } alloc;
+    MlcExpr *eval;
+  };
+};
+
+MlcStmt *mlc_s_store(MlcCtx *ctx, MlcBuffer *buf, MlcExpr **idx, int n, MlcExpr *value);
+MlcStmt *mlc_s_for(MlcCtx *ctx, MlcExpr *var, MlcExpr *min, MlcExpr *extent, MlcForKind kind,
+                   const char *thread, MlcAttrs annotations, MlcStmt *body);
+MlcBlock *mlc_block_new(MlcCtx *ctx, const char *name, MlcIterVar *iters, int n_iters,
+                        MlcBufferRegion *reads, int n_reads, MlcBufferRegion *writes,
+                        int n_writes, MlcStmt *init, MlcBuffer **allocs, int n_allocs,
+                        MlcAttrs annotations, MlcStmt *body);
+/* refuses a value count that differs from the block's iter vars, or a value
+ * whose dtype differs from its iter var's */
+MlcStmt *mlc_s_realize(MlcCtx *ctx, MlcExpr **values, int n, MlcExpr *pred, MlcBlock *block);
+MlcStmt *mlc_s_seq(MlcCtx *ctx, MlcStmt **items, int n); /* flattens; n == 1 returns items[0] */
+MlcStmt *mlc_s_if(MlcCtx *ctx, MlcExpr *cond, MlcStmt *then_s, MlcStmt *else_s);
+MlcStmt *mlc_s_let(MlcCtx *ctx, MlcExpr *var, MlcExpr *value, MlcStmt *body);
+MlcStmt *mlc_s_allocate(MlcCtx *ctx, MlcBuffer *buf, MlcStmt *body);
+MlcStmt *mlc_s_evaluate(MlcCtx *ctx, MlcExpr *e);
+
+/* Infer the read and write regions of a block body as TVMScript does when
+ * T.reads / T.writes are absent: every buffer touched, the union of the
+ * accessed index ranges (a point per access when the indices are the iter
+ * vars; the loop-var-covered hull when loops nest inside the block); a buffer
+ * both reduced into by an init and read by the body is a write only. */
+bool mlc_block_infer_regions(MlcCtx *ctx, MlcBlock *block);
+
+/* ======================================================================== */
+/* prim funcs                                                               */
+/* ======================================================================== */
+
+typedef struct MlcParam {
+  MlcExpr *var;      /* handle var for a buffer param, scalar var otherwise */
+  MlcBuffer *buf;    /* the buffer bound to it (buffer map), or NULL */
+} MlcParam;
+
+typedef struct MlcPrimFunc {
+  const char *name;
+  MlcParam *params; int n_params;
+  MlcAttrs attrs;
+  MlcStmt *body;     /* a root block realize when the body holds blocks */
+  MlcDType ret;      /* MLC_VOID for destination-passing functions */
+} MlcPrimFunc;
+
+/* Checks the whole function: every var read is defined (params, buffer-shape
+ * vars bound by params, loop vars, iter vars, lets) and in scope, every buffer
+ * used is a param buffer or allocated in an enclosing block, block bindings
+ * match iter vars.  NULL + located error otherwise. */
+MlcPrimFunc *mlc_prim_func_new(MlcCtx *ctx, const char *name, MlcParam *params, int n_params,
+                               MlcAttrs attrs, MlcStmt *body);
+
+/* ======================================================================== */
+/* graph IR                                                                 */
+/* ======================================================================== */
+
+typedef enum MlcSInfoKind {
+  MLC_SINFO_OBJECT, MLC_SINFO_TENSOR, MLC_SINFO_TUPLE, MLC_SINFO_SHAPE, MLC_SINFO_PRIM,
+} MlcSInfoKind;
+
+typedef struct MlcSInfo MlcSInfo;
+struct MlcSInfo {
+  MlcSInfoKind kind;
+  union {
+    /* TENSOR: ndim -1 = unknown rank; shape NULL = unknown dims; dims are int64
+     * TIR exprs (constants or symbolic vars, maybe arithmetic on them);
+     * dtype code MLC_TC_VOID = unknown */
+    struct { int ndim; MlcExpr **shape; MlcDType dtype; } tensor;
+    struct { MlcSInfo **fields; int n; } tuple;
+    struct { int ndim; MlcExpr **values; } shape;   /* values NULL when unknown */
+    struct { MlcDType dtype; MlcExpr *value; } prim; /* value may be NULL */
+  };
+};
+
+MlcSInfo *mlc_sinfo_object(MlcCtx *ctx);
+MlcSInfo *mlc_sinfo_tensor(MlcCtx *ctx, MlcExpr **shape, int ndim, MlcDType dtype);
+MlcSInfo *mlc_sinfo_tuple(MlcCtx *ctx, MlcSInfo **fields, int n);
+MlcSInfo *mlc_sinfo_shape(MlcCtx *ctx, MlcExpr **values, int ndim);
+MlcSInfo *mlc_sinfo_prim(MlcCtx *ctx, MlcDType dtype, MlcExpr *value);
+
+/* A constant tensor owned by the module (weights, R.const). */
+typedef struct MlcTensorData {
+  MlcDType dtype;
+  int ndim;
+  int64_t *shape;
+  void *data;        /* row-major, mlc_dtype_bytes(dtype) * numel bytes */
+  size_t nbytes;
+} MlcTensorData;
+
+typedef enum MlcGExprKind {
+  MLC_G_VAR,          /* graph var (function params, bindings outside dataflow, outputs) */
+  MLC_G_DFVAR,        /* dataflow var: visible only inside its dataflow block */
+  MLC_G_CONST,        /* tensor constant */
+  MLC_G_TUPLE,
+  MLC_G_GET_ITEM,     /* tuple[i] */
+  MLC_G_CALL,
+  MLC_G_SHAPE,        /* R.shape([n, 784]) */
+  MLC_G_PRIM,         /* R.prim_value(...) / a TIR scalar */
+  MLC_G_STR,          /* R.str("..."), a string argument */
+  MLC_G_DTYPE,        /* R.dtype("float32") */
+  MLC_G_OP,           /* an op by name: "add", "nn.relu", "call_tir", "call_dps_packed" */
+  MLC_G_GLOBAL,       /* a module function by name */
+  MLC_G_EXTERN,       /* an extern (packed) function by name, e.g. "env.linear" */
+  MLC_G_IF,
+  MLC_G_SEQ,          /* blocks of bindings then a result */
+} MlcGExprKind;
+
+typedef struct MlcGExpr MlcGExpr;
+typedef struct MlcBinding MlcBinding;
+typedef struct MlcBindingBlock MlcBindingBlock;
+
+struct MlcGExpr {
+  MlcGExprKind kind;
+  MlcSInfo *sinfo;   /* known struct info; object when nothing is known */
+  union {
+    struct { const char *name; } var;                       /* VAR, DFVAR */
+    MlcTensorData *constant;                                /* CONST */
+    struct { MlcGExpr **fields; int n; } tuple;             /* TUPLE */
+    struct { MlcGExpr *tuple; int index; } get_item;        /* GET_ITEM */
+    struct {
+      MlcGExpr *callee;       /* OP, GLOBAL, EXTERN or a var */
+      MlcGExpr **args; int n;
+      MlcAttrs attrs;         /* key=value of op calls */
+      MlcSInfo **sinfo_args; int n_sinfo_args; /* out_sinfo of call_tir / call_dps_packed */
+    } call;
+    struct { MlcExpr **values; int n; } shape;              /* SHAPE (int64 exprs) */
+    MlcExpr *prim;                                          /* PRIM */
+    const char *str;                                        /* STR, OP, GLOBAL, EXTERN name (interned) */
+    MlcDType dtype;                                         /* DTYPE */
+    struct { MlcGExpr *cond, *then_e, *else_e; } if_;       /* IF (branches are SEQ) */
+    struct { MlcBindingBlock **blocks; int n; MlcGExpr *result; } seq; /* SEQ */
+  };
+};
+
+struct MlcBinding {
+  MlcGExpr *var;     /* VAR or DFVAR; its sinfo is the bound value's */
+  MlcGExpr *value;
+  MlcLoc loc;        /* where it was written, for later errors; not compared */
+};
+
+struct MlcBindingBlock {
+  bool dataflow;
+  MlcBinding *bindings; int n;
+};
+
+typedef struct MlcGFunc {
+  const char *name;
+  MlcGExpr **params; int n_params;   /* VARs carrying their annotated sinfo */
+  MlcSInfo *ret;                     /* annotated or inferred return sinfo */
+  MlcGExpr *body;                    /* SEQ */
+  MlcAttrs attrs;
+  bool pure;
+} MlcGFunc;
+
+MlcGExpr *mlc_g_var(MlcCtx *ctx, const char *name, MlcSInfo *sinfo, bool dataflow);
+MlcGExpr *mlc_g_const(MlcCtx *ctx, MlcTensorData *data);
+MlcGExpr *mlc_g_tuple(MlcCtx *ctx, MlcGExpr **fields, int n);
+MlcGExpr *mlc_g_get_item(MlcCtx *ctx, MlcGExpr *tuple, int index);
+MlcGExpr *mlc_g_op(MlcCtx *ctx, const char *name);
+MlcGExpr *mlc_g_global(MlcCtx *ctx, const char *name);
+MlcGExpr *mlc_g_extern(MlcCtx *ctx, const char *name);
+MlcGExpr *mlc_g_shape(MlcCtx *ctx, MlcExpr **values, int n);
+MlcGExpr *mlc_g_prim(MlcCtx *ctx, MlcExpr *value);
+MlcGExpr *mlc_g_str(MlcCtx *ctx, const char *s);
+MlcGExpr *mlc_g_dtype(MlcCtx *ctx, MlcDType t);
+/* sinfo: the call's result struct info (for call_tir / call_dps_packed it
+ * is the out_sinfo; for op calls before the registry, object or annotated) */
+MlcGExpr *mlc_g_call(MlcCtx *ctx, MlcGExpr *callee, MlcGExpr **args, int n, MlcAttrs attrs,
+                     MlcSInfo **sinfo_args, int n_sinfo_args, MlcSInfo *sinfo);
+/* R.call_tir(gv, (args...), out_sinfo=...): checks gv is GLOBAL, out is tensor(s) */
+MlcGExpr *mlc_g_call_tir(MlcCtx *ctx, MlcGExpr *global, MlcGExpr **args, int n, MlcSInfo *out);
+MlcGExpr *mlc_g_call_dps_packed(MlcCtx *ctx, MlcGExpr *ext, MlcGExpr **args, int n, MlcSInfo *out);
+MlcGExpr *mlc_g_if(MlcCtx *ctx, MlcGExpr *cond, MlcGExpr *then_e, MlcGExpr *else_e);
+MlcGExpr *mlc_g_seq(MlcCtx *ctx, MlcBindingBlock **blocks, int n, MlcGExpr *result);
+MlcBindingBlock *mlc_g_block(MlcCtx *ctx, bool dataflow, MlcBinding *bindings, int n);
+/* checks every var used is defined before, dataflow vars not used outside
+ * their block, a dataflow block binds no plain var it does not output */
+MlcGFunc *mlc_gfunc_new(MlcCtx *ctx, const char *name, MlcGExpr **params, int n_params,
+                        MlcSInfo *ret, MlcGExpr *body, MlcAttrs attrs, bool pure);
+
+/* ======================================================================== */
+/* IRModule                                                                 */
+/* ======================================================================== */
+
+typedef enum MlcFuncKind { MLC_FUNC_PRIM, MLC_FUNC_GRAPH } MlcFuncKind;
+
+typedef struct MlcFunc {
+  MlcFuncKind kind;
+  const char *name;  /* interned; unique in the module */
+  union { MlcPrimFunc *prim; MlcGFunc *graph; };
+} MlcFunc;
+
+typedef struct MlcModule {
+  const char *name;  /* class name in the text, "Module" by default */
+  MlcFunc *funcs; int n_funcs; /* in source order */
+  MlcAttrs attrs;
+} MlcModule;
+
+MlcModule *mlc_module_new(MlcCtx *ctx, const char *name, MlcFunc *funcs, int n, MlcAttrs attrs);
+const MlcFunc *mlc_module_find(const MlcModule *m, const char *name); /* name interned */
+
+/* ======================================================================== */
+/* structural equality and hash                                             */
+/* ======================================================================== */
+
+/* Alpha-equivalence: bound vars and buffers (params, loop/iter vars, lets,
+ * allocations, graph vars) are matched by binding position; free names
+ * (globals, ops, externs) by name.  Module functions are matched by name,
+ * whatever their order. */
+bool mlc_module_equal(const MlcModule *a, const MlcModule *b);
+bool mlc_prim_func_equal(const MlcPrimFunc *a, const MlcPrimFunc *b);
+bool mlc_gfunc_equal(const MlcGFunc *a, const MlcGFunc *b);
+/* The first difference found, for `mlcc equal`: the function, a path from it
+ * to the differing nodes, and both sides -- as nodes when whole nodes differ
+ * (the text layer prints them), or as short descriptions otherwise (a name, a
+ * dtype, a loop kind, a count, a missing function). */
+typedef enum MlcDiffKind {
+  MLC_DIFF_NONE, MLC_DIFF_EXPR, MLC_DIFF_STMT, MLC_DIFF_GEXPR, MLC_DIFF_SINFO, MLC_DIFF_TEXT,
+} MlcDiffKind;
+
+typedef struct MlcDiff {
+  const char *func;     /* function name; NULL for the module itself */
+  MlcStrBuf path;       /* e.g. body.block("Y").body.value.b */
+  MlcDiffKind kind;
+  const void *a, *b;    /* EXPR/STMT/GEXPR/SINFO: the differing nodes */
+  MlcStrBuf a_text, b_text; /* TEXT: a description of each side */
+} MlcDiff;
+
+bool mlc_module_equal_diff(const MlcModule *a, const MlcModule *b, MlcDiff *diff);
+void mlc_diff_free(MlcDiff *diff);
+
+/* Agrees with equality: equal modules hash equal. */
+uint64_t mlc_module_hash(const MlcModule *m);
+uint64_t mlc_prim_func_hash(const MlcPrimFunc *f);
+uint64_t mlc_gfunc_hash(const MlcGFunc *f);
+
+/* ======================================================================== */
+/* visitors and mutators                                                    */
+/* ======================================================================== */
+
+/* A visitor walks every node in pre-order.  Each hook may be NULL; returning
+ * false from a hook skips that node's children.  Walking a statement reaches
+ * its expressions (indices, stored values, loop bounds, block bindings,
+ * predicates, region ranges; not buffer shapes); walking a graph expression
+ * reaches its bindings, struct-info shape expressions and shape values. */
+typedef struct MlcVisitor MlcVisitor;
+struct MlcVisitor {
+  void *user;
+  bool (*expr)(MlcVisitor *v, const MlcExpr *e);
+  bool (*stmt)(MlcVisitor *v, const MlcStmt *s);
+  bool (*block)(MlcVisitor *v, const MlcBlock *b);
+  bool (*gexpr)(MlcVisitor *v, const MlcGExpr *e);
+  void (*buffer_use)(MlcVisitor *v, const MlcBuffer *b); /* each load/store/region */
+};
+void mlc_visit_expr(MlcVisitor *v, const MlcExpr *e);
+void mlc_visit_stmt(MlcVisitor *v, const MlcStmt *s);
+void mlc_visit_prim_func(MlcVisitor *v, const MlcPrimFunc *f);
+void mlc_visit_gexpr(MlcVisitor *v, const MlcGExpr *e);
+void mlc_visit_gfunc(MlcVisitor *v, const MlcGFunc *f);
+
+/* A mutator rebuilds a tree bottom-up, sharing every subtree that did not
+ * change.  A hook, when set, is called instead of the default for that node
+ * and may call the matching mlc_mutate_*_children to get the default rebuild.
+ * buffer_map (old buffer -> new buffer) substitutes buffers in loads, stores,
+ * regions and allocations.  Builders may fail (NULL + error in ctx). */
+typedef struct MlcMutator MlcMutator;
+struct MlcMutator {
+  MlcCtx *ctx;
+  void *user;
+  MlcMap buffer_map;
+  MlcExpr *(*expr)(MlcMutator *m, MlcExpr *e);
+  MlcStmt *(*stmt)(MlcMutator *m, MlcStmt *s);
+  MlcGExpr *(*gexpr)(MlcMutator *m, MlcGExpr *e);
+};
+MlcExpr *mlc_mutate_expr(MlcMutator *m, MlcExpr *e);
+MlcExpr *mlc_mutate_expr_children(MlcMutator *m, MlcExpr *e);
+MlcStmt *mlc_mutate_stmt(MlcMutator *m, MlcStmt *s);
+MlcStmt *mlc_mutate_stmt_children(MlcMutator *m, MlcStmt *s);
+MlcGExpr *mlc_mutate_gexpr(MlcMutator *m, MlcGExpr *e);
+MlcGExpr *mlc_mutate_gexpr_children(MlcMutator *m, MlcGExpr *e);
+/* substitute vars (old var pointer -> new expr) in an expression / statement */
+MlcExpr *mlc_substitute_expr(MlcCtx *ctx, MlcExpr *e, const MlcMap *vmap);
+MlcStmt *mlc_substitute_stmt(MlcCtx *ctx, MlcStmt *s, const MlcMap *vmap);
+
+#endif
