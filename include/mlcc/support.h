@@ -93,12 +93,15 @@ typedef struct MlcLoc {
 
 typedef struct MlcCtx {
   MlcArena arena;         /* owns every node built in this context */
-  MlcMap interned;        /* hash-keyed buckets; see intern.c */
-  MLC_VEC(const char *) strings;
+  MlcMap interned;        /* content hash -> chain of interned strings */
   /* the one error slot */
   bool has_error;
   MlcLoc err_loc;
   char *err_msg;
+  /* Where the node being built came from.  IR nodes carry no locations, so
+   * an error a builder records without one (line 0) takes this one: a reader
+   * sets it to the construct it is turning into IR. */
+  MlcLoc build_loc;
   /* source text registered for locations (file name -> text), for carets */
   MlcMap sources;
   unsigned fresh_counter; /* for fresh names */
@@ -132,7 +135,8 @@ void mlc_ctx_add_source(MlcCtx *ctx, const char *file, const char *text, size_t 
  * (without the last two lines when the source is unknown) into sb. */
 void mlc_format_error(const MlcCtx *ctx, MlcStrBuf *sb);
 
-/* Read a whole file (NUL-terminated, *len set).  NULL + error on failure;
+/* Read a whole file ("-" is stdin) into a NUL-terminated malloc'd buffer the
+ * caller frees; *len gets its length.  NULL + error on failure;
  * refuses files over max_bytes. */
 char *mlc_read_file(MlcCtx *ctx, const char *path, size_t max_bytes, size_t *len);
 

@@ -1,0 +1,82 @@
+/* dtype.c - data types: names, parsing, sizes.
+ *
+ * A dtype is a (code, bits, lanes) triple passed by value; its text form is
+ * the field's ("float32", "int64x4", "bool", "handle"). */
+#include "mlcc/ir.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool mlc_dtype_eq(MlcDType a, MlcDType b) {
+  return a.code == b.code && a.bits == b.bits && a.lanes == b.lanes;
+}
+
+static const char *code_name(MlcTypeCode c) {
+  switch (c) {
+  case MLC_TC_INT: return "int";
+  case MLC_TC_UINT: return "uint";
+  case MLC_TC_FLOAT: return "float";
+  case MLC_TC_BFLOAT: return "bfloat";
+  case MLC_TC_BOOL: return "bool";
+  case MLC_TC_HANDLE: return "handle";
+  case MLC_TC_VOID: return "void";
+  }
+  return "?";
+}
+
+const char *mlc_dtype_str(MlcDType t, char buf[32]) {
+  const char *c = code_name((MlcTypeCode)t.code);
+  int n;
+  if (t.code == MLC_TC_BOOL || t.code == MLC_TC_HANDLE || t.code == MLC_TC_VOID)
+    n = snprintf(buf, 32, "%s", c);
+  else
+    n = snprintf(buf, 32, "%s%d", c, t.bits);
+  if (t.lanes != 1 && n > 0 && n < 32) snprintf(buf + n, (size_t)(32 - n), "x%d", t.lanes);
+  return buf;
+}
+
+bool mlc_dtype_parse(const char *s, MlcDType *out) {
+  static const struct { const char *prefix; MlcTypeCode code; } prefixes[] = {
+      {"bfloat", MLC_TC_BFLOAT}, {"float", MLC_TC_FLOAT}, {"uint", MLC_TC_UINT},
+      {"int", MLC_TC_INT},       {"bool", MLC_TC_BOOL},   {"handle", MLC_TC_HANDLE},
+      {"void", MLC_TC_VOID},
+  };
+  for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++) {
+    size_t n = strlen(prefixes[i].prefix);
+    if (strncmp(s, prefixes[i].prefix, n) != 0) continue;
+    const char *p = s + n;
+    MlcTypeCode code = prefixes[i].code;
+    int bits;
+    if (code == MLC_TC_BOOL) bits = 1;
+    else if (code == MLC_TC_HANDLE) bits = 64;
+    else if (code == MLC_TC_VOID) bits = 0;
+    else {
+      if (*p < '1' || *p > '9') return false;
+      bits = 0;
+      while (*p >= '0' && *p <= '9' && bits < 1000) bits = bits * 10 + (*p++ - '0');
+      bool ok = (code == MLC_TC_FLOAT && (bits == 16 || bits == 32 || bits == 64)) ||
+                (code == MLC_TC_BFLOAT && bits == 16) ||
+                ((code == MLC_TC_INT || code == MLC_TC_UINT) &&
+                 (bits == 8 || bits == 16 || bits == 32 || bits == 64));
+      if (!ok) return false;
+    }
+    int lanes = 1;
+    if (*p == 'x') {
+      p++;
+      if (*p < '1' || *p > '9') return false;
+      lanes = 0;
+      while (*p >= '0' && *p <= '9' && lanes <= 1024) lanes = lanes * 10 + (*p++ - '0');
+      if (lanes > 1024 || code == MLC_TC_VOID) return false;
+    }
+    if (*p) return false;
+    *out = MLC_DT(code, bits, lanes);
+    return true;
+  }
+  return false;
+}
+
+size_t mlc_dtype_bytes(MlcDType t) {
+  size_t elem = t.code == MLC_TC_BOOL ? 1 : (size_t)(t.bits + 7) / 8;
+  return elem * t.lanes;
+}
