@@ -20,7 +20,7 @@ endif
 
 CFLAGS_ALL := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Wno-unused-parameter \
               -Wshadow -Wstrict-prototypes -Iinclude -Isrc $(OPT) $(SANFLAGS) $(CFLAGS)
-LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS) -lm
+LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS) -lm -lpthread -ldl
 
 LIB_SRC := $(sort $(wildcard src/*/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
@@ -31,7 +31,13 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 HDRS := $(wildcard include/mlcc/*.h src/*/*.h tests/unit/*.h)
 
 .PHONY: all test fuzz clean demo
-all: $(B)/mlcc $(B)/libmlcc.a
+all: $(B)/mlcc $(B)/libmlcc.a $(B)/libmlcrt.a
+
+# the runtime alone: all a compiled model links against
+RT_OBJ := $(filter $(B)/obj/src/runtime/%,$(LIB_OBJ))
+$(B)/libmlcrt.a: $(RT_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
 
 $(B)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)

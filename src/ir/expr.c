@@ -71,7 +71,8 @@ MlcExpr *mlc_e_float(MlcCtx *ctx, MlcDType t, double v) {
     return NULL;
   }
   MlcExpr *e = node(ctx, MLC_EXPR_FLOAT, t);
-  e->float_val = v;
+  /* an immediate holds a value of its dtype, so it prints and folds as one */
+  e->float_val = t.bits == 32 && t.code == MLC_TC_FLOAT ? (double)(float)v : v;
   return e;
 }
 

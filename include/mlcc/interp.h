@@ -1,0 +1,36 @@
+/* interp.h - the reference interpreter of tensor programs: the oracle every
+ * numerical test compares against.
+ *
+ * It runs any prim func, before or after scheduling or lowering, directly on
+ * the IR: blocks (with their init at the first value of every reduce iter
+ * var, and their predicate), every loop kind serially, lets, ifs, vector
+ * expressions lane by lane, symbolic sizes bound from the arguments' shapes.
+ * Simple over fast; every access is bounds-checked, so a wrong index in a
+ * transformed program is reported instead of read. */
+#ifndef MLCC_INTERP_H
+#define MLCC_INTERP_H
+
+#include "mlcc/ir.h"
+
+/* One argument per prim func param: a buffer (data laid out densely in
+ * row-major order, or by the buffer's strides when it has them) or a
+ * scalar. */
+typedef struct MlcInterpArg {
+  bool is_buffer;
+  void *data;            /* buffer: element storage of the buffer's dtype */
+  int ndim;              /* buffer: rank of data, must match the buffer's */
+  const int64_t *shape;  /* buffer: binds symbolic sizes; checked against constants */
+  int64_t i;             /* scalar int param */
+  double f;              /* scalar float param */
+} MlcInterpArg;
+
+/* Run f on args.  False with an error in ctx (naming the function, buffer
+ * and index) on a mismatched argument, an out-of-bounds access, a division
+ * by zero or an allocation over the limit. */
+bool mlc_interp_run(MlcCtx *ctx, const MlcPrimFunc *f, const MlcInterpArg *args, int n);
+
+/* Upper bound on the bytes of one intermediate buffer the interpreter will
+ * allocate (1 GiB). */
+#define MLC_INTERP_MAX_ALLOC ((size_t)1 << 30)
+
+#endif

@@ -1,0 +1,105 @@
+/* test_arith.c - bounds, proofs and the simplifier on index expressions. */
+#include "check.h"
+#include "mlcc/arith.h"
+
+static MlcCtx *ctx;
+static MlcAnalyzer az;
+static MlcExpr *i, *j;
+
+static MlcExpr *c(int64_t v) { return mlc_e_int(ctx, MLC_I32, v); }
+static MlcExpr *bin(MlcBinOp op, MlcExpr *a, MlcExpr *b) { return mlc_e_bin(ctx, op, a, b); }
+static MlcExpr *simp(MlcExpr *e) { return mlc_arith_simplify(&az, e); }
+static bool is_const(MlcExpr *e, int64_t v) { int64_t x; return mlc_e_is_const_int(e, &x) && x == v; }
+
+static void setup(void) {
+  ctx = mlc_ctx_new();
+  mlc_arith_init(&az, ctx);
+  i = mlc_e_var(ctx, "i", MLC_I32);
+  j = mlc_e_var(ctx, "j", MLC_I32);
+  mlc_arith_bind(&az, i, 0, 128);
+  mlc_arith_bind(&az, j, 0, 4);
+}
+
+static void teardown(void) {
+  mlc_arith_free(&az);
+  mlc_ctx_free(ctx);
+}
+
+static void test_bounds(void) {
+  setup();
+  MlcIntSet s = mlc_arith_bound(&az, bin(MLC_BIN_ADD, bin(MLC_BIN_MUL, i, c(4)), j));
+  CHECK(s.min == 0 && s.max == 511);
+  s = mlc_arith_bound(&az, bin(MLC_BIN_FLOORMOD, bin(MLC_BIN_SUB, j, c(9)), c(8)));
+  CHECK(s.min == 0 && s.max == 7);
+  s = mlc_arith_bound(&az, bin(MLC_BIN_FLOORDIV, i, c(16)));
+  CHECK(s.min == 0 && s.max == 7);
+  CHECK(mlc_arith_prove(&az, bin(MLC_BIN_LT, bin(MLC_BIN_ADD, bin(MLC_BIN_MUL, i, c(4)), j), c(512))));
+  CHECK(!mlc_arith_prove(&az, bin(MLC_BIN_LT, i, c(100))));
+  teardown();
+}
+
+static void test_linear(void) {
+  setup();
+  MlcExpr *e = simp(bin(MLC_BIN_ADD, i, c(0)));
+  CHECK(e == i);
+  e = simp(bin(MLC_BIN_SUB, bin(MLC_BIN_ADD, i, c(3)), i));
+  CHECK(is_const(e, 3));
+  e = simp(bin(MLC_BIN_SUB, bin(MLC_BIN_ADD, bin(MLC_BIN_MUL, i, c(4)), j), bin(MLC_BIN_MUL, c(4), i)));
+  CHECK(e == j);
+  e = simp(bin(MLC_BIN_MUL, bin(MLC_BIN_ADD, i, c(2)), c(3))); /* i*3 + 6 */
+  CHECK(e->kind == MLC_EXPR_BINARY && e->bin.op == MLC_BIN_ADD && is_const(e->bin.b, 6));
+  CHECK(e->bin.a->bin.op == MLC_BIN_MUL && e->bin.a->bin.a == i && is_const(e->bin.a->bin.b, 3));
+  teardown();
+}
+
+static void test_divmod(void) {
+  setup();
+  MlcExpr *fused = bin(MLC_BIN_ADD, bin(MLC_BIN_MUL, i, c(4)), j);
+  CHECK(simp(bin(MLC_BIN_FLOORDIV, fused, c(4))) == i);
+  CHECK(simp(bin(MLC_BIN_FLOORMOD, fused, c(4))) == j);
+  CHECK(is_const(simp(bin(MLC_BIN_FLOORDIV, j, c(4))), 0));
+  CHECK(simp(bin(MLC_BIN_FLOORMOD, j, c(4))) == j);
+  /* not decidable: i % 4 stays */
+  MlcExpr *m = bin(MLC_BIN_FLOORMOD, i, c(4));
+  CHECK(simp(m) == m);
+  /* constant folding keeps floor semantics */
+  CHECK(is_const(simp(bin(MLC_BIN_FLOORDIV, c(7), c(-2))), -4));
+  CHECK(is_const(simp(bin(MLC_BIN_FLOORMOD, c(7), c(-2))), -1));
+  CHECK(is_const(simp(bin(MLC_BIN_DIV, c(-7), c(2))), -3));
+  CHECK(is_const(simp(bin(MLC_BIN_MOD, c(-7), c(2))), -1));
+  /* division by zero is left alone for run time to report */
+  MlcExpr *z = bin(MLC_BIN_FLOORDIV, i, c(0));
+  CHECK(simp(z) == z);
+  teardown();
+}
+
+static void test_minmax_compare(void) {
+  setup();
+  CHECK(simp(bin(MLC_BIN_MIN, i, c(200))) == i);
+  CHECK(is_const(simp(bin(MLC_BIN_MAX, i, c(200))), 200));
+  MlcExpr *cmp = simp(bin(MLC_BIN_LT, bin(MLC_BIN_ADD, bin(MLC_BIN_MUL, i, c(4)), j), c(512)));
+  CHECK(cmp->kind == MLC_EXPR_INT && cmp->dtype.code == MLC_TC_BOOL && cmp->int_val == 1);
+  cmp = simp(bin(MLC_BIN_LT, i, i));
+  CHECK(cmp->kind == MLC_EXPR_INT && cmp->int_val == 0);
+  MlcExpr *open = bin(MLC_BIN_LT, i, c(100));
+  CHECK(simp(open) == open);
+  MlcExpr *sel = simp(mlc_e_select(ctx, bin(MLC_BIN_GE, i, c(0)), j, c(7)));
+  CHECK(sel == j);
+  teardown();
+}
+
+static void test_float_fold(void) {
+  setup();
+  MlcExpr *e = simp(bin(MLC_BIN_ADD, mlc_e_float(ctx, MLC_F32, 0.1), mlc_e_float(ctx, MLC_F32, 0.2)));
+  CHECK(e->kind == MLC_EXPR_FLOAT && e->float_val == (double)(0.1f + 0.2f));
+  teardown();
+}
+
+int main(void) {
+  RUN(test_bounds);
+  RUN(test_linear);
+  RUN(test_divmod);
+  RUN(test_minmax_compare);
+  RUN(test_float_fold);
+  return CHECK_DONE();
+}
