@@ -29,8 +29,8 @@
 typedef enum MlcLowerStage {
   MLC_LOWER_BLOCKS,     /* blocks -> loops, allocations */
   MLC_LOWER_FLATTEN,    /* N-d buffers -> 1-d */
-  MLC_LOWER_SIMPLIFY,
   MLC_LOWER_UNROLL,
+  MLC_LOWER_SIMPLIFY,   /* also folds the constants unrolling introduced */
   MLC_LOWER_VECTORIZE,
   MLC_LOWER_STAGE_COUNT
 } MlcLowerStage;
@@ -49,8 +49,8 @@ MlcPrimFunc *mlc_lower_prim_func(MlcCtx *ctx, const MlcPrimFunc *f, MlcLowerStag
 /* The stages, one by one. */
 MlcPrimFunc *mlc_lower_blocks(MlcCtx *ctx, const MlcPrimFunc *f);
 MlcPrimFunc *mlc_lower_flatten(MlcCtx *ctx, const MlcPrimFunc *f);
-MlcPrimFunc *mlc_lower_simplify(MlcCtx *ctx, const MlcPrimFunc *f);
 MlcPrimFunc *mlc_lower_unroll(MlcCtx *ctx, const MlcPrimFunc *f);
+MlcPrimFunc *mlc_lower_simplify(MlcCtx *ctx, const MlcPrimFunc *f);
 MlcPrimFunc *mlc_lower_vectorize(MlcCtx *ctx, const MlcPrimFunc *f);
 
 /* Lower every prim func of a module (graph functions are kept as they are). */

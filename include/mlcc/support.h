@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h> /* free, used by mlc_vec_free */
 
 #if defined(__GNUC__)
 #define MLC_PRINTF(f, a) __attribute__((format(printf, f, a)))

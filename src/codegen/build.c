@@ -1,0 +1,111 @@
+/* build.c - the build driver: write the generated C next to the output and
+ * run the system C compiler on it.
+ *
+ * The compiler is $CC (or "cc"); its messages are captured and, when it
+ * fails, returned in the error together with the path of the .c file, so a
+ * user can open the file the message talks about. */
+#include "mlcc/codegen.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+enum { MAX_ARGS = 64, MAX_OUTPUT = 16 * 1024 };
+
+static bool write_text(MlcCtx *ctx, const char *path, const MlcStrBuf *text) {
+  FILE *f = fopen(path, "wb");
+  if (!f) return mlc_error(ctx, (MlcLoc){mlc_intern(ctx, path), 0, 0}, "cannot write: %s", strerror(errno));
+  bool ok = fwrite(text->data ? text->data : "", 1, text->len, f) == text->len;
+  ok = (fclose(f) == 0) && ok;
+  return ok ? true : mlc_error(ctx, (MlcLoc){mlc_intern(ctx, path), 0, 0}, "write failed");
+}
+
+/* split a command line on blanks (no quoting: compiler paths with spaces go
+ * through a wrapper script) */
+static int split(char *s, char **argv, int at, int cap) {
+  for (char *tok = strtok(s, " \t"); tok && at < cap - 1; tok = strtok(NULL, " \t")) argv[at++] = tok;
+  return at;
+}
+
+/* Run argv, collecting stdout+stderr into out; returns the exit status, or
+ * -1 with errno-style text in out when it could not run. */
+static int run(char **argv, MlcStrBuf *out) {
+  int pipefd[2];
+  if (pipe(pipefd) != 0) {
+    mlc_sb_printf(out, "cannot create a pipe: %s", strerror(errno));
+    return -1;
+  }
+  pid_t pid = fork();
+  if (pid < 0) {
+    mlc_sb_printf(out, "cannot fork: %s", strerror(errno));
+    close(pipefd[0]);
+    close(pipefd[1]);
+    return -1;
+  }
+  if (pid == 0) {
+    dup2(pipefd[1], 1);
+    dup2(pipefd[1], 2);
+    close(pipefd[0]);
+    close(pipefd[1]);
+    execvp(argv[0], argv);
+    fprintf(stderr, "cannot run '%s': %s\n", argv[0], strerror(errno));
+    _exit(127);
+  }
+  close(pipefd[1]);
+  char buf[4096];
+  ssize_t n;
+  while ((n = read(pipefd[0], buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR)) {
+    if (n > 0 && out->len < MAX_OUTPUT) {
+      mlc__vec_reserve((void **)&out->data, &out->cap, out->len + (size_t)n + 1, 1);
+      memcpy(out->data + out->len, buf, (size_t)n);
+      out->len += (size_t)n;
+      out->data[out->len] = 0;
+    }
+  }
+  close(pipefd[0]);
+  int status;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  if (WIFEXITED(status)) return WEXITSTATUS(status);
+  return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+bool mlc_build_shared(MlcCtx *ctx, const MlcModule *m, const char *out_so, const MlcBuildOptions *opt) {
+  MlcBuildOptions dflt = {0};
+  if (!opt) opt = &dflt;
+  size_t n = strlen(out_so);
+  MlcStrBuf cpath = {0}, src = {0}, log = {0};
+  if (n > 3 && !strcmp(out_so + n - 3, ".so")) mlc_sb_printf(&cpath, "%.*s.c", (int)(n - 3), out_so);
+  else mlc_sb_printf(&cpath, "%s.c", out_so);
+  bool ok = mlc_codegen_c(ctx, m, &src) && write_text(ctx, mlc_sb_cstr(&cpath), &src);
+  if (ok) {
+    const char *cc = opt->cc ? opt->cc : getenv("CC");
+    if (!cc || !*cc) cc = "cc";
+    char *ccbuf = mlc_xstrdup(cc), *flags = mlc_xstrdup(opt->extra_cflags ? opt->extra_cflags : "");
+    char *argv[MAX_ARGS];
+    int argc = split(ccbuf, argv, 0, MAX_ARGS);
+    const char *fixed[] = {"-std=gnu11", "-O3", "-fPIC", "-shared", "-fvisibility=hidden", "-w"};
+    for (size_t i = 0; i < sizeof fixed / sizeof *fixed && argc < MAX_ARGS - 8; i++) argv[argc++] = (char *)fixed[i];
+    if (opt->target == MLC_TARGET_NATIVE) argv[argc++] = "-march=native";
+    argc = split(flags, argv, argc, MAX_ARGS - 5);
+    argv[argc++] = "-o";
+    argv[argc++] = (char *)out_so;
+    argv[argc++] = (char *)mlc_sb_cstr(&cpath);
+    argv[argc++] = "-lm";
+    argv[argc] = NULL;
+    int status = argc > 0 ? run(argv, &log) : -1;
+    if (status != 0)
+      ok = mlc_error(ctx, (MlcLoc){0}, "C compiler '%s' failed (status %d) on the generated file %s:\n%s", cc, status,
+                     mlc_sb_cstr(&cpath), mlc_sb_cstr(&log));
+    free(ccbuf);
+    free(flags);
+  }
+  mlc_vec_free(&cpath);
+  mlc_vec_free(&src);
+  mlc_vec_free(&log);
+  return ok;
+}

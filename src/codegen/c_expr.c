@@ -1,0 +1,320 @@
+/* c_expr.c - C text for TIR expressions.
+ *
+ * Scalars map to C operators (floordiv/floormod and min/max through small
+ * inline helpers with the IR's semantics).  Vectors take one of two forms:
+ * GCC/Clang vector-extension operations when every node has one (contiguous
+ * loads, broadcasts, ramps, + - * /, casts) -- the form the C compiler turns
+ * into SIMD instructions directly -- or, for anything else, the expression
+ * at a given lane, which the statement emitter wraps in a short lane loop. */
+#include "c_emit.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+bool c_fail(CEmit *e, const char *fmt, ...) {
+  if (!e->failed) {
+    MlcStrBuf sb = {0};
+    va_list ap;
+    va_start(ap, fmt);
+    mlc_sb_vprintf(&sb, fmt, ap);
+    va_end(ap);
+    mlc_error(e->ctx, (MlcLoc){0}, "C code generation of '%s': %s", e->func->name, mlc_sb_cstr(&sb));
+    mlc_vec_free(&sb);
+  }
+  e->failed = true;
+  return false;
+}
+
+const char *c_scalar_type(MlcDType t) {
+  switch ((MlcTypeCode)t.code) {
+  case MLC_TC_BOOL: return "bool";
+  case MLC_TC_FLOAT: return t.bits == 32 ? "float" : t.bits == 64 ? "double" : t.bits == 16 ? "_Float16" : NULL;
+  case MLC_TC_INT:
+    return t.bits == 8 ? "int8_t" : t.bits == 16 ? "int16_t" : t.bits == 32 ? "int32_t" : t.bits == 64 ? "int64_t" : NULL;
+  case MLC_TC_UINT:
+    return t.bits == 8 ? "uint8_t" : t.bits == 16 ? "uint16_t" : t.bits == 32 ? "uint32_t" : t.bits == 64 ? "uint64_t" : NULL;
+  case MLC_TC_BFLOAT: case MLC_TC_HANDLE: case MLC_TC_VOID: return NULL;
+  }
+  return NULL;
+}
+
+static bool helper_once(CEmit *e, const char *name) {
+  const char *key = mlc_intern(e->ctx, name);
+  if (mlc_map_has(e->helper_done, key)) return false;
+  mlc_map_put(e->helper_done, key, (void *)key);
+  return true;
+}
+
+const char *c_vector_type(CEmit *e, MlcDType t, bool unaligned) {
+  char name[64];
+  MlcDType s = mlc_dtype_elem(t);
+  char dt[32];
+  mlc_dtype_str(s, dt);
+  snprintf(name, sizeof name, "mlc_v%d%s%s", t.lanes, dt, unaligned ? "u" : "");
+  const char *ctype = c_scalar_type(s);
+  if (helper_once(e, name)) {
+    size_t bytes = mlc_dtype_bytes(s) * t.lanes;
+    if (unaligned)
+      mlc_sb_printf(e->helpers, "typedef %s %s __attribute__((vector_size(%zu), aligned(%zu)));\n", ctype, name,
+                    bytes, mlc_dtype_bytes(s));
+    else
+      mlc_sb_printf(e->helpers, "typedef %s %s __attribute__((vector_size(%zu)));\n", ctype, name, bytes);
+  }
+  return mlc_intern(e->ctx, name);
+}
+
+static bool pow2(int n) { return n > 0 && (n & (n - 1)) == 0; }
+
+/* a stride-1 ramp index: the form a contiguous vector access has */
+static bool contiguous(const MlcExpr *idx) {
+  int64_t s;
+  return idx->kind == MLC_EXPR_RAMP && mlc_e_is_const_int(idx->ramp.stride, &s) && s == 1;
+}
+
+bool c_vector_ok(const MlcExpr *x) {
+  if (x->dtype.lanes == 1) return true;
+  if (!pow2(x->dtype.lanes) || !c_scalar_type(x->dtype) || x->dtype.code == MLC_TC_BOOL) return false;
+  switch (x->kind) {
+  case MLC_EXPR_LOAD: return x->load.n == 1 && contiguous(x->load.idx[0]) && x->load.buf->dtype.lanes == 1;
+  case MLC_EXPR_BROADCAST: return true;
+  case MLC_EXPR_RAMP: return true;
+  case MLC_EXPR_BINARY:
+    switch (x->bin.op) {
+    case MLC_BIN_ADD: case MLC_BIN_SUB: case MLC_BIN_MUL: return c_vector_ok(x->bin.a) && c_vector_ok(x->bin.b);
+    case MLC_BIN_DIV: return mlc_dtype_is_float(x->dtype) && c_vector_ok(x->bin.a) && c_vector_ok(x->bin.b);
+    default: return false;
+    }
+  case MLC_EXPR_NEG: return c_vector_ok(x->operand);
+  case MLC_EXPR_CAST: return c_vector_ok(x->operand) && x->operand->dtype.code != MLC_TC_BOOL;
+  default: return false;
+  }
+}
+
+static void emit_float(MlcDType t, double v, MlcStrBuf *sb) {
+  if (isnan(v)) { mlc_sb_puts(sb, t.bits == 32 ? "((float)NAN)" : "((double)NAN)"); return; }
+  if (isinf(v)) { mlc_sb_printf(sb, "(%s(%s)INFINITY)", v < 0 ? "-" : "", c_scalar_type(t)); return; }
+  char buf[40];
+  snprintf(buf, sizeof buf, t.bits == 64 ? "%.17g" : "%.9g", v);
+  if (!strpbrk(buf, ".eE")) strcat(buf, ".0");
+  if (t.bits == 32) mlc_sb_printf(sb, "%sf", buf);
+  else if (t.bits == 16) mlc_sb_printf(sb, "((_Float16)%s)", buf);
+  else mlc_sb_puts(sb, buf);
+}
+
+static void emit_int(MlcDType t, int64_t v, MlcStrBuf *sb) {
+  if (t.code == MLC_TC_BOOL) { mlc_sb_puts(sb, v ? "true" : "false"); return; }
+  if (t.bits == 64 && v == INT64_MIN) { mlc_sb_puts(sb, "INT64_MIN"); return; }
+  if (t.bits == 64) mlc_sb_printf(sb, "INT64_C(%lld)", (long long)v);
+  else if (t.bits == 32 && t.code == MLC_TC_INT) mlc_sb_printf(sb, "%lld", (long long)v);
+  else mlc_sb_printf(sb, "((%s)%lld)", c_scalar_type(t), (long long)v);
+}
+
+/* helpers with the IR's integer semantics, declared on first use */
+static const char *int_helper(CEmit *e, const char *op, MlcDType t) {
+  char name[64];
+  const char *ct = c_scalar_type(t);
+  snprintf(name, sizeof name, "mlc_%s_%s", op, ct);
+  if (helper_once(e, name)) {
+    if (!strcmp(op, "floordiv"))
+      mlc_sb_printf(e->helpers,
+                    "static inline %s %s(%s a, %s b) { %s q = a / b, r = a %% b; return (r != 0 && ((r < 0) != (b < 0))) ? q - 1 : q; }\n",
+                    ct, name, ct, ct, ct);
+    else if (!strcmp(op, "floormod"))
+      mlc_sb_printf(e->helpers,
+                    "static inline %s %s(%s a, %s b) { %s r = a %% b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }\n",
+                    ct, name, ct, ct, ct);
+    else if (!strcmp(op, "min"))
+      mlc_sb_printf(e->helpers, "static inline %s %s(%s a, %s b) { return a < b ? a : b; }\n", ct, name, ct, ct);
+    else
+      mlc_sb_printf(e->helpers, "static inline %s %s(%s a, %s b) { return a > b ? a : b; }\n", ct, name, ct, ct);
+  }
+  return mlc_intern(e->ctx, name);
+}
+
+static const char *math_name(MlcIntrin op) {
+  switch (op) {
+  case MLC_INTRIN_EXP: return "exp";
+  case MLC_INTRIN_LOG: return "log";
+  case MLC_INTRIN_SQRT: return "sqrt";
+  case MLC_INTRIN_TANH: return "tanh";
+  case MLC_INTRIN_ERF: return "erf";
+  case MLC_INTRIN_FABS: return "fabs";
+  case MLC_INTRIN_FLOOR: return "floor";
+  case MLC_INTRIN_CEIL: return "ceil";
+  case MLC_INTRIN_ROUND: return "nearbyint";
+  case MLC_INTRIN_SIN: return "sin";
+  case MLC_INTRIN_COS: return "cos";
+  case MLC_INTRIN_POW: return "pow";
+  default: return NULL;
+  }
+}
+
+/* Scalar form, or (lane != NULL) the value at that lane of a vector. */
+static void emit(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb) {
+  MlcDType t = x->dtype;
+  bool vec = t.lanes > 1;
+  const char *L = vec ? lane : NULL;
+  switch (x->kind) {
+  case MLC_EXPR_VAR: mlc_sb_puts(sb, c_name(e, x, x->var.name)); if (vec) mlc_sb_printf(sb, "[%s]", lane); return;
+  case MLC_EXPR_INT: emit_int(t, x->int_val, sb); return;
+  case MLC_EXPR_FLOAT: emit_float(t, x->float_val, sb); return;
+  case MLC_EXPR_STR: c_fail(e, "a string cannot be a value in C code"); return;
+  case MLC_EXPR_BINARY: {
+    MlcBinOp op = x->bin.op;
+    MlcDType at = mlc_dtype_elem(x->bin.a->dtype);
+    bool fl = mlc_dtype_is_float(at);
+    const char *fn = NULL;
+    if (op == MLC_BIN_FLOORDIV || op == MLC_BIN_FLOORMOD) {
+      if (fl) {
+        mlc_sb_puts(sb, op == MLC_BIN_FLOORDIV ? "floor((" : "(");
+        if (op == MLC_BIN_FLOORDIV) {
+          emit(e, x->bin.a, L, sb); mlc_sb_puts(sb, ") / ("); emit(e, x->bin.b, L, sb); mlc_sb_puts(sb, "))");
+        } else { /* a - floor(a / b) * b */
+          emit(e, x->bin.a, L, sb); mlc_sb_puts(sb, " - floor(("); emit(e, x->bin.a, L, sb); mlc_sb_puts(sb, ") / (");
+          emit(e, x->bin.b, L, sb); mlc_sb_puts(sb, ")) * ("); emit(e, x->bin.b, L, sb); mlc_sb_puts(sb, "))");
+        }
+        return;
+      }
+      fn = int_helper(e, op == MLC_BIN_FLOORDIV ? "floordiv" : "floormod", at);
+    } else if (op == MLC_BIN_MIN || op == MLC_BIN_MAX) {
+      fn = fl ? (op == MLC_BIN_MIN ? (at.bits == 32 ? "fminf" : "fmin") : (at.bits == 32 ? "fmaxf" : "fmax"))
+              : int_helper(e, op == MLC_BIN_MIN ? "min" : "max", at);
+    } else if (op == MLC_BIN_MOD && fl) {
+      fn = at.bits == 32 ? "fmodf" : "fmod";
+    }
+    if (fn) {
+      mlc_sb_printf(sb, "%s(", fn);
+      emit(e, x->bin.a, L, sb);
+      mlc_sb_puts(sb, ", ");
+      emit(e, x->bin.b, L, sb);
+      mlc_sb_puts(sb, ")");
+      return;
+    }
+    static const char *const ops[MLC_BIN_COUNT] = {
+        [MLC_BIN_ADD] = "+", [MLC_BIN_SUB] = "-", [MLC_BIN_MUL] = "*", [MLC_BIN_DIV] = "/",
+        [MLC_BIN_MOD] = "%", [MLC_BIN_EQ] = "==", [MLC_BIN_NE] = "!=", [MLC_BIN_LT] = "<",
+        [MLC_BIN_LE] = "<=", [MLC_BIN_GT] = ">", [MLC_BIN_GE] = ">=", [MLC_BIN_AND] = "&&",
+        [MLC_BIN_OR] = "||"};
+    mlc_sb_puts(sb, "(");
+    emit(e, x->bin.a, L, sb);
+    mlc_sb_printf(sb, " %s ", ops[op]);
+    emit(e, x->bin.b, L, sb);
+    mlc_sb_puts(sb, ")");
+    return;
+  }
+  case MLC_EXPR_NOT: mlc_sb_puts(sb, "(!"); emit(e, x->operand, L, sb); mlc_sb_puts(sb, ")"); return;
+  case MLC_EXPR_NEG: mlc_sb_puts(sb, "(-"); emit(e, x->operand, L, sb); mlc_sb_puts(sb, ")"); return;
+  case MLC_EXPR_SELECT:
+    mlc_sb_puts(sb, "(");
+    emit(e, x->select.cond, L, sb);
+    mlc_sb_puts(sb, " ? ");
+    emit(e, x->select.t, L, sb);
+    mlc_sb_puts(sb, " : ");
+    emit(e, x->select.f, L, sb);
+    mlc_sb_puts(sb, ")");
+    return;
+  case MLC_EXPR_CAST: {
+    const char *ct = c_scalar_type(mlc_dtype_elem(t));
+    if (!ct) { c_fail(e, "no C type for a cast's target dtype"); return; }
+    mlc_sb_printf(sb, "((%s)", ct);
+    emit(e, x->operand, L, sb);
+    mlc_sb_puts(sb, ")");
+    return;
+  }
+  case MLC_EXPR_LOAD:
+    mlc_sb_printf(sb, "%s[", c_name(e, x->load.buf, x->load.buf->name));
+    emit(e, x->load.idx[0], x->load.idx[0]->dtype.lanes > 1 ? lane : NULL, sb);
+    mlc_sb_puts(sb, "]");
+    return;
+  case MLC_EXPR_RAMP:
+    mlc_sb_puts(sb, "(");
+    emit(e, x->ramp.base, NULL, sb);
+    mlc_sb_printf(sb, " + (%s)(%s) * ", c_scalar_type(mlc_dtype_elem(t)), lane ? lane : "0");
+    emit(e, x->ramp.stride, NULL, sb);
+    mlc_sb_puts(sb, ")");
+    return;
+  case MLC_EXPR_BROADCAST: emit(e, x->bcast.value, NULL, sb); return;
+  case MLC_EXPR_LET: c_fail(e, "expression-level let is not supported by the C generator"); return;
+  case MLC_EXPR_CALL: {
+    if (x->call.op == MLC_INTRIN_IF_THEN_ELSE) {
+      mlc_sb_puts(sb, "(");
+      emit(e, x->call.args[0], L, sb);
+      mlc_sb_puts(sb, " ? ");
+      emit(e, x->call.args[1], L, sb);
+      mlc_sb_puts(sb, " : ");
+      emit(e, x->call.args[2], L, sb);
+      mlc_sb_puts(sb, ")");
+      return;
+    }
+    const char *suffix = mlc_dtype_elem(t).bits == 32 ? "f" : "";
+    const char *cast = mlc_dtype_elem(t).bits == 16 ? "(_Float16)" : "";
+    if (x->call.op == MLC_INTRIN_SIGMOID || x->call.op == MLC_INTRIN_RSQRT) {
+      mlc_sb_printf(sb, "(%s(1 / (%s", cast, x->call.op == MLC_INTRIN_SIGMOID ? "1 + exp" : "sqrt");
+      mlc_sb_printf(sb, "%s(%s", suffix, x->call.op == MLC_INTRIN_SIGMOID ? "-" : "");
+      emit(e, x->call.args[0], L, sb);
+      mlc_sb_puts(sb, "))))");
+      return;
+    }
+    mlc_sb_printf(sb, "%s%s%s(", cast, math_name(x->call.op), mlc_dtype_elem(t).bits == 16 ? "f" : suffix);
+    for (int i = 0; i < x->call.n; i++) {
+      if (i) mlc_sb_puts(sb, ", ");
+      emit(e, x->call.args[i], L, sb);
+    }
+    mlc_sb_puts(sb, ")");
+    return;
+  }
+  }
+}
+
+/* vector-extension form of an expression accepted by c_vector_ok */
+static void emit_vec(CEmit *e, const MlcExpr *x, MlcStrBuf *sb) {
+  if (x->dtype.lanes == 1) { emit(e, x, NULL, sb); return; }
+  const char *vt = c_vector_type(e, x->dtype, false);
+  switch (x->kind) {
+  case MLC_EXPR_LOAD:
+    mlc_sb_printf(sb, "(*(const %s *)(%s + ", c_vector_type(e, x->dtype, true),
+                  c_name(e, x->load.buf, x->load.buf->name));
+    emit(e, x->load.idx[0]->ramp.base, NULL, sb);
+    mlc_sb_puts(sb, "))");
+    return;
+  case MLC_EXPR_BROADCAST:
+    mlc_sb_printf(sb, "((%s){0} + (%s)(", vt, c_scalar_type(mlc_dtype_elem(x->dtype)));
+    emit(e, x->bcast.value, NULL, sb);
+    mlc_sb_puts(sb, "))");
+    return;
+  case MLC_EXPR_RAMP:
+    mlc_sb_printf(sb, "((%s){", vt);
+    for (int l = 0; l < x->dtype.lanes; l++) mlc_sb_printf(sb, "%s%d", l ? ", " : "", l);
+    mlc_sb_puts(sb, "} * (");
+    emit(e, x->ramp.stride, NULL, sb);
+    mlc_sb_puts(sb, ") + (");
+    emit(e, x->ramp.base, NULL, sb);
+    mlc_sb_puts(sb, "))");
+    return;
+  case MLC_EXPR_BINARY: {
+    static const char ops[] = {[MLC_BIN_ADD] = '+', [MLC_BIN_SUB] = '-', [MLC_BIN_MUL] = '*', [MLC_BIN_DIV] = '/'};
+    mlc_sb_puts(sb, "(");
+    emit_vec(e, x->bin.a, sb);
+    mlc_sb_printf(sb, " %c ", ops[x->bin.op]);
+    emit_vec(e, x->bin.b, sb);
+    mlc_sb_puts(sb, ")");
+    return;
+  }
+  case MLC_EXPR_NEG: mlc_sb_puts(sb, "(-"); emit_vec(e, x->operand, sb); mlc_sb_puts(sb, ")"); return;
+  case MLC_EXPR_CAST:
+    mlc_sb_puts(sb, "__builtin_convertvector(");
+    emit_vec(e, x->operand, sb);
+    mlc_sb_printf(sb, ", %s)", vt);
+    return;
+  default: c_fail(e, "internal: vector form requested for an unsupported expression"); return;
+  }
+}
+
+void c_expr(CEmit *e, const MlcExpr *x, MlcStrBuf *sb) {
+  if (x->dtype.lanes > 1) emit_vec(e, x, sb);
+  else emit(e, x, NULL, sb);
+}
+
+void c_expr_lane(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb) { emit(e, x, lane, sb); }

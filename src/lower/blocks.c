@@ -1,0 +1,51 @@
+/* blocks.c - lowering stage 1: block realizes become plain statements.
+ *
+ * A block's iter vars are replaced by the values bound to them, its
+ * predicate guards it with an if, its init runs when every reduce binding is
+ * at its domain's minimum (the first iteration of the reduction), and its
+ * allocated buffers become MLC_STMT_ALLOCATE around its body. */
+#include "mlcc/lower.h"
+
+static MlcStmt *lower_stmt(MlcMutator *m, MlcStmt *s);
+
+static MlcStmt *lower_realize(MlcMutator *m, MlcStmt *s) {
+  MlcCtx *ctx = m->ctx;
+  const MlcBlock *b = s->realize.block;
+  MlcMap vmap = {0};
+  for (int i = 0; i < b->n_iters; i++) mlc_map_put(&vmap, b->iters[i].var, s->realize.values[i]);
+  MlcStmt *body = mlc_mutate_stmt(m, b->body);
+  body = body ? mlc_substitute_stmt(ctx, body, &vmap) : NULL;
+  if (b->init) {
+    MlcStmt *init = mlc_mutate_stmt(m, b->init);
+    init = init ? mlc_substitute_stmt(ctx, init, &vmap) : NULL;
+    MlcExpr *first = NULL;
+    for (int i = 0; i < b->n_iters; i++) {
+      if (b->iters[i].kind != MLC_ITER_REDUCE) continue;
+      MlcExpr *at_min = mlc_e_bin(ctx, MLC_BIN_EQ, s->realize.values[i],
+                                  mlc_substitute_expr(ctx, b->iters[i].dom.min, &vmap));
+      first = first ? mlc_e_bin(ctx, MLC_BIN_AND, first, at_min) : at_min;
+    }
+    MlcStmt *pair[2] = {first ? mlc_s_if(ctx, first, init, NULL) : init, body};
+    body = mlc_s_seq(ctx, pair, 2);
+  }
+  for (int i = b->n_allocs - 1; i >= 0; i--) body = mlc_s_allocate(ctx, b->allocs[i], body);
+  int64_t always;
+  MlcExpr *pred = s->realize.pred;
+  if (pred && !(mlc_e_is_const_int(pred, &always) && always))
+    body = mlc_s_if(ctx, mlc_substitute_expr(ctx, pred, &vmap), body, NULL);
+  mlc_map_free(&vmap);
+  return body;
+}
+
+static MlcStmt *lower_stmt(MlcMutator *m, MlcStmt *s) {
+  if (s->kind == MLC_STMT_BLOCK_REALIZE) return lower_realize(m, s);
+  return mlc_mutate_stmt_children(m, s);
+}
+
+MlcPrimFunc *mlc_lower_blocks(MlcCtx *ctx, const MlcPrimFunc *f) {
+  MlcMutator m = {.ctx = ctx, .stmt = lower_stmt};
+  MlcStmt *body = mlc_mutate_stmt(&m, f->body);
+  mlc_map_free(&m.buffer_map);
+  if (!body) return NULL;
+  return mlc_prim_func_new(ctx, f->name, f->params, f->n_params, f->attrs, body);
+}
