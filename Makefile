@@ -20,7 +20,7 @@ endif
 
 CFLAGS_ALL := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Wno-unused-parameter \
               -Wshadow -Wstrict-prototypes -Iinclude -Isrc $(OPT) $(SANFLAGS) $(CFLAGS)
-LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS) -lm -lpthread -ldl
+LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS) -lm -lpthread -ldl -lz
 
 LIB_SRC := $(sort $(wildcard src/*/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
@@ -65,7 +65,7 @@ build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(HDRS)
 	@mkdir -p $(dir $@)
 	clang -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Iinclude -Isrc \
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	  $< $(LIB_SRC) -lm -o $@
+	  $< $(LIB_SRC) -lm -lpthread -ldl -lz -o $@
 
 clean:
 	rm -rf build
