@@ -29,6 +29,15 @@ typedef struct MlcInterpArg {
  * by zero or an allocation over the limit. */
 bool mlc_interp_run(MlcCtx *ctx, const MlcPrimFunc *f, const MlcInterpArg *args, int n);
 
+/* Run a lowered function f whose arguments are described by sig, the same
+ * function before lowering: args are checked against sig's params (ranks,
+ * shapes, symbolic sizes bound from them), then f's params -- the same
+ * params, their buffers maybe flattened -- view the same data.  This is how
+ * a function after mlc_lower_flatten, whose buffer shapes no longer name the
+ * symbolic sizes alone, is run.  sig == f is mlc_interp_run. */
+bool mlc_interp_run_lowered(MlcCtx *ctx, const MlcPrimFunc *sig, const MlcPrimFunc *f,
+                            const MlcInterpArg *args, int n);
+
 /* Upper bound on the bytes of one intermediate buffer the interpreter will
  * allocate (1 GiB). */
 #define MLC_INTERP_MAX_ALLOC ((size_t)1 << 30)

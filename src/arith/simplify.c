@@ -262,6 +262,14 @@ MlcExpr *mlc_arith_simplify(MlcAnalyzer *az, MlcExpr *e) {
     }
     return changed ? mlc_e_load(ctx, e->load.buf, idx, e->load.n) : e;
   }
+  case MLC_EXPR_RAMP: {
+    MlcExpr *base = mlc_arith_simplify(az, e->ramp.base), *stride = mlc_arith_simplify(az, e->ramp.stride);
+    return base == e->ramp.base && stride == e->ramp.stride ? e : mlc_e_ramp(ctx, base, stride, e->ramp.lanes);
+  }
+  case MLC_EXPR_BROADCAST: {
+    MlcExpr *x = mlc_arith_simplify(az, e->bcast.value);
+    return x == e->bcast.value ? e : mlc_e_broadcast(ctx, x, e->bcast.lanes);
+  }
   case MLC_EXPR_CALL: {
     MlcExpr **args = mlc_arena_array(&ctx->arena, (size_t)(e->call.n > 0 ? e->call.n : 1), sizeof *args);
     bool changed = false;

@@ -268,6 +268,21 @@ static void emit(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb) {
   }
 }
 
+/* A broadcast is a helper that fills every lane with its argument.  The
+ * obvious `(vec){0} + x` costs a real addition for floats (0 + -0 is +0, so
+ * the compiler may not drop it), which sits between the load of x and the
+ * FMA and keeps the compiler from folding the load into a memory broadcast. */
+static const char *bcast_helper(CEmit *e, MlcDType t) {
+  const char *vt = c_vector_type(e, t, false);
+  const char *name = mlc_internf(e->ctx, "mlc_bcast_%s", vt + 4);
+  if (helper_once(e, name)) {
+    mlc_sb_printf(e->helpers, "static inline %s %s(%s x) { return (%s){", vt, name, c_scalar_type(mlc_dtype_elem(t)), vt);
+    for (int l = 0; l < t.lanes; l++) mlc_sb_puts(e->helpers, l ? ", x" : "x");
+    mlc_sb_puts(e->helpers, "}; }\n");
+  }
+  return name;
+}
+
 /* vector-extension form of an expression accepted by c_vector_ok */
 static void emit_vec(CEmit *e, const MlcExpr *x, MlcStrBuf *sb) {
   if (x->dtype.lanes == 1) { emit(e, x, NULL, sb); return; }
@@ -280,9 +295,9 @@ static void emit_vec(CEmit *e, const MlcExpr *x, MlcStrBuf *sb) {
     mlc_sb_puts(sb, "))");
     return;
   case MLC_EXPR_BROADCAST:
-    mlc_sb_printf(sb, "((%s){0} + (%s)(", vt, c_scalar_type(mlc_dtype_elem(x->dtype)));
+    mlc_sb_printf(sb, "%s(", bcast_helper(e, x->dtype));
     emit(e, x->bcast.value, NULL, sb);
-    mlc_sb_puts(sb, "))");
+    mlc_sb_puts(sb, ")");
     return;
   case MLC_EXPR_RAMP:
     mlc_sb_printf(sb, "((%s){", vt);

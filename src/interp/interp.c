@@ -1,10 +1,15 @@
 /* interp.c - the reference interpreter of TIR (see include/mlcc/interp.h).
  *
- * A tree walker over immutable IR.  Vector expressions are evaluated one lane
- * at a time (a ramp's lane k is base + k*stride), so every operator has a
- * single scalar definition.  Float arithmetic is done in double and rounded
- * to the expression's width after each operation, which for + - * / and
- * sqrt gives the correctly rounded float32 result C gives. */
+ * Two steps.  The function is first mirrored into a tree of small nodes that
+ * point at the IR nodes and carry resolved slot numbers for vars and
+ * buffers; running walks the mirror, so a var read is an array access rather
+ * than a hash lookup and no element allocates anything -- the oracle has to
+ * be quick enough to run every test program after every lowering stage.
+ * Vector expressions are evaluated one lane at a time (a ramp's lane k is
+ * base + k*stride), so every operator has a single scalar definition.  Float
+ * arithmetic is done in double and rounded to the expression's width after
+ * each operation, which for + - * / and sqrt gives the correctly rounded
+ * float32 result C gives. */
 #include "mlcc/interp.h"
 
 #include <math.h>
@@ -13,27 +18,61 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the most lanes of a value kept on the C stack; wider ones are refused */
+/* the most lanes a value may have, the most dimensions of a param buffer,
+ * and the iter vars a block binds without allocating */
+enum { MAX_LANES = 256, MAX_RANK = 64, STACK_ITERS = 16 };
+
 typedef struct Val { int64_t i; double f; } Val;
 
-typedef struct Binding { Val *lanes; int n; } Binding;
+/* a var's current value: NULL lanes when it is unbound here */
+typedef struct Slot { Val *lanes; int n; } Slot;
+
+typedef struct CExpr CExpr;
+struct CExpr {
+  const MlcExpr *e; /* kind, dtype, operator, immediates */
+  CExpr **k;        /* mirrored operands */
+  int slot;         /* VAR, LET: the var's slot; LOAD: the buffer's slot */
+  Val imm;          /* INT, FLOAT: the value, already at its dtype */
+};
+
+typedef struct CStmt CStmt;
+struct CStmt {
+  const MlcStmt *s;
+  CExpr **e;  /* STORE: indices then value; FOR: min, extent; REALIZE: values,
+                 predicate, then each iter var's domain min; IF, LET, EVALUATE: one */
+  CStmt **k;  /* bodies; REALIZE: init (maybe NULL), body */
+  int slot;   /* STORE, ALLOCATE: buffer; FOR, LET: var */
+  int *slots; /* REALIZE: iter var slots, then allocated buffer slots */
+};
+
+/* what the mirror knows of a buffer: its shape, strides and offset */
+typedef struct BufInfo {
+  const MlcBuffer *buf;
+  CExpr **shape, **strides, *offset;
+} BufInfo;
 
 typedef struct BufBind {
   char *data;
   int64_t *shape, *strides; /* in elements */
   int64_t offset;           /* in elements */
   int64_t numel;            /* elements addressable from data */
-  bool owned;
 } BufBind;
 
 typedef struct Interp {
   MlcCtx *ctx;
   const MlcPrimFunc *func;
-  MlcMap vars;   /* var -> Binding* */
-  MlcMap bufs;   /* buffer -> BufBind* */
+  MlcArena arena;           /* the mirror */
+  MlcMap var_slot, buf_slot; /* node -> slot + 1 */
+  MLC_VEC(BufInfo *) bufs;
+  int nvars;
+  Slot *vars;
+  BufBind **bound;          /* buffer slot -> its storage here, or NULL */
+  const char *block;        /* the innermost block running, for messages */
   bool failed;
 } Interp;
 
-/* Record "function 'f': <message>" once; later failures add nothing. */
+/* Record "function 'f' [block 'b']: <message>" once; later failures add nothing. */
 static bool fail(Interp *in, const char *fmt, ...) MLC_PRINTF(2, 3);
 static bool fail(Interp *in, const char *fmt, ...) {
   if (!in->failed) {
@@ -42,7 +81,10 @@ static bool fail(Interp *in, const char *fmt, ...) {
     va_start(ap, fmt);
     mlc_sb_vprintf(&sb, fmt, ap);
     va_end(ap);
-    mlc_error(in->ctx, (MlcLoc){0}, "function '%s': %s", in->func->name, mlc_sb_cstr(&sb));
+    if (in->block)
+      mlc_error(in->ctx, (MlcLoc){0}, "function '%s', block '%s': %s", in->func->name, in->block, mlc_sb_cstr(&sb));
+    else
+      mlc_error(in->ctx, (MlcLoc){0}, "function '%s': %s", in->func->name, mlc_sb_cstr(&sb));
     mlc_vec_free(&sb);
   }
   in->failed = true;
@@ -100,7 +142,7 @@ static double round_float(MlcDType t, double v) {
 
 static int64_t wrap_int(MlcDType t, int64_t v) {
   if (t.code == MLC_TC_BOOL) return v != 0;
-  if (t.bits >= 64) return v;
+  if (t.bits >= 64 || t.bits == 0) return v;
   uint64_t mask = (UINT64_C(1) << t.bits) - 1, u = (uint64_t)v & mask;
   if (t.code == MLC_TC_UINT) return (int64_t)u;
   if (u >> (t.bits - 1)) u |= ~mask;
@@ -173,38 +215,201 @@ static void store_elem(MlcDType t, char *p, Val v) {
   }
 }
 
+/* ---- the mirror --------------------------------------------------------------- */
+
+static int var_slot(Interp *in, const MlcExpr *var) {
+  intptr_t s = (intptr_t)mlc_map_get(&in->var_slot, var);
+  if (!s) mlc_map_put(&in->var_slot, var, (void *)(s = ++in->nvars));
+  return (int)s - 1;
+}
+
+static CExpr *mirror_expr(Interp *in, const MlcExpr *e);
+
+static CExpr **mirror_exprs(Interp *in, MlcExpr *const *es, int n) {
+  CExpr **k = mlc_arena_array(&in->arena, (size_t)n + 1, sizeof *k);
+  for (int i = 0; i < n; i++) k[i] = mirror_expr(in, es[i]);
+  return k;
+}
+
+static int buf_slot(Interp *in, const MlcBuffer *b) {
+  intptr_t s = (intptr_t)mlc_map_get(&in->buf_slot, b);
+  if (s) return (int)s - 1;
+  BufInfo *bi = mlc_arena_alloc(&in->arena, sizeof *bi);
+  bi->buf = b;
+  mlc_vec_push(&in->bufs, bi);
+  mlc_map_put(&in->buf_slot, b, (void *)(intptr_t)in->bufs.len);
+  bi->shape = mirror_exprs(in, b->shape, b->ndim);
+  if (b->strides) bi->strides = mirror_exprs(in, b->strides, b->ndim);
+  if (b->elem_offset) bi->offset = mirror_expr(in, b->elem_offset);
+  return (int)in->bufs.len - 1;
+}
+
+/* an access must give one index per dimension */
+static void check_rank(Interp *in, const MlcBuffer *b, int n) {
+  if (n != b->ndim) fail(in, "buffer '%s' of rank %d is accessed with %d indices", b->name, b->ndim, n);
+}
+
+static CExpr *mirror_expr(Interp *in, const MlcExpr *e) {
+  if (!e) return NULL;
+  CExpr *c = mlc_arena_alloc(&in->arena, sizeof *c);
+  c->e = e;
+  switch (e->kind) {
+  case MLC_EXPR_VAR: c->slot = var_slot(in, e); break;
+  case MLC_EXPR_INT: c->imm = make(e->dtype, e->int_val, 0); break;
+  case MLC_EXPR_FLOAT: c->imm = make(e->dtype, 0, e->float_val); break;
+  case MLC_EXPR_STR: break;
+  case MLC_EXPR_BINARY: {
+    MlcExpr *ab[2] = {e->bin.a, e->bin.b};
+    c->k = mirror_exprs(in, ab, 2);
+    break;
+  }
+  case MLC_EXPR_NOT: case MLC_EXPR_NEG: case MLC_EXPR_CAST: c->k = mirror_exprs(in, &e->operand, 1); break;
+  case MLC_EXPR_SELECT: {
+    MlcExpr *ctf[3] = {e->select.cond, e->select.t, e->select.f};
+    c->k = mirror_exprs(in, ctf, 3);
+    break;
+  }
+  case MLC_EXPR_LOAD:
+    check_rank(in, e->load.buf, e->load.n);
+    c->slot = buf_slot(in, e->load.buf);
+    c->k = mirror_exprs(in, e->load.idx, e->load.n);
+    break;
+  case MLC_EXPR_RAMP: {
+    MlcExpr *bs[2] = {e->ramp.base, e->ramp.stride};
+    c->k = mirror_exprs(in, bs, 2);
+    break;
+  }
+  case MLC_EXPR_BROADCAST: c->k = mirror_exprs(in, &e->bcast.value, 1); break;
+  case MLC_EXPR_LET: {
+    MlcExpr *vb[2] = {e->let.value, e->let.body};
+    c->slot = var_slot(in, e->let.var);
+    c->k = mirror_exprs(in, vb, 2);
+    break;
+  }
+  case MLC_EXPR_CALL: c->k = mirror_exprs(in, e->call.args, e->call.n); break;
+  }
+  if (e->dtype.lanes > MAX_LANES) fail(in, "a value of %d lanes is wider than the interpreter's %d", e->dtype.lanes, MAX_LANES);
+  return c;
+}
+
+static CStmt *mirror_stmt(Interp *in, const MlcStmt *s);
+
+static CStmt **mirror_stmts(Interp *in, MlcStmt *const *ss, int n) {
+  CStmt **k = mlc_arena_array(&in->arena, (size_t)n + 1, sizeof *k);
+  for (int i = 0; i < n; i++) k[i] = mirror_stmt(in, ss[i]);
+  return k;
+}
+
+static void mirror_realize(Interp *in, const MlcStmt *s, CStmt *c) {
+  const MlcBlock *b = s->realize.block;
+  int n = b->n_iters;
+  c->e = mlc_arena_array(&in->arena, 2 * (size_t)n + 2, sizeof *c->e);
+  for (int i = 0; i < n; i++) {
+    c->e[i] = mirror_expr(in, s->realize.values[i]);
+    c->e[n + 1 + i] = mirror_expr(in, b->iters[i].dom.min);
+  }
+  c->e[n] = mirror_expr(in, s->realize.pred);
+  c->slots = mlc_arena_array(&in->arena, (size_t)n + (size_t)b->n_allocs + 1, sizeof *c->slots);
+  for (int i = 0; i < n; i++) c->slots[i] = var_slot(in, b->iters[i].var);
+  for (int i = 0; i < b->n_allocs; i++) c->slots[n + i] = buf_slot(in, b->allocs[i]);
+  MlcStmt *kids[2] = {b->init, b->body};
+  c->k = mirror_stmts(in, kids, 2);
+}
+
+static CStmt *mirror_stmt(Interp *in, const MlcStmt *s) {
+  if (!s) return NULL;
+  CStmt *c = mlc_arena_alloc(&in->arena, sizeof *c);
+  c->s = s;
+  switch (s->kind) {
+  case MLC_STMT_STORE: {
+    int n = s->store.n;
+    check_rank(in, s->store.buf, n);
+    c->slot = buf_slot(in, s->store.buf);
+    c->e = mlc_arena_array(&in->arena, (size_t)n + 1, sizeof *c->e);
+    for (int i = 0; i < n; i++) c->e[i] = mirror_expr(in, s->store.idx[i]);
+    c->e[n] = mirror_expr(in, s->store.value);
+    if (s->store.value->dtype.lanes > MAX_LANES) fail(in, "a store of %d lanes is too wide", s->store.value->dtype.lanes);
+    break;
+  }
+  case MLC_STMT_FOR: {
+    MlcExpr *me[2] = {s->loop.min, s->loop.extent};
+    c->slot = var_slot(in, s->loop.var);
+    c->e = mirror_exprs(in, me, 2);
+    c->k = mirror_stmts(in, &s->loop.body, 1);
+    break;
+  }
+  case MLC_STMT_BLOCK_REALIZE: mirror_realize(in, s, c); break;
+  case MLC_STMT_SEQ: c->k = mirror_stmts(in, s->seq.items, s->seq.n); break;
+  case MLC_STMT_IF: {
+    MlcStmt *te[2] = {s->if_.then_s, s->if_.else_s};
+    c->e = mirror_exprs(in, &s->if_.cond, 1);
+    c->k = mirror_stmts(in, te, 2);
+    break;
+  }
+  case MLC_STMT_LET:
+    c->slot = var_slot(in, s->let.var);
+    c->e = mirror_exprs(in, &s->let.value, 1);
+    c->k = mirror_stmts(in, &s->let.body, 1);
+    break;
+  case MLC_STMT_ALLOCATE:
+    c->slot = buf_slot(in, s->alloc.buf);
+    c->k = mirror_stmts(in, &s->alloc.body, 1);
+    break;
+  case MLC_STMT_EVALUATE: c->e = mirror_exprs(in, &s->eval, 1); break;
+  }
+  return c;
+}
+
 /* ---- expressions ------------------------------------------------------------ */
 
-static Val eval(Interp *in, const MlcExpr *e, int lane);
+static Val eval(Interp *in, const CExpr *c, int lane);
 
-static bool eval_int(Interp *in, const MlcExpr *e, int lane, int64_t *out) {
-  Val v = eval(in, e, lane);
+static bool eval_int(Interp *in, const CExpr *c, int lane, int64_t *out) {
+  Val v = eval(in, c, lane);
   *out = v.i;
   return !in->failed;
 }
 
 /* element offset of an access, bounds-checked per dimension */
-static bool elem_index(Interp *in, const MlcBuffer *buf, MlcExpr *const *idx, int n, int lane,
-                       const BufBind **bb_out, int64_t *off) {
-  const BufBind *bb = mlc_map_get(&in->bufs, buf);
+static bool elem_index(Interp *in, int slot, CExpr *const *idx, int n, int lane, const BufBind **bb_out,
+                       int64_t *off) {
+  const BufBind *bb = in->bound[slot];
+  const MlcBuffer *buf = in->bufs.data[slot]->buf;
   if (!bb) return fail(in, "buffer '%s' is used where it is not allocated", buf->name);
   int64_t o = bb->offset;
   for (int d = 0; d < n; d++) {
     int64_t k;
     if (!eval_int(in, idx[d], lane, &k)) return false;
     if (k < 0 || k >= bb->shape[d]) {
-      return fail(in, "index %lld out of bounds for dimension %d of buffer '%s' (extent %lld)",
-                  (long long)k, d, buf->name, (long long)bb->shape[d]);
+      return fail(in, "index %lld is out of bounds for dimension %d of buffer '%s' (extent %lld)", (long long)k, d,
+                  buf->name, (long long)bb->shape[d]);
     }
     o += k * bb->strides[d];
   }
   if (o < 0 || o >= bb->numel) {
-    return fail(in, "access to buffer '%s' at element %lld is outside its %lld elements", buf->name,
-                (long long)o, (long long)bb->numel);
+    return fail(in, "access to buffer '%s' at element %lld is outside its %lld elements", buf->name, (long long)o,
+                (long long)bb->numel);
   }
   *bb_out = bb;
   *off = o;
   return true;
+}
+
+static Val int_divmod(Interp *in, MlcBinOp op, MlcDType r, bool u, int64_t p, int64_t q) {
+  Val zero = {0, 0};
+  bool div = op == MLC_BIN_DIV || op == MLC_BIN_FLOORDIV;
+  if (q == 0) {
+    fail(in, "integer division by zero");
+    return zero;
+  }
+  if (u) return make(r, (int64_t)(div ? (uint64_t)p / (uint64_t)q : (uint64_t)p % (uint64_t)q), 0);
+  if (p == INT64_MIN && q == -1) return make(r, div ? p : 0, 0);
+  int64_t tq = p / q, tr = p % q;
+  if (op == MLC_BIN_DIV) return make(r, tq, 0);
+  if (op == MLC_BIN_MOD) return make(r, tr, 0);
+  bool adjust = tr != 0 && ((tr < 0) != (q < 0));
+  if (op == MLC_BIN_FLOORDIV) return make(r, adjust ? tq - 1 : tq, 0);
+  return make(r, adjust ? tr + q : tr, 0);
 }
 
 static Val binary(Interp *in, const MlcExpr *e, Val a, Val b) {
@@ -219,30 +424,11 @@ static Val binary(Interp *in, const MlcExpr *e, Val a, Val b) {
   case MLC_BIN_SUB: return make(r, (int64_t)((uint64_t)p - (uint64_t)q), x - y);
   case MLC_BIN_MUL: return make(r, (int64_t)((uint64_t)p * (uint64_t)q), x * y);
   case MLC_BIN_DIV: case MLC_BIN_MOD: case MLC_BIN_FLOORDIV: case MLC_BIN_FLOORMOD:
-    if (!fl && q == 0) {
-      fail(in, "integer division by zero");
-      return zero;
-    }
-    if (fl) {
-      if (e->bin.op == MLC_BIN_DIV) return make(r, 0, x / y);
-      if (e->bin.op == MLC_BIN_FLOORDIV) return make(r, 0, floor(x / y));
-      if (e->bin.op == MLC_BIN_MOD) return make(r, 0, fmod(x, y));
-      return make(r, 0, x - floor(x / y) * y);
-    }
-    if (u) {
-      uint64_t uq = (uint64_t)p / (uint64_t)q, ur = (uint64_t)p % (uint64_t)q;
-      bool div = e->bin.op == MLC_BIN_DIV || e->bin.op == MLC_BIN_FLOORDIV;
-      return make(r, (int64_t)(div ? uq : ur), 0);
-    }
-    if (p == INT64_MIN && q == -1) return make(r, e->bin.op == MLC_BIN_DIV || e->bin.op == MLC_BIN_FLOORDIV ? p : 0, 0);
-    {
-      int64_t tq = p / q, tr = p % q;
-      if (e->bin.op == MLC_BIN_DIV) return make(r, tq, 0);
-      if (e->bin.op == MLC_BIN_MOD) return make(r, tr, 0);
-      bool adjust = tr != 0 && ((tr < 0) != (q < 0));
-      if (e->bin.op == MLC_BIN_FLOORDIV) return make(r, adjust ? tq - 1 : tq, 0);
-      return make(r, adjust ? tr + q : tr, 0);
-    }
+    if (!fl) return int_divmod(in, e->bin.op, r, u, p, q);
+    if (e->bin.op == MLC_BIN_DIV) return make(r, 0, x / y);
+    if (e->bin.op == MLC_BIN_FLOORDIV) return make(r, 0, floor(x / y));
+    if (e->bin.op == MLC_BIN_MOD) return make(r, 0, fmod(x, y));
+    return make(r, 0, x - floor(x / y) * y);
   case MLC_BIN_MIN: return fl ? make(r, 0, fmin(x, y)) : make(r, u ? ((uint64_t)p < (uint64_t)q ? p : q) : (p < q ? p : q), 0);
   case MLC_BIN_MAX: return fl ? make(r, 0, fmax(x, y)) : make(r, u ? ((uint64_t)p > (uint64_t)q ? p : q) : (p > q ? p : q), 0);
   case MLC_BIN_EQ: return make(r, fl ? x == y : p == q, 0);
@@ -258,12 +444,12 @@ static Val binary(Interp *in, const MlcExpr *e, Val a, Val b) {
   return zero;
 }
 
-static Val call(Interp *in, const MlcExpr *e, int lane) {
-  MlcDType t = e->dtype;
+static Val call(Interp *in, const CExpr *c, int lane) {
+  const MlcExpr *e = c->e;
   if (e->call.op == MLC_INTRIN_IF_THEN_ELSE) /* only the taken branch is evaluated */
-    return eval(in, eval(in, e->call.args[0], lane).i ? e->call.args[1] : e->call.args[2], lane);
-  double x = eval(in, e->call.args[0], lane).f;
-  double y = e->call.n > 1 ? eval(in, e->call.args[1], lane).f : 0;
+    return eval(in, eval(in, c->k[0], lane).i ? c->k[1] : c->k[2], lane);
+  double x = as_f(e->call.args[0]->dtype, eval(in, c->k[0], lane));
+  double y = e->call.n > 1 ? as_f(e->call.args[1]->dtype, eval(in, c->k[1], lane)) : 0;
   double r = 0;
   switch (e->call.op) {
   case MLC_INTRIN_EXP: r = exp(x); break;
@@ -282,99 +468,98 @@ static Val call(Interp *in, const MlcExpr *e, int lane) {
   case MLC_INTRIN_POW: r = pow(x, y); break;
   case MLC_INTRIN_IF_THEN_ELSE: case MLC_INTRIN_COUNT: break;
   }
-  return make(t, 0, r);
+  if (mlc_dtype_is_float(e->dtype)) return make(e->dtype, 0, r);
+  return make(e->dtype, isfinite(r) && fabs(r) < 9.2e18 ? (int64_t)r : 0, 0);
 }
 
-static void bind_var(Interp *in, const MlcExpr *var, Binding *slot, Val *lanes, int n) {
-  slot->lanes = lanes;
-  slot->n = n;
-  mlc_map_put(&in->vars, var, slot);
+static Val cast(const MlcExpr *e, Val a) {
+  MlcDType from = e->operand->dtype, to = e->dtype;
+  if (mlc_dtype_is_float(to)) return make(to, 0, as_f(from, a));
+  if (to.code == MLC_TC_BOOL) return make(to, mlc_dtype_is_float(from) ? a.f != 0 : a.i != 0, 0);
+  if (mlc_dtype_is_float(from)) {
+    double f = trunc(a.f);
+    /* out of range is undefined in C; the interpreter says 0 */
+    if (!(f >= -9.2233720368547758e18 && f < 9.2233720368547758e18)) return make(to, 0, 0);
+    return make(to, (int64_t)f, 0);
+  }
+  return make(to, a.i, 0);
 }
 
-static Val eval(Interp *in, const MlcExpr *e, int lane) {
+static Val eval(Interp *in, const CExpr *c, int lane) {
   Val zero = {0, 0};
   if (in->failed) return zero;
+  const MlcExpr *e = c->e;
   switch (e->kind) {
   case MLC_EXPR_VAR: {
-    Binding *b = mlc_map_get(&in->vars, e);
-    if (!b || !b->lanes) {
+    const Slot *sl = &in->vars[c->slot];
+    if (!sl->lanes) {
       fail(in, "var '%s' has no value here", e->var.name);
       return zero;
     }
-    return b->lanes[b->n > 1 ? lane : 0];
+    return sl->lanes[sl->n > 1 ? lane : 0];
   }
-  case MLC_EXPR_INT: return make(e->dtype, e->int_val, 0);
-  case MLC_EXPR_FLOAT: return make(e->dtype, 0, e->float_val);
+  case MLC_EXPR_INT: case MLC_EXPR_FLOAT: return c->imm;
   case MLC_EXPR_STR: return zero;
   case MLC_EXPR_BINARY: {
-    Val a = eval(in, e->bin.a, lane);
+    Val a = eval(in, c->k[0], lane);
     /* and/or short-circuit like the generated C does */
     if (e->bin.op == MLC_BIN_AND && !a.i) return make(e->dtype, 0, 0);
     if (e->bin.op == MLC_BIN_OR && a.i) return make(e->dtype, 1, 0);
-    Val b = eval(in, e->bin.b, lane);
+    Val b = eval(in, c->k[1], lane);
     return in->failed ? zero : binary(in, e, a, b);
   }
-  case MLC_EXPR_NOT: return make(e->dtype, !eval(in, e->operand, lane).i, 0);
+  case MLC_EXPR_NOT: return make(e->dtype, !eval(in, c->k[0], lane).i, 0);
   case MLC_EXPR_NEG: {
-    Val a = eval(in, e->operand, lane);
+    Val a = eval(in, c->k[0], lane);
     return make(e->dtype, (int64_t)(0 - (uint64_t)a.i), -a.f);
   }
-  case MLC_EXPR_SELECT: {
-    Val c = eval(in, e->select.cond, lane), t = eval(in, e->select.t, lane), f = eval(in, e->select.f, lane);
-    return c.i ? t : f;
+  case MLC_EXPR_SELECT: { /* both sides are evaluated, as T.Select says */
+    Val cv = eval(in, c->k[0], lane), t = eval(in, c->k[1], lane), f = eval(in, c->k[2], lane);
+    return cv.i ? t : f;
   }
-  case MLC_EXPR_CAST: {
-    MlcDType from = e->operand->dtype, to = e->dtype;
-    Val a = eval(in, e->operand, lane);
-    if (mlc_dtype_is_float(to)) return make(to, 0, as_f(from, a));
-    if (mlc_dtype_is_float(from)) {
-      double f = trunc(a.f);
-      if (to.code == MLC_TC_BOOL) return make(to, a.f != 0, 0);
-      if (!(f >= -9.2233720368547758e18 && f < 9.2233720368547758e18)) return make(to, 0, 0);
-      return make(to, (int64_t)f, 0);
-    }
-    return make(to, to.code == MLC_TC_BOOL ? a.i != 0 : a.i, 0);
-  }
+  case MLC_EXPR_CAST: return cast(e, eval(in, c->k[0], lane));
   case MLC_EXPR_LOAD: {
     const BufBind *bb;
     int64_t off;
-    if (!elem_index(in, e->load.buf, e->load.idx, e->load.n, lane, &bb, &off)) return zero;
+    if (!elem_index(in, c->slot, c->k, e->load.n, lane, &bb, &off)) return zero;
     MlcDType et = mlc_dtype_elem(e->load.buf->dtype);
     return load_elem(et, bb->data + (size_t)off * mlc_dtype_bytes(et));
   }
   case MLC_EXPR_RAMP: {
-    Val b = eval(in, e->ramp.base, 0), s = eval(in, e->ramp.stride, 0);
-    return make(e->dtype, b.i + (int64_t)lane * s.i, 0);
+    Val b = eval(in, c->k[0], 0), s = eval(in, c->k[1], 0);
+    return make(e->dtype, (int64_t)((uint64_t)b.i + (uint64_t)lane * (uint64_t)s.i), 0);
   }
-  case MLC_EXPR_BROADCAST: return eval(in, e->bcast.value, 0);
+  case MLC_EXPR_BROADCAST: return eval(in, c->k[0], 0);
   case MLC_EXPR_LET: {
-    Binding *old = mlc_map_get(&in->vars, e->let.var), slot;
-    Val v = eval(in, e->let.value, lane);
-    bind_var(in, e->let.var, &slot, &v, 1);
-    Val r = eval(in, e->let.body, lane);
-    mlc_map_put(&in->vars, e->let.var, old);
+    Slot *sl = &in->vars[c->slot], old = *sl;
+    Val v = eval(in, c->k[0], lane);
+    *sl = (Slot){&v, 1};
+    Val r = eval(in, c->k[1], lane);
+    *sl = old;
     return r;
   }
-  case MLC_EXPR_CALL: return call(in, e, lane);
+  case MLC_EXPR_CALL: return call(in, c, lane);
   }
   return zero;
 }
 
 /* ---- statements --------------------------------------------------------------- */
 
-static bool exec(Interp *in, const MlcStmt *s);
+static bool exec(Interp *in, const CStmt *c);
 
-static bool alloc_buffer(Interp *in, const MlcBuffer *buf, BufBind *bb) {
-  memset(bb, 0, sizeof *bb);
+/* storage for an allocated buffer: compact row-major over its shape */
+static bool alloc_buffer(Interp *in, int slot, BufBind *bb) {
+  const BufInfo *bi = in->bufs.data[slot];
+  const MlcBuffer *buf = bi->buf;
   size_t esize = mlc_dtype_bytes(mlc_dtype_elem(buf->dtype));
   int64_t numel = 1;
+  memset(bb, 0, sizeof *bb);
   bb->shape = calloc((size_t)buf->ndim + 1, sizeof(int64_t));
   bb->strides = calloc((size_t)buf->ndim + 1, sizeof(int64_t));
   if (!bb->shape || !bb->strides) return fail(in, "out of memory for buffer '%s'", buf->name);
-  bb->owned = true;
   for (int d = 0; d < buf->ndim; d++) {
     int64_t k;
-    if (!eval_int(in, buf->shape[d], 0, &k)) return false;
+    if (!eval_int(in, bi->shape[d], 0, &k)) return false;
     if (k < 0 || (k > 0 && numel > (int64_t)(MLC_INTERP_MAX_ALLOC / esize) / k))
       return fail(in, "buffer '%s' has a negative size or is larger than the interpreter's limit", buf->name);
     bb->shape[d] = k;
@@ -391,137 +576,158 @@ static bool alloc_buffer(Interp *in, const MlcBuffer *buf, BufBind *bb) {
 }
 
 static void release_buffer(BufBind *bb) {
-  if (!bb->owned) return;
   free(bb->data);
   free(bb->shape);
   free(bb->strides);
 }
 
-static bool with_buffers(Interp *in, MlcBuffer *const *bufs, int n, const MlcStmt *body,
-                         bool (*run)(Interp *, const void *), const void *arg) {
-  BufBind *binds = calloc((size_t)n + 1, sizeof *binds);
-  void **old = calloc((size_t)n + 1, sizeof *old);
+/* Allocate the buffers of `slots`, run body (or the block when body is
+ * NULL), release them and restore what the slots held before. */
+static bool exec_block_body(Interp *in, const CStmt *c);
+static bool with_buffers(Interp *in, const int *slots, int n, const CStmt *body, const CStmt *block) {
+  if (n == 0) return body ? exec(in, body) : exec_block_body(in, block);
+  BufBind *binds = calloc((size_t)n, sizeof *binds);
+  BufBind **old = calloc((size_t)n, sizeof *old);
   bool ok = binds && old;
+  if (!ok) fail(in, "out of memory");
   int made = 0;
   for (; ok && made < n; made++) {
-    old[made] = mlc_map_get(&in->bufs, bufs[made]);
-    ok = alloc_buffer(in, bufs[made], &binds[made]);
-    mlc_map_put(&in->bufs, bufs[made], &binds[made]);
-    if (!ok) made++;
+    old[made] = in->bound[slots[made]];
+    in->bound[slots[made]] = &binds[made];
+    ok = alloc_buffer(in, slots[made], &binds[made]);
   }
-  if (ok) ok = body ? exec(in, body) : run(in, arg);
-  for (int i = 0; i < made; i++) {
+  if (ok) ok = body ? exec(in, body) : exec_block_body(in, block);
+  for (int i = made - 1; i >= 0; i--) {
     release_buffer(&binds[i]);
-    mlc_map_put(&in->bufs, bufs[i], old[i]);
+    in->bound[slots[i]] = old[i];
   }
   free(binds);
   free(old);
   return ok && !in->failed;
 }
 
-static bool run_block_body(Interp *in, const void *arg) {
-  const MlcBlock *b = arg;
-  if (b->init) {
+/* init runs when every reduce iter var is at its domain's minimum */
+static bool exec_block_body(Interp *in, const CStmt *c) {
+  const MlcBlock *b = c->s->realize.block;
+  if (c->k[0]) {
     bool first = true;
-    for (int i = 0; i < b->n_iters && first; i++) {
+    int n = b->n_iters;
+    for (int i = 0; i < n && first; i++) {
       if (b->iters[i].kind != MLC_ITER_REDUCE) continue;
-      int64_t v, lo;
-      if (!eval_int(in, b->iters[i].var, 0, &v) || !eval_int(in, b->iters[i].dom.min, 0, &lo)) return false;
-      first = v == lo;
+      int64_t lo;
+      if (!eval_int(in, c->e[n + 1 + i], 0, &lo)) return false;
+      first = in->vars[c->slots[i]].lanes[0].i == lo;
     }
-    if (first && !exec(in, b->init)) return false;
+    if (first && !exec(in, c->k[0])) return false;
   }
-  return exec(in, b->body);
+  return exec(in, c->k[1]);
 }
 
-static bool exec_realize(Interp *in, const MlcStmt *s) {
-  const MlcBlock *b = s->realize.block;
+static bool exec_realize(Interp *in, const CStmt *c) {
+  const MlcBlock *b = c->s->realize.block;
   int n = b->n_iters;
-  Val *vals = calloc((size_t)n + 1, sizeof *vals);
-  Binding *slots = calloc((size_t)n + 1, sizeof *slots);
-  Binding **old = calloc((size_t)n + 1, sizeof *old);
-  bool ok = vals && slots && old;
+  Val vals_stack[STACK_ITERS];
+  Slot old_stack[STACK_ITERS];
+  Val *vals = n <= STACK_ITERS ? vals_stack : calloc((size_t)n, sizeof *vals);
+  Slot *old = n <= STACK_ITERS ? old_stack : calloc((size_t)n, sizeof *old);
+  bool ok = vals && old;
+  if (!ok) fail(in, "out of memory");
   for (int i = 0; ok && i < n; i++) {
-    vals[i] = eval(in, s->realize.values[i], 0);
+    vals[i] = eval(in, c->e[i], 0);
     ok = !in->failed;
   }
-  bool run = ok && eval(in, s->realize.pred, 0).i && !in->failed;
+  bool run = ok && (!c->e[n] || eval(in, c->e[n], 0).i) && !in->failed;
   if (run) {
+    const char *outer = in->block;
     for (int i = 0; i < n; i++) {
-      old[i] = mlc_map_get(&in->vars, b->iters[i].var);
-      bind_var(in, b->iters[i].var, &slots[i], &vals[i], 1);
+      old[i] = in->vars[c->slots[i]];
+      in->vars[c->slots[i]] = (Slot){&vals[i], 1};
     }
-    ok = with_buffers(in, b->allocs, b->n_allocs, NULL, run_block_body, b);
-    for (int i = n - 1; i >= 0; i--) mlc_map_put(&in->vars, b->iters[i].var, old[i]);
+    in->block = b->name;
+    ok = with_buffers(in, c->slots + n, b->n_allocs, NULL, c);
+    if (ok) in->block = outer; /* a failure keeps naming the block */
+    for (int i = n - 1; i >= 0; i--) in->vars[c->slots[i]] = old[i];
   }
-  free(vals);
-  free(slots);
-  free(old);
+  if (vals != vals_stack) free(vals);
+  if (old != old_stack) free(old);
   return ok && !in->failed;
 }
 
-static bool exec_store(Interp *in, const MlcStmt *s) {
-  int lanes = s->store.value->dtype.lanes;
+static bool exec_store(Interp *in, const CStmt *c) {
+  const MlcStmt *s = c->s;
+  int lanes = s->store.value->dtype.lanes, n = s->store.n;
   MlcDType et = mlc_dtype_elem(s->store.buf->dtype);
-  /* evaluate every lane before writing any, as a vector store does */
-  Val *vals = calloc((size_t)lanes, sizeof *vals);
-  int64_t *offs = calloc((size_t)lanes, sizeof *offs);
-  const BufBind *bb = NULL;
-  bool ok = vals && offs;
-  for (int l = 0; ok && l < lanes; l++) {
-    vals[l] = eval(in, s->store.value, l);
-    ok = !in->failed && elem_index(in, s->store.buf, s->store.idx, s->store.n, l, &bb, &offs[l]);
+  size_t esize = mlc_dtype_bytes(et);
+  if (lanes == 1) { /* the common case, without the lane arrays */
+    const BufBind *bb1;
+    int64_t off;
+    Val v = eval(in, c->e[n], 0);
+    if (in->failed || !elem_index(in, c->slot, c->e, n, 0, &bb1, &off)) return false;
+    store_elem(et, bb1->data + (size_t)off * esize, v);
+    return true;
   }
-  for (int l = 0; ok && l < lanes; l++) store_elem(et, bb->data + (size_t)offs[l] * mlc_dtype_bytes(et), vals[l]);
-  free(vals);
-  free(offs);
+  /* evaluate every lane before writing any, as a vector store does */
+  Val vals[MAX_LANES];
+  int64_t offs[MAX_LANES];
+  const BufBind *bb = NULL;
+  for (int l = 0; l < lanes; l++) {
+    vals[l] = eval(in, c->e[n], l);
+    if (in->failed || !elem_index(in, c->slot, c->e, n, l, &bb, &offs[l])) return false;
+  }
+  for (int l = 0; l < lanes; l++) store_elem(et, bb->data + (size_t)offs[l] * esize, vals[l]);
+  return true;
+}
+
+static bool exec_for(Interp *in, const CStmt *c) {
+  int64_t lo, ext;
+  if (!eval_int(in, c->e[0], 0, &lo) || !eval_int(in, c->e[1], 0, &ext)) return false;
+  Slot *sl = &in->vars[c->slot], old = *sl;
+  Val v = {0, 0};
+  *sl = (Slot){&v, 1};
+  MlcDType t = c->s->loop.var->dtype;
+  bool ok = true;
+  for (int64_t k = 0; ok && k < ext; k++) {
+    v.i = wrap_int(t, (int64_t)((uint64_t)lo + (uint64_t)k));
+    ok = exec(in, c->k[0]);
+  }
+  *sl = old;
   return ok;
 }
 
-static bool exec(Interp *in, const MlcStmt *s) {
+static bool exec_let(Interp *in, const CStmt *c) {
+  int lanes = c->s->let.value->dtype.lanes;
+  Val *vals = calloc((size_t)lanes, sizeof *vals);
+  if (!vals) return fail(in, "out of memory");
+  for (int l = 0; l < lanes; l++) vals[l] = eval(in, c->e[0], l);
+  Slot *sl = &in->vars[c->slot], old = *sl;
+  *sl = (Slot){vals, lanes};
+  bool ok = !in->failed && exec(in, c->k[0]);
+  *sl = old;
+  free(vals);
+  return ok;
+}
+
+static bool exec(Interp *in, const CStmt *c) {
   if (in->failed) return false;
+  const MlcStmt *s = c->s;
   switch (s->kind) {
-  case MLC_STMT_STORE: return exec_store(in, s);
-  case MLC_STMT_FOR: {
-    int64_t lo, ext;
-    if (!eval_int(in, s->loop.min, 0, &lo) || !eval_int(in, s->loop.extent, 0, &ext)) return false;
-    Binding *old = mlc_map_get(&in->vars, s->loop.var), slot;
-    Val v = {0, 0};
-    bind_var(in, s->loop.var, &slot, &v, 1);
-    bool ok = true;
-    for (int64_t k = 0; ok && k < ext; k++) {
-      v.i = lo + k;
-      ok = exec(in, s->loop.body);
-    }
-    mlc_map_put(&in->vars, s->loop.var, old);
-    return ok;
-  }
-  case MLC_STMT_BLOCK_REALIZE: return exec_realize(in, s);
+  case MLC_STMT_STORE: return exec_store(in, c);
+  case MLC_STMT_FOR: return exec_for(in, c);
+  case MLC_STMT_BLOCK_REALIZE: return exec_realize(in, c);
   case MLC_STMT_SEQ:
     for (int i = 0; i < s->seq.n; i++)
-      if (!exec(in, s->seq.items[i])) return false;
+      if (!exec(in, c->k[i])) return false;
     return true;
   case MLC_STMT_IF: {
-    Val c = eval(in, s->if_.cond, 0);
+    Val v = eval(in, c->e[0], 0);
     if (in->failed) return false;
-    if (c.i) return exec(in, s->if_.then_s);
-    return s->if_.else_s ? exec(in, s->if_.else_s) : true;
+    if (v.i) return exec(in, c->k[0]);
+    return c->k[1] ? exec(in, c->k[1]) : true;
   }
-  case MLC_STMT_LET: {
-    int lanes = s->let.value->dtype.lanes;
-    Val *vals = calloc((size_t)lanes, sizeof *vals);
-    if (!vals) return fail(in, "out of memory");
-    for (int l = 0; l < lanes; l++) vals[l] = eval(in, s->let.value, l);
-    Binding *old = mlc_map_get(&in->vars, s->let.var), slot;
-    bind_var(in, s->let.var, &slot, vals, lanes);
-    bool ok = !in->failed && exec(in, s->let.body);
-    mlc_map_put(&in->vars, s->let.var, old);
-    free(vals);
-    return ok;
-  }
-  case MLC_STMT_ALLOCATE: return with_buffers(in, &s->alloc.buf, 1, s->alloc.body, NULL, NULL);
+  case MLC_STMT_LET: return exec_let(in, c);
+  case MLC_STMT_ALLOCATE: return with_buffers(in, &c->slot, 1, c->k[0], NULL);
   case MLC_STMT_EVALUATE:
-    for (int l = 0; l < s->eval->dtype.lanes; l++) eval(in, s->eval, l);
+    for (int l = 0; l < s->eval->dtype.lanes; l++) eval(in, c->e[0], l);
     return !in->failed;
   }
   return false;
@@ -529,88 +735,169 @@ static bool exec(Interp *in, const MlcStmt *s) {
 
 /* ---- arguments ------------------------------------------------------------------ */
 
-/* Bind a size var from an argument's dim, or check it against its value. */
-static bool bind_dim(Interp *in, const MlcParam *p, int d, int64_t actual, Binding *slots, Val *vals, int *nslots) {
-  const MlcExpr *dim = p->buf->shape[d];
-  if (dim->kind == MLC_EXPR_VAR && !mlc_map_get(&in->vars, dim)) {
-    vals[*nslots].i = actual;
-    bind_var(in, dim, &slots[*nslots], &vals[*nslots], 1);
-    (*nslots)++;
+static bool check_arg(Interp *in, const MlcParam *p, const MlcInterpArg *a, int i) {
+  if (!p->buf) {
+    if (a->is_buffer) return fail(in, "argument '%s' (#%d) must be a scalar, not a buffer", p->var->var.name, i + 1);
     return true;
   }
-  int64_t want;
-  if (!eval_int(in, dim, 0, &want)) return false;
-  if (want != actual) {
-    return fail(in, "argument '%s': dimension %d is %lld but the buffer needs %lld", p->buf->name, d,
-                (long long)actual, (long long)want);
+  const MlcBuffer *b = p->buf;
+  if (!a->is_buffer) return fail(in, "argument '%s' (#%d) must be a buffer, not a scalar", b->name, i + 1);
+  if (!a->data) return fail(in, "argument '%s' (#%d) has no data", b->name, i + 1);
+  if (a->ndim != b->ndim)
+    return fail(in, "argument '%s' (#%d) must have rank %d, not %d", b->name, i + 1, b->ndim, a->ndim);
+  if (b->ndim > 0 && !a->shape) return fail(in, "argument '%s' (#%d) has no shape", b->name, i + 1);
+  for (int d = 0; d < b->ndim; d++)
+    if (a->shape[d] < 0) return fail(in, "argument '%s' (#%d): dimension %d is negative", b->name, i + 1, d);
+  return true;
+}
+
+static void shape_text(MlcStrBuf *sb, const int64_t *shape, int n) {
+  mlc_sb_putc(sb, '(');
+  for (int d = 0; d < n; d++) mlc_sb_printf(sb, "%s%lld", d ? ", " : "", (long long)shape[d]);
+  mlc_sb_putc(sb, ')');
+}
+
+/* the mirrored shape of a param buffer (numbered by mirror_signature) */
+static const BufInfo *info(Interp *in, const MlcBuffer *b) { return in->bufs.data[buf_slot(in, b)]; }
+
+/* Bind the size vars of sig's buffer shapes from the arguments (the first
+ * buffer naming a var binds it), then check every dimension against them. */
+static bool bind_sizes(Interp *in, const MlcPrimFunc *sig, const MlcInterpArg *args, Val *vals) {
+  for (int i = 0; i < sig->n_params; i++) {
+    const MlcBuffer *b = sig->params[i].buf;
+    for (int d = 0; b && d < b->ndim; d++) {
+      const MlcExpr *dim = b->shape[d];
+      if (dim->kind != MLC_EXPR_VAR) continue;
+      Slot *sl = &in->vars[var_slot(in, dim)];
+      if (sl->lanes) continue;
+      Val *v = &vals[i * MAX_RANK + d];
+      *v = make(dim->dtype, args[i].shape[d], 0);
+      *sl = (Slot){v, 1};
+    }
+  }
+  for (int i = 0; i < sig->n_params; i++) {
+    const MlcBuffer *b = sig->params[i].buf;
+    for (int d = 0; b && d < b->ndim; d++) {
+      int64_t want;
+      if (!eval_int(in, info(in, b)->shape[d], 0, &want)) return false;
+      if (want == args[i].shape[d]) continue;
+      MlcStrBuf sb = {0};
+      shape_text(&sb, args[i].shape, b->ndim);
+      fail(in, "argument '%s' (#%d): dimension %d is %lld but the buffer needs %lld (shape given %s)", b->name, i + 1,
+           d, (long long)args[i].shape[d], (long long)want, mlc_sb_cstr(&sb));
+      mlc_vec_free(&sb);
+      return false;
+    }
   }
   return true;
 }
 
-bool mlc_interp_run(MlcCtx *ctx, const MlcPrimFunc *f, const MlcInterpArg *args, int n) {
+/* Elements of caller storage an argument spans under sig's view of it: the
+ * dense extent of its shape, or as far as the strides reach, plus the
+ * offset. */
+static bool storage_extent(Interp *in, const MlcBuffer *b, const MlcInterpArg *a, int64_t *out) {
+  int64_t offset = 0, far = 0, numel = 1;
+  const BufInfo *bi = info(in, b);
+  if (bi->offset && !eval_int(in, bi->offset, 0, &offset)) return false;
+  for (int d = 0; d < b->ndim; d++) {
+    int64_t st = 0;
+    if (bi->strides && !eval_int(in, bi->strides[d], 0, &st)) return false;
+    if (a->shape[d] == 0) numel = 0;
+    else if (numel && __builtin_mul_overflow(numel, a->shape[d], &numel))
+      return fail(in, "argument '%s' has more elements than fit in 64 bits", b->name);
+    if (b->strides && a->shape[d] > 0) far += (a->shape[d] - 1) * st;
+  }
+  *out = numel == 0 ? 0 : offset + (b->strides ? far + 1 : numel);
+  return true;
+}
+
+/* The view f's param buffer has of the data: its own shape, strides and
+ * offset, evaluated once the sizes are bound. */
+static bool bind_view(Interp *in, const MlcBuffer *b, const MlcInterpArg *a, int64_t extent, BufBind *bb) {
+  int nd = b->ndim;
+  const BufInfo *bi = info(in, b);
+  bb->shape = mlc_arena_array(&in->arena, (size_t)nd + 1, sizeof(int64_t));
+  bb->strides = mlc_arena_array(&in->arena, (size_t)nd + 1, sizeof(int64_t));
+  int64_t span = 1;
+  for (int d = nd - 1; d >= 0; d--) {
+    int64_t k, st = span;
+    if (!eval_int(in, bi->shape[d], 0, &k)) return false;
+    if (bi->strides && !eval_int(in, bi->strides[d], 0, &st)) return false;
+    bb->shape[d] = k;
+    bb->strides[d] = st;
+    span = k > 0 ? span * k : span;
+  }
+  if (bi->offset && !eval_int(in, bi->offset, 0, &bb->offset)) return false;
+  bb->data = a->data;
+  bb->numel = extent;
+  return true;
+}
+
+static bool bind_args(Interp *in, const MlcPrimFunc *sig, const MlcPrimFunc *f, const MlcInterpArg *args, int n,
+                      Val *vals) {
+  if (n != sig->n_params) return fail(in, "takes %d arguments, %d given", sig->n_params, n);
+  if (f->n_params != n) return fail(in, "the lowered function has %d params, its signature %d", f->n_params, n);
+  for (int i = 0; i < n; i++) {
+    if (!sig->params[i].buf != !f->params[i].buf)
+      return fail(in, "param #%d is a buffer in one of the function and its signature only", i + 1);
+    if (sig->params[i].buf && sig->params[i].buf->ndim > MAX_RANK)
+      return fail(in, "buffer '%s' has more than %d dimensions", sig->params[i].buf->name, MAX_RANK);
+    if (!check_arg(in, &sig->params[i], &args[i], i)) return false;
+  }
+  /* scalars first: a buffer's shape may use them */
+  for (int i = 0; i < n; i++) {
+    if (sig->params[i].buf) continue;
+    Val *v = &vals[i * MAX_RANK];
+    *v = make(sig->params[i].var->dtype, args[i].i, args[i].f);
+    in->vars[var_slot(in, sig->params[i].var)] = (Slot){v, 1};
+    in->vars[var_slot(in, f->params[i].var)] = (Slot){v, 1};
+  }
+  if (!bind_sizes(in, sig, args, vals)) return false;
+  for (int i = 0; i < n; i++) {
+    if (!sig->params[i].buf) continue;
+    int64_t extent = 0;
+    BufBind *bb = mlc_arena_alloc(&in->arena, sizeof *bb);
+    if (!storage_extent(in, sig->params[i].buf, &args[i], &extent) ||
+        !bind_view(in, f->params[i].buf, &args[i], extent, bb))
+      return false;
+    in->bound[buf_slot(in, f->params[i].buf)] = bb;
+  }
+  return true;
+}
+
+/* Slots are numbered while mirroring; every var and buffer the arguments
+ * touch is mirrored first so the slot tables can be sized once. */
+static void mirror_signature(Interp *in, const MlcPrimFunc *f) {
+  for (int i = 0; i < f->n_params; i++) {
+    var_slot(in, f->params[i].var);
+    if (f->params[i].buf) buf_slot(in, f->params[i].buf);
+  }
+}
+
+bool mlc_interp_run_lowered(MlcCtx *ctx, const MlcPrimFunc *sig, const MlcPrimFunc *f, const MlcInterpArg *args,
+                            int n) {
   Interp in = {.ctx = ctx, .func = f};
-  if (n != f->n_params) return fail(&in, "takes %d arguments, %d given", f->n_params, n);
-  int total_dims = 0;
-  for (int i = 0; i < n; i++) total_dims += f->params[i].buf ? f->params[i].buf->ndim : 1;
-  Binding *slots = calloc((size_t)total_dims + 1, sizeof *slots);
-  Val *vals = calloc((size_t)total_dims + 1, sizeof *vals);
-  BufBind *binds = calloc((size_t)n + 1, sizeof *binds);
-  int nslots = 0;
-  bool ok = slots && vals && binds;
-  for (int i = 0; ok && i < n; i++) {
-    const MlcParam *p = &f->params[i];
-    if (!p->buf) {
-      if (args[i].is_buffer) { ok = fail(&in, "argument '%s' is a scalar", p->var->var.name); break; }
-      vals[nslots] = make(p->var->dtype, args[i].i, args[i].f);
-      bind_var(&in, p->var, &slots[nslots], &vals[nslots], 1);
-      nslots++;
-      continue;
-    }
-    if (!args[i].is_buffer || !args[i].data || args[i].ndim != p->buf->ndim) {
-      ok = fail(&in, "argument '%s' must be a buffer of rank %d", p->buf->name, p->buf->ndim);
-      break;
-    }
-    for (int d = 0; ok && d < p->buf->ndim; d++) ok = bind_dim(&in, p, d, args[i].shape[d], slots, vals, &nslots);
-  }
-  /* buffers: shapes bound above; strides and offsets evaluated now */
-  for (int i = 0; ok && i < n; i++) {
-    const MlcParam *p = &f->params[i];
-    if (!p->buf) continue;
-    BufBind *bb = &binds[i];
-    int nd = p->buf->ndim;
-    bb->shape = calloc((size_t)nd + 1, sizeof(int64_t));
-    bb->strides = calloc((size_t)nd + 1, sizeof(int64_t));
-    bb->owned = false;
-    if (!bb->shape || !bb->strides) { ok = fail(&in, "out of memory"); break; }
-    int64_t numel = 1, span = 1;
-    for (int d = nd - 1; d >= 0; d--) {
-      bb->shape[d] = args[i].shape[d];
-      int64_t st = span;
-      if (p->buf->strides && !eval_int(&in, p->buf->strides[d], 0, &st)) { ok = false; break; }
-      bb->strides[d] = st;
-      span *= bb->shape[d];
-      numel = span;
-    }
-    if (ok && p->buf->elem_offset && !eval_int(&in, p->buf->elem_offset, 0, &bb->offset)) ok = false;
-    bb->data = args[i].data;
-    /* the caller's storage is the dense extent of the given shape, plus any offset */
-    bb->numel = numel + bb->offset;
-    if (p->buf->strides) { /* strided storage: trust the furthest element the strides reach */
-      int64_t far = bb->offset;
-      for (int d = 0; d < nd; d++) far += (bb->shape[d] - 1) * bb->strides[d];
-      bb->numel = far + 1;
-    }
-    mlc_map_put(&in.bufs, p->buf, bb);
-  }
-  if (ok) ok = exec(&in, f->body);
-  for (int i = 0; i < n && binds; i++) {
-    free(binds[i].shape);
-    free(binds[i].strides);
-  }
-  free(binds);
-  free(slots);
+  mlc_arena_init(&in.arena);
+  mirror_signature(&in, sig);
+  mirror_signature(&in, f);
+  CStmt *body = mirror_stmt(&in, f->body);
+  in.vars = calloc((size_t)in.nvars + 1, sizeof *in.vars);
+  in.bound = calloc(in.bufs.len + 1, sizeof *in.bound);
+  Val *vals = calloc((size_t)(n > 0 ? n : 1) * MAX_RANK, sizeof *vals);
+  bool ok = !in.failed;
+  if (ok && (!in.vars || !in.bound || !vals)) ok = fail(&in, "out of memory");
+  if (ok) ok = bind_args(&in, sig, f, args, n, vals);
+  if (ok && body) ok = exec(&in, body);
   free(vals);
-  mlc_map_free(&in.vars);
-  mlc_map_free(&in.bufs);
+  free(in.vars);
+  free(in.bound);
+  mlc_vec_free(&in.bufs);
+  mlc_map_free(&in.var_slot);
+  mlc_map_free(&in.buf_slot);
+  mlc_arena_free(&in.arena);
   return ok && !in.failed;
+}
+
+bool mlc_interp_run(MlcCtx *ctx, const MlcPrimFunc *f, const MlcInterpArg *args, int n) {
+  return mlc_interp_run_lowered(ctx, f, f, args, n);
 }

@@ -102,4 +102,10 @@ struct MlcReader {
 MlcPrimFunc *mlc_read_prim_func(MlcReader *r, const Ast *def);
 MlcGFunc *mlc_read_gfunc(MlcReader *r, const Ast *def);
 
+/* Read an integer expression used as a shape dim or index (graph struct info, R.shape):
+ * int literals become int64 immediates, a bare name or a string resolves through `vars`
+ * (interned name -> MlcExpr* int64 var), + - * // % T.max T.min T.int64(k) allowed.
+ * NULL + located error otherwise. */
+MlcExpr *mlc_read_shape_expr(MlcReader *r, const Ast *a, const MlcMap *vars);
+
 #endif

@@ -1,0 +1,60 @@
+#!/bin/sh
+# install-deps.sh - install the Debian packages that building and testing mlcc
+# need.  Safe to run again: it asks apt only for what is missing, so a machine
+# that already has everything is left alone (and needs no root).  Runs as root
+# or through sudo, never asks a question.
+#
+# One package per line in PACKAGES, each with the command or file that shows it
+# is usable; dpkg -s is the fallback check.  Features that need more libraries
+# add their packages here.
+set -eu
+
+# package            probe (a command on PATH, or an absolute file path; "-" = dpkg only)
+PACKAGES='
+build-essential      -
+make                 make
+clang                clang
+libclang-rt-14-dev   -
+'
+
+# is_present PACKAGE PROBE: true when the package is installed and its probe
+# (when there is one) is found.
+is_present() {
+  dpkg -s "$1" >/dev/null 2>&1 || return 1
+  case "$2" in
+    -) return 0 ;;
+    /*) [ -e "$2" ] ;;
+    *) command -v "$2" >/dev/null 2>&1 ;;
+  esac
+}
+
+missing=''
+# shellcheck disable=SC2086
+set -- $PACKAGES
+while [ $# -ge 2 ]; do
+  if ! is_present "$1" "$2"; then
+    missing="$missing $1"
+  fi
+  shift 2
+done
+
+if [ -z "$missing" ]; then
+  echo "install-deps: all packages present"
+  exit 0
+fi
+
+echo "install-deps: installing$missing"
+if [ "$(id -u)" -eq 0 ]; then
+  SUDO=''
+elif command -v sudo >/dev/null 2>&1; then
+  # sudo may ask for a password on a terminal; without one it must not wait
+  if [ -t 0 ]; then SUDO='sudo'; else SUDO='sudo -n'; fi
+else
+  echo "install-deps: need root (or sudo) to install:$missing" >&2
+  exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q
+# shellcheck disable=SC2086
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing

@@ -1,0 +1,12 @@
+from tvm.script import ir as I
+from tvm.script import tir as T
+
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def exp0(x: T.Buffer((8,), "float32"), y: T.Buffer((8,), "float32")):
+        for i in range(8):
+            with T.block("y"):
+                vi = T.axis.spatial(8, i)
+                y[vi] = T.exp(x[vi])

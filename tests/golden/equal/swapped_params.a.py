@@ -1,0 +1,13 @@
+# expect: differ
+# diff: function "sub"
+# Params are bound by position: swapping the names in the signature (and
+# nowhere else) swaps which input is subtracted.
+from tvm.script import tir as T
+
+
+@T.prim_func
+def sub(A: T.Buffer((16,), "float32"), B: T.Buffer((16,), "float32"), C: T.Buffer((16,), "float32")):
+    for i in range(16):
+        with T.block("C"):
+            vi = T.axis.spatial(16, i)
+            C[vi] = A[vi] - B[vi]

@@ -1,0 +1,9 @@
+# error: 8:22: expected ':'
+# a for statement without its colon
+from tvm.script import tir as T
+
+
+@T.prim_func
+def f(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
+    for i in range(4)
+        A[i] = T.float32(0)

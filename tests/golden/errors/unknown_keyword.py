@@ -1,0 +1,8 @@
+# error: 7:36: scop
+# a misspelled keyword argument
+from tvm.script import tir as T
+
+
+@T.prim_func
+def f(A: T.Buffer((4,), "float32", scop="local")):
+    A[0] = T.float32(0)

@@ -1,0 +1,15 @@
+# error: 12:14: dataflw
+# a misspelled R.dataflow
+from tvm.script import ir as I
+from tvm.script import tir as T
+from tvm.script import relax as R
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor((4,), "float32")):
+        with R.dataflw():
+            gv = R.add(x, x)
+            R.output(gv)
+        return gv

@@ -1,0 +1,9 @@
+# error: 9:10: never closed
+# a subscript bracket that is never closed
+from tvm.script import tir as T
+
+
+@T.prim_func
+def f(A: T.Buffer((4,), "float32"), B: T.Buffer((4,), "float32")):
+    for i in range(4):
+        A[i = T.float32(0)

@@ -1,0 +1,189 @@
+#!/bin/sh
+# run.sh - run every unit test binary and every golden data test, and end with
+# one line "N passed, N failed" (non-zero exit when anything failed).
+#
+# Unit binaries print "ok NAME" / "FAIL NAME: ..." lines (tests/unit/check.h);
+# a binary that dies or exits non-zero without a FAIL line counts as one
+# failure under its own name, so a crash can never pass silently.  Golden tests
+# are data: adding a case means adding a file under tests/golden/ (see the
+# README there).  Each file (or equal pair) is one test.
+#
+# Environment: MLCC (the CLI), UNIT_DIR (unit binaries), both set by
+# `make test`; VERBOSE=1 also prints the ok lines.
+set -u
+
+MLCC=${MLCC:-build/mlcc}
+UNIT_DIR=${UNIT_DIR:-build/tests}
+GOLDEN=${GOLDEN:-tests/golden}
+VERBOSE=${VERBOSE:-0}
+# a reader that loops on bad input must fail the test, not hang the suite
+TIME_LIMIT=${TIME_LIMIT:-120}
+
+passed=0
+failed=0
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mlcc-test.XXXXXX") || exit 2
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+pass() {
+  passed=$((passed + 1))
+  [ "$VERBOSE" = 1 ] && echo "ok $1"
+  return 0
+}
+fail() { # NAME REASON [FILE whose first lines explain]
+  failed=$((failed + 1))
+  echo "FAIL $1: $2"
+  if [ $# -ge 3 ] && [ -s "$3" ]; then head -n 8 "$3" | sed 's/^/    /'; fi
+  return 0
+}
+
+if command -v timeout >/dev/null 2>&1; then
+  limited() { timeout "$TIME_LIMIT" "$@"; }
+else
+  limited() { "$@"; }
+fi
+
+# crashed RC STDERR_FILE: true when the process died by a signal, timed out,
+# or a sanitizer reported an error (ASan/UBSan exit with a small status).
+crashed() {
+  [ "$1" -ge 124 ] && return 0
+  grep -q -e 'Sanitizer' -e 'runtime error:' "$2" 2>/dev/null
+}
+
+# ---- unit tests ---------------------------------------------------------------
+
+run_unit() { # BINARY
+  name=$(basename "$1")
+  out=$tmp/unit.out
+  err=$tmp/unit.err
+  limited "$1" >"$out" 2>"$err"
+  rc=$?
+  n_ok=$(grep -c '^ok ' "$out")
+  n_fail=$(grep -c '^FAIL ' "$out")
+  passed=$((passed + n_ok))
+  failed=$((failed + n_fail))
+  grep '^FAIL ' "$out"
+  [ "$VERBOSE" = 1 ] && grep '^ok ' "$out"
+  if [ "$rc" -ne 0 ] && [ "$n_fail" -eq 0 ]; then
+    fail "$name" "exited with status $rc without a FAIL line" "$err"
+  elif crashed "$rc" "$err"; then
+    fail "$name" "sanitizer report or crash (status $rc)" "$err"
+  fi
+}
+
+if [ -d "$UNIT_DIR" ]; then
+  for bin in "$UNIT_DIR"/*; do
+    [ -f "$bin" ] && [ -x "$bin" ] && run_unit "$bin"
+  done
+fi
+
+# ---- golden data ---------------------------------------------------------------
+
+if [ ! -x "$MLCC" ]; then
+  fail mlcc "$MLCC is not an executable; golden tests not run"
+  echo "$passed passed, $failed failed"
+  exit 1
+fi
+
+# mlcc ARGS...: run the CLI with stdout in $tmp/out, stderr in $tmp/err; sets rc
+mlcc() {
+  limited "$MLCC" "$@" >"$tmp/out" 2>"$tmp/err"
+  rc=$?
+}
+
+# roundtrip FILE: reads; its canonical text reads back equal; formatting is
+# idempotent; *.canonical.py files are already canonical.
+roundtrip() {
+  f=$1
+  mlcc fmt "$f"
+  if crashed "$rc" "$tmp/err"; then fail "$f" "crashed (status $rc)" "$tmp/err"; return; fi
+  [ "$rc" -eq 0 ] || { fail "$f" "fmt exited $rc" "$tmp/err"; return; }
+  cp "$tmp/out" "$tmp/fmt1.py"
+  mlcc fmt "$tmp/fmt1.py"
+  if crashed "$rc" "$tmp/err"; then fail "$f" "crashed reading its formatted text" "$tmp/err"; return; fi
+  [ "$rc" -eq 0 ] || { fail "$f" "formatted text does not read back (exit $rc)" "$tmp/err"; return; }
+  cmp -s "$tmp/fmt1.py" "$tmp/out" || { fail "$f" "fmt is not idempotent (fmt of fmt differs)"; return; }
+  mlcc equal "$f" "$tmp/fmt1.py"
+  if crashed "$rc" "$tmp/err"; then fail "$f" "equal crashed" "$tmp/err"; return; fi
+  [ "$rc" -eq 0 ] || { fail "$f" "formatted module is not equal to the original (exit $rc)" "$tmp/out"; return; }
+  case "$f" in
+    *.canonical.py)
+      mlcc fmt --check "$f"
+      [ "$rc" -eq 0 ] || { fail "$f" "fmt --check: not canonical (exit $rc)" "$tmp/err"; return; }
+      ;;
+  esac
+  pass "$f"
+}
+
+# equal_pair A B: the first line of A says "# expect: equal" or "# expect:
+# differ", an optional second "# diff: TEXT" is looked for in the output.
+# Equality must also be symmetric.
+equal_pair() {
+  a=$1 b=$2
+  expect=$(sed -n '1s/^# expect: *//p' "$a")
+  want_diff=$(sed -n '2s/^# diff: *//p' "$a")
+  case "$expect" in
+    equal) want=0 ;;
+    differ) want=1 ;;
+    *) fail "$a" "first line must be '# expect: equal' or '# expect: differ'"; return ;;
+  esac
+  mlcc equal "$b" "$a"
+  rc_ba=$rc
+  mlcc equal "$a" "$b"
+  if crashed "$rc" "$tmp/err"; then fail "$a" "equal crashed (status $rc)" "$tmp/err"; return; fi
+  [ "$rc" -eq "$want" ] || { fail "$a" "expected $expect, equal exited $rc" "$tmp/out"; head -n 4 "$tmp/err" | sed 's/^/    /'; return; }
+  [ "$rc_ba" -eq "$rc" ] || { fail "$a" "not symmetric: A B exits $rc, B A exits $rc_ba"; return; }
+  if [ -n "$want_diff" ] && ! grep -qF -e "$want_diff" "$tmp/out"; then
+    fail "$a" "output lacks '$want_diff'" "$tmp/out"; return
+  fi
+  pass "$a"
+}
+
+# error_case FILE EXPECT: EXPECT is "LINE:COL: TEXT"; fmt must exit 2 with
+# "FILE:LINE:COL: error: ...TEXT..." on stderr and must not crash.
+error_case() {
+  f=$1
+  spec=$2
+  loc=${spec%%: *}
+  want=${spec#*: }
+  case "$loc" in
+    *[0-9]:[0-9]*) ;;
+    *) fail "$f" "bad expectation '$spec' (want LINE:COL: TEXT)"; return ;;
+  esac
+  mlcc fmt "$f"
+  if crashed "$rc" "$tmp/err"; then fail "$f" "crashed (status $rc)" "$tmp/err"; return; fi
+  [ "$rc" -eq 2 ] || { fail "$f" "expected exit 2, got $rc" "$tmp/err"; return; }
+  line=$(grep -F -e "$f:$loc: error:" "$tmp/err" | head -n 1)
+  [ -n "$line" ] || { fail "$f" "no '$f:$loc: error:' line" "$tmp/err"; return; }
+  msg=${line#*": error: "} # the file name must not satisfy the expectation
+  case "$msg" in
+    *"$want"*) pass "$f" ;;
+    *) fail "$f" "message lacks '$want'" "$tmp/err" ;;
+  esac
+}
+
+for f in "$GOLDEN"/roundtrip/*.py; do
+  [ -f "$f" ] && roundtrip "$f"
+done
+
+for a in "$GOLDEN"/equal/*.a.py; do
+  [ -f "$a" ] || continue
+  b=${a%.a.py}.b.py
+  if [ -f "$b" ]; then equal_pair "$a" "$b"; else fail "$a" "missing ${b##*/}"; fi
+done
+
+for f in "$GOLDEN"/errors/*.py; do
+  [ -f "$f" ] || continue
+  spec=$(sed -n '1s/^# error: *//p' "$f")
+  if [ -n "$spec" ]; then error_case "$f" "$spec"; else fail "$f" "first line must be '# error: LINE:COL: TEXT'"; fi
+done
+for f in "$GOLDEN"/errors/*.bin; do
+  [ -f "$f" ] || continue
+  if [ -f "$f.expect" ]; then
+    error_case "$f" "$(sed -n '1s/^# error: *//p;1{/^# error:/!p}' "$f.expect")"
+  else
+    fail "$f" "missing ${f##*/}.expect"
+  fi
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
