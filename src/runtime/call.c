@@ -6,6 +6,11 @@
  * and a refusal names the function, the argument and what was expected.
  * Small calls use stack arrays; only functions with many parameters or
  * symbolic sizes allocate. */
+/* a POSIX call (posix_memalign) is used: say so here, since the runtime is
+ * also compiled outside this project's build */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

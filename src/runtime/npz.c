@@ -298,7 +298,7 @@ static const char *find_duplicate(const char *const *names, int64_t n, int *rc) 
     *rc = mlcrt_set_error("npz: out of memory");
     return NULL;
   }
-  memcpy(sorted, names, (size_t)n * sizeof *sorted);
+  if (n > 0) memcpy(sorted, names, (size_t)n * sizeof *sorted);
   qsort(sorted, (size_t)n, sizeof *sorted, cmp_str_ptr);
   for (int64_t i = 1; i < n && !dup; i++)
     if (strcmp(sorted[i - 1], sorted[i]) == 0) dup = sorted[i];

@@ -2,11 +2,14 @@
  *
  * Kernels call parallel_for for every parallel loop, often on small loops, so
  * a region must cost microseconds: workers are created once and wait on a
- * generation counter, spinning briefly before they sleep on a condition
+ * generation counter, polling briefly before they sleep on a condition
  * variable, and the caller publishes a job by bumping the counter and runs
- * the first range itself.  Ranges are static (thread t gets the t-th of T
- * contiguous slices), which is what the generated loops assume and needs no
- * shared cursor.  Completion is one counter every worker decrements after
+ * the first range itself.  Polling is bounded in time, not iterations (a
+ * pause instruction costs anywhere from 10 to 150 cycles), and after a few
+ * polls it yields the CPU: when threads outnumber free cores, the thread
+ * being waited for needs the core the poller holds.  Ranges are static
+ * (thread t gets the t-th of T contiguous slices), which is what the
+ * generated loops assume and needs no shared cursor.  Completion is one counter every worker decrements after
  * reading the job, so a job's fields are never rewritten while still read.
  *
  * Sleeping and waking use the usual store-then-check pairing on seq_cst
@@ -14,18 +17,28 @@
  * the generation; the caller bumps the generation before looking for
  * sleepers), so no wake-up is lost.  Only one region runs on the pool at a
  * time: a nested region, or one that finds the pool busy, runs serially. */
+/* POSIX calls (clock_gettime, sched_yield, sysconf) are used: say so here,
+ * since the runtime is also compiled outside this project's build */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rt.h"
 
 typedef int32_t (*Body)(int64_t begin, int64_t end, void *closure);
 
-/* iterations a waiting thread spins (tens of microseconds) before sleeping */
-#define SPIN_ITERS 20000
+/* how long a waiting thread polls before it sleeps: long enough to catch
+ * the next region of a loop nest, short enough not to hold a core idle */
+#define SPIN_NS 50000
+/* polls with the CPU's pause hint before polls start yielding the CPU */
+#define PAUSE_POLLS 64
 #define MAX_THREADS 1024
 
 typedef struct Pool {
@@ -86,12 +99,41 @@ static void run_range(Pool *p, int32_t index) {
     memcpy(p->err, mlcrt_last_error(), sizeof p->err);
 }
 
-static uint64_t wait_for_job(Pool *p, uint64_t seen) {
-  uint64_t g;
-  for (int i = 0; i < SPIN_ITERS; i++) {
-    if ((g = atomic_load_explicit(&p->gen, memory_order_acquire)) != seen) return g;
+static uint64_t now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+typedef bool (*Ready)(Pool *p, uint64_t arg);
+
+static bool job_posted(Pool *p, uint64_t seen) {
+  return atomic_load_explicit(&p->gen, memory_order_acquire) != seen;
+}
+
+static bool workers_done(Pool *p, uint64_t unused) {
+  (void)unused;
+  return atomic_load(&p->remaining) == 0;
+}
+
+/* poll ready() for up to SPIN_NS, pausing first, then yielding; false means
+ * it is time to sleep */
+static bool poll_until(Ready ready, Pool *p, uint64_t arg) {
+  for (int i = 0; i < PAUSE_POLLS; i++) {
+    if (ready(p, arg)) return true;
     cpu_relax();
   }
+  uint64_t deadline = now_ns() + SPIN_NS;
+  do {
+    if (ready(p, arg)) return true;
+    sched_yield();
+  } while (now_ns() < deadline);
+  return ready(p, arg);
+}
+
+static uint64_t wait_for_job(Pool *p, uint64_t seen) {
+  uint64_t g;
+  if (poll_until(job_posted, p, seen)) return atomic_load(&p->gen);
   pthread_mutex_lock(&p->mu);
   atomic_fetch_add(&p->sleepers, 1);
   while ((g = atomic_load(&p->gen)) == seen) pthread_cond_wait(&p->wake, &p->mu);
@@ -118,10 +160,7 @@ static void *worker_main(void *arg) {
 }
 
 static void wait_for_workers(Pool *p) {
-  for (int i = 0; i < SPIN_ITERS; i++) {
-    if (atomic_load(&p->remaining) == 0) return;
-    cpu_relax();
-  }
+  if (poll_until(workers_done, p, 0)) return;
   pthread_mutex_lock(&p->mu);
   atomic_store(&p->caller_waiting, 1);
   while (atomic_load(&p->remaining) > 0) pthread_cond_wait(&p->done, &p->mu);

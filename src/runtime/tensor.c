@@ -6,6 +6,11 @@
  * and never NULL so an empty tensor still passes a call's checks.  The fill
  * conversion rounds to nearest-even for the 16-bit float types itself,
  * since C has no portable half type. */
+/* a POSIX call (posix_memalign) is used: say so here, since the runtime is
+ * also compiled outside this project's build */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
