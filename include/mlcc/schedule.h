@@ -1,0 +1,130 @@
+/* schedule.h - transforming tensor programs: the schedule state, its
+ * primitives, and traces.
+ *
+ * A schedule holds a module and the prim func being transformed.  Primitives
+ * rewrite that function into an equivalent one; each checks its
+ * preconditions first and, when one fails, records an error naming the
+ * block or loop and the violated condition and leaves the schedule exactly
+ * as it was -- IR nodes are immutable, so the schedule simply keeps its old
+ * module.
+ *
+ * Handles ("random variables", as the field calls them) name blocks, loops
+ * and sampled integers.  A block handle names a block by its name (unique in
+ * a function); a loop handle names a loop by its loop var (a loop keeps its
+ * var while it exists).  A handle whose block or loop no longer exists is
+ * stale, and using it is an error.
+ *
+ * Every primitive appends an instruction to the trace, with any sampling
+ * decision.  A trace prints as schedule-script lines
+ *     b0 = sch.get_block("Y")
+ *     l1, l2 = sch.split(loop=l0, factors=[None, 4])
+ * and such a script reads back and replays (mlc_sch_run_script). */
+#ifndef MLCC_SCHEDULE_H
+#define MLCC_SCHEDULE_H
+
+#include "mlcc/ir.h"
+
+typedef struct MlcSchedule MlcSchedule;
+
+typedef struct MlcBlockRV { int id; } MlcBlockRV;
+typedef struct MlcLoopRV { int id; } MlcLoopRV;
+typedef struct MlcIntRV { int id; } MlcIntRV;
+
+/* A schedule over function `func` of m (NULL: the module's only prim func).
+ * The seed drives the sampling primitives. */
+MlcSchedule *mlc_sch_new(MlcCtx *ctx, const MlcModule *m, const char *func, uint64_t seed);
+void mlc_sch_free(MlcSchedule *s);
+MlcCtx *mlc_sch_ctx(const MlcSchedule *s);
+const MlcModule *mlc_sch_module(const MlcSchedule *s);
+const MlcPrimFunc *mlc_sch_func(const MlcSchedule *s);
+
+/* ---- the primitive table -------------------------------------------------
+ * name (as in scripts: sch.NAME(...)) and its keyword parameters in order;
+ * the script reader binds positional arguments to these. */
+#define MLC_SCH_PRIMITIVES(X)                                                        \
+  X(get_block, "name func_name")                                                     \
+  X(get_loops, "block")                                                              \
+  X(get_child_blocks, "block_or_loop")                                               \
+  X(get_producers, "block")                                                          \
+  X(get_consumers, "block")                                                          \
+  X(split, "loop factors preserve_unit_iters")                                       \
+  X(fuse, "*loops preserve_unit_iters")                                              \
+  X(reorder, "*ordered_loops")                                                       \
+  X(add_unit_loop, "block_or_loop")                                                  \
+  X(parallel, "loop")                                                                \
+  X(vectorize, "loop")                                                               \
+  X(unroll, "loop")                                                                  \
+  X(bind, "loop thread_axis")                                                        \
+  X(annotate, "block_or_loop ann_key ann_val")                                       \
+  X(unannotate, "block_or_loop ann_key")                                             \
+  X(compute_at, "block loop preserve_unit_loops index")                              \
+  X(reverse_compute_at, "block loop preserve_unit_loops index")                      \
+  X(compute_inline, "block")                                                         \
+  X(reverse_compute_inline, "block")                                                 \
+  X(cache_read, "block read_buffer_index storage_scope consumer_blocks")             \
+  X(cache_write, "block write_buffer_index storage_scope consumer_blocks")           \
+  X(decompose_reduction, "block loop")                                               \
+  X(rfactor, "loop factor_axis")                                                     \
+  X(set_scope, "block buffer_index storage_scope")                                   \
+  X(storage_align, "block buffer_index axis factor offset")                          \
+  X(transform_layout, "block buffer index_map")                                      \
+  X(blockize, "target preserve_unit_iters")                                          \
+  X(tensorize, "block_or_loop tensor_intrin preserve_unit_iters")                    \
+  X(sample_perfect_tile, "loop n max_innermost_factor decision")                     \
+  X(sample_categorical, "candidates probs decision")                                 \
+  X(sample_compute_location, "block decision")
+
+typedef enum MlcSchPrim {
+#define X(name, params) MLC_SCH_##name,
+  MLC_SCH_PRIMITIVES(X)
+#undef X
+  MLC_SCH_PRIM_COUNT
+} MlcSchPrim;
+
+extern const char *const mlc_sch_prim_names[MLC_SCH_PRIM_COUNT];
+extern const char *const mlc_sch_prim_params[MLC_SCH_PRIM_COUNT];
+
+/* ---- script values -------------------------------------------------------
+ * What a script passes to a primitive and gets back: handles, ints, None,
+ * strings, bools, floats, lists, and index maps (lambda text). */
+typedef enum MlcSchValKind {
+  MLC_SV_NONE, MLC_SV_BLOCK, MLC_SV_LOOP, MLC_SV_INTRV, MLC_SV_INT, MLC_SV_FLOAT,
+  MLC_SV_BOOL, MLC_SV_STR, MLC_SV_LIST, MLC_SV_LAMBDA,
+} MlcSchValKind;
+
+typedef struct MlcSchVal MlcSchVal;
+struct MlcSchVal {
+  MlcSchValKind kind;
+  union {
+    int rv;            /* BLOCK, LOOP, INTRV: handle id */
+    int64_t i;         /* INT, BOOL */
+    double f;
+    const char *s;     /* STR (interned); LAMBDA: the lambda's source text */
+    struct { MlcSchVal *items; int n; } list;
+  };
+};
+
+/* Apply a primitive by name with keyword-bound arguments (args[i] is the
+ * value of the i-th parameter in mlc_sch_prim_params, kind NONE when not
+ * given).  Outputs (handles) are written to outs (at most 16).  This is the
+ * one entry the script reader, the trace replayer and the typed functions
+ * below go through, so every application is recorded the same way. */
+bool mlc_sch_apply(MlcSchedule *s, MlcSchPrim prim, const MlcSchVal *args, MlcSchVal *outs, int *n_outs);
+
+/* ---- typed entry points (thin wrappers of mlc_sch_apply) ---------------- */
+bool mlc_sch_get_block(MlcSchedule *s, const char *name, MlcBlockRV *out);
+bool mlc_sch_get_loops(MlcSchedule *s, MlcBlockRV b, MlcLoopRV *out, int cap, int *n);
+/* factors: one per new loop; 0 means None (inferred, at most one) */
+bool mlc_sch_split(MlcSchedule *s, MlcLoopRV loop, const int64_t *factors, int n, MlcLoopRV *out);
+
+/* ---- traces and scripts --------------------------------------------------- */
+
+/* The trace as schedule-script lines (one per instruction, "sch." prefix). */
+void mlc_sch_print_trace(const MlcSchedule *s, MlcStrBuf *out);
+/* Run a schedule script (the lines a trace prints, or a person writes:
+ * `b0 = sch.get_block("Y")`, positional or keyword arguments, tuple
+ * assignments, comments, and a leading `sch = tvm.tir.Schedule(...)` line
+ * which is skipped).  Stops at the first error, located in the script. */
+bool mlc_sch_run_script(MlcSchedule *s, const char *file, const char *text, size_t len);
+
+#endif
