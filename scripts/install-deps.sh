@@ -5,22 +5,27 @@
 # or through sudo, never asks a question.
 #
 # One package per line in PACKAGES, each with the command or file that shows it
-# is usable; dpkg -s is the fallback check.  Features that need more libraries
+# is usable; dpkg's status is checked for every package.  Features that need more libraries
 # add their packages here.
 set -eu
 
 # package            probe (a command on PATH, or an absolute file path; "-" = dpkg only)
+# build-essential: gcc, libc headers, ASan/UBSan runtimes for `make test SAN=1`;
+# clang + libclang-rt-14-dev: libFuzzer for `make fuzz`; zlib: .npz tensors.
 PACKAGES='
 build-essential      -
 make                 make
 clang                clang
 libclang-rt-14-dev   -
+zlib1g-dev           /usr/include/zlib.h
 '
 
 # is_present PACKAGE PROBE: true when the package is installed and its probe
 # (when there is one) is found.
 is_present() {
-  dpkg -s "$1" >/dev/null 2>&1 || return 1
+  # "install ok installed", not merely known to dpkg (removed packages keep
+  # a status entry while their configuration files remain)
+  [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ] || return 1
   case "$2" in
     -) return 0 ;;
     /*) [ -e "$2" ] ;;

@@ -16,13 +16,16 @@ MLCC=${MLCC:-build/mlcc}
 UNIT_DIR=${UNIT_DIR:-build/tests}
 GOLDEN=${GOLDEN:-tests/golden}
 VERBOSE=${VERBOSE:-0}
-# a reader that loops on bad input must fail the test, not hang the suite
-TIME_LIMIT=${TIME_LIMIT:-120}
+# a program that loops must fail its test, not hang the suite (seconds; a
+# unit binary runs many tests, a golden test is one mlcc call)
+UNIT_TIME_LIMIT=${UNIT_TIME_LIMIT:-900}
+MLCC_TIME_LIMIT=${MLCC_TIME_LIMIT:-60}
 
 passed=0
 failed=0
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mlcc-test.XXXXXX") || exit 2
-trap 'rm -rf "$tmp"' EXIT INT TERM
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' HUP INT PIPE TERM # through the EXIT trap, which cleans up
 
 pass() {
   passed=$((passed + 1))
@@ -36,10 +39,11 @@ fail() { # NAME REASON [FILE whose first lines explain]
   return 0
 }
 
+# limited SECONDS COMMAND...: run COMMAND, killed after SECONDS (exit 124)
 if command -v timeout >/dev/null 2>&1; then
-  limited() { timeout "$TIME_LIMIT" "$@"; }
+  limited() { timeout "$@"; }
 else
-  limited() { "$@"; }
+  limited() { shift; "$@"; }
 fi
 
 # crashed RC STDERR_FILE: true when the process died by a signal, timed out,
@@ -49,13 +53,22 @@ crashed() {
   grep -q -e 'Sanitizer' -e 'runtime error:' "$2" 2>/dev/null
 }
 
+# crash_reason RC: what a crashed() status means, for the FAIL line
+crash_reason() {
+  if [ "$1" -eq 124 ]; then echo "timed out"
+  elif [ "$1" -gt 128 ]; then echo "killed by signal $(($1 - 128))"
+  elif [ "$1" -gt 124 ]; then echo "could not run (status $1)"
+  else echo "sanitizer report (status $1)"
+  fi
+}
+
 # ---- unit tests ---------------------------------------------------------------
 
 run_unit() { # BINARY
   name=$(basename "$1")
   out=$tmp/unit.out
   err=$tmp/unit.err
-  limited "$1" >"$out" 2>"$err"
+  limited "$UNIT_TIME_LIMIT" "$1" >"$out" 2>"$err"
   rc=$?
   n_ok=$(grep -c '^ok ' "$out")
   n_fail=$(grep -c '^FAIL ' "$out")
@@ -63,10 +76,10 @@ run_unit() { # BINARY
   failed=$((failed + n_fail))
   grep '^FAIL ' "$out"
   [ "$VERBOSE" = 1 ] && grep '^ok ' "$out"
-  if [ "$rc" -ne 0 ] && [ "$n_fail" -eq 0 ]; then
+  if crashed "$rc" "$err"; then
+    fail "$name" "$(crash_reason "$rc")" "$err"
+  elif [ "$rc" -ne 0 ] && [ "$n_fail" -eq 0 ]; then
     fail "$name" "exited with status $rc without a FAIL line" "$err"
-  elif crashed "$rc" "$err"; then
-    fail "$name" "sanitizer report or crash (status $rc)" "$err"
   fi
 }
 
@@ -86,7 +99,7 @@ fi
 
 # mlcc ARGS...: run the CLI with stdout in $tmp/out, stderr in $tmp/err; sets rc
 mlcc() {
-  limited "$MLCC" "$@" >"$tmp/out" 2>"$tmp/err"
+  limited "$MLCC_TIME_LIMIT" "$MLCC" "$@" >"$tmp/out" 2>"$tmp/err"
   rc=$?
 }
 
@@ -95,15 +108,15 @@ mlcc() {
 roundtrip() {
   f=$1
   mlcc fmt "$f"
-  if crashed "$rc" "$tmp/err"; then fail "$f" "crashed (status $rc)" "$tmp/err"; return; fi
+  if crashed "$rc" "$tmp/err"; then fail "$f" "$(crash_reason "$rc")" "$tmp/err"; return; fi
   [ "$rc" -eq 0 ] || { fail "$f" "fmt exited $rc" "$tmp/err"; return; }
   cp "$tmp/out" "$tmp/fmt1.py"
   mlcc fmt "$tmp/fmt1.py"
-  if crashed "$rc" "$tmp/err"; then fail "$f" "crashed reading its formatted text" "$tmp/err"; return; fi
+  if crashed "$rc" "$tmp/err"; then fail "$f" "reading its formatted text: $(crash_reason "$rc")" "$tmp/err"; return; fi
   [ "$rc" -eq 0 ] || { fail "$f" "formatted text does not read back (exit $rc)" "$tmp/err"; return; }
   cmp -s "$tmp/fmt1.py" "$tmp/out" || { fail "$f" "fmt is not idempotent (fmt of fmt differs)"; return; }
   mlcc equal "$f" "$tmp/fmt1.py"
-  if crashed "$rc" "$tmp/err"; then fail "$f" "equal crashed" "$tmp/err"; return; fi
+  if crashed "$rc" "$tmp/err"; then fail "$f" "equal: $(crash_reason "$rc")" "$tmp/err"; return; fi
   [ "$rc" -eq 0 ] || { fail "$f" "formatted module is not equal to the original (exit $rc)" "$tmp/out"; return; }
   case "$f" in
     *.canonical.py)
@@ -127,9 +140,10 @@ equal_pair() {
     *) fail "$a" "first line must be '# expect: equal' or '# expect: differ'"; return ;;
   esac
   mlcc equal "$b" "$a"
+  if crashed "$rc" "$tmp/err"; then fail "$a" "B A: $(crash_reason "$rc")" "$tmp/err"; return; fi
   rc_ba=$rc
   mlcc equal "$a" "$b"
-  if crashed "$rc" "$tmp/err"; then fail "$a" "equal crashed (status $rc)" "$tmp/err"; return; fi
+  if crashed "$rc" "$tmp/err"; then fail "$a" "$(crash_reason "$rc")" "$tmp/err"; return; fi
   [ "$rc" -eq "$want" ] || { fail "$a" "expected $expect, equal exited $rc" "$tmp/out"; head -n 4 "$tmp/err" | sed 's/^/    /'; return; }
   [ "$rc_ba" -eq "$rc" ] || { fail "$a" "not symmetric: A B exits $rc, B A exits $rc_ba"; return; }
   if [ -n "$want_diff" ] && ! grep -qF -e "$want_diff" "$tmp/out"; then
@@ -150,7 +164,7 @@ error_case() {
     *) fail "$f" "bad expectation '$spec' (want LINE:COL: TEXT)"; return ;;
   esac
   mlcc fmt "$f"
-  if crashed "$rc" "$tmp/err"; then fail "$f" "crashed (status $rc)" "$tmp/err"; return; fi
+  if crashed "$rc" "$tmp/err"; then fail "$f" "$(crash_reason "$rc")" "$tmp/err"; return; fi
   [ "$rc" -eq 2 ] || { fail "$f" "expected exit 2, got $rc" "$tmp/err"; return; }
   line=$(grep -F -e "$f:$loc: error:" "$tmp/err" | head -n 1)
   [ -n "$line" ] || { fail "$f" "no '$f:$loc: error:' line" "$tmp/err"; return; }
@@ -160,6 +174,41 @@ error_case() {
     *) fail "$f" "message lacks '$want'" "$tmp/err" ;;
   esac
 }
+
+# cli NAME WANT_RC WHERE TEXT ARGS...: the command line itself.  WHERE is out
+# or err (TEXT must appear there) or quiet (nothing on stdout or stderr).
+cli() {
+  name="cli: $1" want=$2 where=$3 text=$4
+  shift 4
+  mlcc "$@"
+  if crashed "$rc" "$tmp/err"; then fail "$name" "$(crash_reason "$rc")" "$tmp/err"; return; fi
+  [ "$rc" -eq "$want" ] || { fail "$name" "expected exit $want, got $rc" "$tmp/err"; return; }
+  case "$where" in
+    quiet) [ -s "$tmp/out" ] || [ -s "$tmp/err" ] && { fail "$name" "expected no output" "$tmp/out"; return; } ;;
+    *) grep -qF -e "$text" "$tmp/$where" || { fail "$name" "std$where lacks '$text'" "$tmp/$where"; return; } ;;
+  esac
+  pass "$name"
+}
+
+mm=$GOLDEN/roundtrip/mm_relu.py
+cli "no command" 2 err "usage:"
+cli "unknown command" 2 err "usage:" frobnicate
+cli "--help" 0 out "usage:" --help
+cli "--version" 0 out "mlcc " --version
+cli "fmt without a file" 2 err "usage:" fmt
+cli "equal with one file" 2 err "usage:" equal "$mm"
+cli "missing file" 2 err "$tmp/absent.py: error:" fmt "$tmp/absent.py"
+cli "fmt --check of a non-canonical file" 1 quiet "" fmt --check "$mm"
+cli "fmt --check of a canonical file" 0 quiet "" fmt --check "$GOLDEN/roundtrip/mm_relu.canonical.py"
+cli "equal of a file with itself" 0 quiet "" equal "$mm" "$mm"
+cli "fmt from standard input" 0 out "def mm_relu(" fmt - <"$mm"
+printf 'from tvm.script import tir as T\n@T.prim_func\ndef f($):\n' >"$tmp/bad.py"
+cli "errors on standard input" 2 err "<stdin>:3:7: error:" fmt - <"$tmp/bad.py"
+cli "error shows the line and a caret" 2 err "      ^" fmt "$tmp/bad.py"
+# one byte over the limit (a sparse file: nothing is written to disk)
+if dd if=/dev/null of="$tmp/big.py" bs=1 seek=67108865 2>/dev/null; then
+  cli "input over 64 MiB refused" 2 err "error:" fmt "$tmp/big.py"
+fi
 
 for f in "$GOLDEN"/roundtrip/*.py; do
   [ -f "$f" ] && roundtrip "$f"

@@ -1,4 +1,4 @@
-# error: 11:21: argument
+# error: 11:21: expects 1 argument, got 2
 # T.exp with two arguments
 from tvm.script import tir as T
 

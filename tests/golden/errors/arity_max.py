@@ -1,4 +1,4 @@
-# error: 11:21: argument
+# error: 11:21: expects 2 arguments, got 1
 # T.max with one argument
 from tvm.script import tir as T
 

@@ -1,4 +1,4 @@
-# error: 7:31: float33
+# error: 7:31: unknown dtype 'float33'
 # a buffer of dtype float33
 from tvm.script import tir as T
 

@@ -1,4 +1,4 @@
-# error: 11:36: flot32
+# error: 11:36: unknown dtype 'flot32'
 # a misspelled dtype in a graph signature
 from tvm.script import ir as I
 from tvm.script import tir as T

@@ -1,4 +1,4 @@
-# error: 14:29: nope
+# error: 14:29: no function 'nope'
 # call_tir of a function the module does not have
 from tvm.script import ir as I
 from tvm.script import tir as T

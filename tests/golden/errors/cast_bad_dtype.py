@@ -1,4 +1,4 @@
-# error: 11:28: float99
+# error: 11:28: unknown dtype 'float99'
 # a cast to a dtype that does not exist
 from tvm.script import tir as T
 

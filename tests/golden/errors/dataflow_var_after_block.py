@@ -1,4 +1,4 @@
-# error: 16:16: dataflow
+# error: 16:16: dataflow var
 # a dataflow var (not in R.output) used after its block
 from tvm.script import ir as I
 from tvm.script import tir as T

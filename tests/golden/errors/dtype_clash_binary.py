@@ -1,4 +1,4 @@
-# error: 11:21: dtype
+# error: 11:21: float32 and int32
 # float32 + int32 with no cast
 from tvm.script import tir as T
 

@@ -1,4 +1,4 @@
-# error: 11:13: dtype
+# error: 11:13: expected int32, got float32
 # a float32 value stored into an int32 buffer
 from tvm.script import tir as T
 

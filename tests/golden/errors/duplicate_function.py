@@ -1,4 +1,4 @@
-# error: 15:9: duplicate
+# error: 15:9: duplicate function name 'f'
 # two functions of the same name in one module
 from tvm.script import ir as I
 from tvm.script import tir as T

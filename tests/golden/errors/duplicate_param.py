@@ -1,4 +1,4 @@
-# error: 7:37: duplicate
+# error: 7:37: duplicate parameter 'A'
 # two params of the same name
 from tvm.script import tir as T
 

@@ -1,4 +1,4 @@
-# error: 9:5: else
+# error: 9:5: unexpected 'else'
 # an else with no if before it
 from tvm.script import tir as T
 

@@ -1,4 +1,4 @@
-# error: 7:20: int
+# error: 7:20: got a float
 # a buffer dimension that is a float
 from tvm.script import tir as T
 

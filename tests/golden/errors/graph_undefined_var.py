@@ -1,4 +1,4 @@
-# error: 13:27: undefined
+# error: 13:27: undefined name 'z'
 # a graph binding that uses a name never bound
 from tvm.script import ir as I
 from tvm.script import tir as T

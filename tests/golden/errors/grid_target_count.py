@@ -1,4 +1,4 @@
-# error: 8:17: grid
+# error: 8:17: 2 loop variables
 # two loop vars for a one-dimensional T.grid
 from tvm.script import tir as T
 

@@ -1,4 +1,4 @@
-# error: 8:24: large
+# error: 8:24: too large
 # a buffer with more elements than any memory holds
 from tvm.script import tir as T
 

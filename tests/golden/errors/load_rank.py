@@ -1,4 +1,4 @@
-# error: 11:21: ind
+# error: 11:21: has 2 dimensions, got 1 index
 # a 2-D buffer loaded with one index
 from tvm.script import tir as T
 

@@ -1,4 +1,4 @@
-# error: 10:7: undefined
+# error: 10:7: undefined name 'i'
 # a loop var used after its loop
 from tvm.script import tir as T
 

@@ -1,4 +1,4 @@
-# error: 13:9: output
+# error: 13:9: outside a dataflow block
 # R.output outside a dataflow block
 from tvm.script import ir as I
 from tvm.script import tir as T

@@ -1,4 +1,4 @@
-# error: 11:21: ind
+# error: 11:21: has 2 dimensions, got 1 index
 # a T.reads region with too few indices
 from tvm.script import tir as T
 

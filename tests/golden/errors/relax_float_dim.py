@@ -1,4 +1,4 @@
-# error: 11:30: int
+# error: 11:30: unsupported shape expression
 # a graph tensor dimension that is a float
 from tvm.script import ir as I
 from tvm.script import tir as T

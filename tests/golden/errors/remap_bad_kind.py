@@ -1,4 +1,4 @@
-# error: 10:35: X
+# error: 10:35: 'X'
 # an iter kind letter that is neither S nor R
 from tvm.script import tir as T
 

@@ -1,4 +1,4 @@
-# error: 10:22: remap
+# error: 10:22: 2 iter kinds for 3
 # T.axis.remap with two kinds for three loop vars
 from tvm.script import tir as T
 

@@ -1,4 +1,4 @@
-# error: 10:26: remap
+# error: 10:26: 3 names
 # three names assigned from a remap of two
 from tvm.script import tir as T
 

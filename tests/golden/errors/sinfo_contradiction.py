@@ -1,4 +1,4 @@
-# error: 18:17: annotation
+# error: 18:17: contradicts
 # an annotation that contradicts call_tir's out_sinfo
 from tvm.script import ir as I
 from tvm.script import tir as T

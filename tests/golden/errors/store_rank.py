@@ -1,4 +1,4 @@
-# error: 11:13: ind
+# error: 11:13: has 2 dimensions, got 3 indices
 # a 2-D buffer stored with three indices
 from tvm.script import tir as T
 

@@ -1,4 +1,4 @@
-# error: 8:19: out of range
+# error: 8:19: out of range for int8
 # T.int8(300) does not fit in int8
 from tvm.script import tir as T
 

@@ -1,4 +1,4 @@
-# error: 11:29: undefined
+# error: 11:29: undefined name 'Z'
 # a load from a buffer that was never declared
 from tvm.script import tir as T
 

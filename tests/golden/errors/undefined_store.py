@@ -1,4 +1,4 @@
-# error: 8:5: undefined
+# error: 8:5: undefined name 'Q'
 # a store to a buffer that was never declared
 from tvm.script import tir as T
 

@@ -1,4 +1,4 @@
-# error: 6:1: prim_fun
+# error: 6:1: '@T.prim_fun'
 # a misspelled decorator
 from tvm.script import tir as T
 

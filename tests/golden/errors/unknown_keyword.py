@@ -1,4 +1,4 @@
-# error: 7:36: scop
+# error: 7:36: no argument 'scop'
 # a misspelled keyword argument
 from tvm.script import tir as T
 

@@ -1,4 +1,4 @@
-# error: 11:17: Tensr
+# error: 11:17: 'R.Tensr'
 # a misspelled struct info in a graph signature
 from tvm.script import ir as I
 from tvm.script import tir as T

@@ -1,4 +1,4 @@
-# error: 12:14: dataflw
+# error: 12:14: 'R.dataflw'
 # a misspelled R.dataflow
 from tvm.script import ir as I
 from tvm.script import tir as T

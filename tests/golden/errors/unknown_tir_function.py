@@ -1,4 +1,4 @@
-# error: 11:21: maximum
+# error: 11:21: unknown function 'T.maximum'
 # a T. function that does not exist
 from tvm.script import tir as T
 

@@ -1,4 +1,4 @@
-# error: 8:14: serail
+# error: 8:14: unknown function 'T.serail'
 # a misspelled loop kind
 from tvm.script import tir as T
 

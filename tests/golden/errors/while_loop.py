@@ -1,4 +1,4 @@
-# error: 8:5: while
+# error: 8:5: 'while'
 # a while loop, which is not TVMScript
 from tvm.script import tir as T
 

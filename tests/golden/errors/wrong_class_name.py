@@ -1,4 +1,4 @@
-# error: 12:15: Other
+# error: 12:15: undefined name 'Other'
 # cls bound to a name that is not the module
 from tvm.script import ir as I
 from tvm.script import tir as T

@@ -1,0 +1,7 @@
+b0 = sch.get_block("Y")
+b1 = sch.get_block("C")
+l2, l3, l4 = sch.get_loops(b1)
+l5, l6 = sch.split(l3, factors=[None, 32])
+l7, l8 = sch.split(l4, factors=[None, 32])
+sch.reorder(l5, l7, l6, l8)
+sch.compute_at(b0, l7)

@@ -1,0 +1,7 @@
+b0 = sch.get_block("B")
+b1 = sch.get_block("C")
+b2 = sch.get_block("D")
+l3, l4 = sch.get_loops(b2)
+l5, l6 = sch.split(l3, factors=[4, 16])
+sch.compute_at(b1, l5)
+sch.compute_at(block=b0, loop=l5, preserve_unit_loops=False, index=-2)

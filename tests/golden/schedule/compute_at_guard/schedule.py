@@ -1,0 +1,5 @@
+b0 = sch.get_block("B")
+b1 = sch.get_block("C")
+l2, = sch.get_loops(b1)
+l3, l4 = sch.split(l2, factors=[None, 8])
+sch.compute_at(b0, l3)

@@ -1,0 +1,2 @@
+# a block that does not exist
+b = sch.get_block("Z")

@@ -1,0 +1,2 @@
+b = sch.get_block("Y")
+sch.get_loops(blk=b)

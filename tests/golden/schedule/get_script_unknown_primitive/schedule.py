@@ -1,0 +1,2 @@
+b = sch.get_block("Y")
+sch.frobnicate(b)

@@ -1,0 +1,2 @@
+b = sch.get_block("Y")
+i, j = sch.get_loops(b)

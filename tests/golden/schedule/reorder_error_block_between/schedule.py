@@ -1,0 +1,5 @@
+b0 = sch.get_block("inner")
+b1 = sch.get_block("outer")
+(l1,) = sch.get_loops(b0)
+(l2,) = sch.get_loops(b1)
+sch.reorder(l1, l2)

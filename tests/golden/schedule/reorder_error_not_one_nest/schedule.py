@@ -1,0 +1,5 @@
+b0 = sch.get_block("Y")
+b1 = sch.get_block("C")
+l1, l2, l3 = sch.get_loops(b0)
+l4, l5 = sch.get_loops(b1)
+sch.reorder(l5, l1)

@@ -1,0 +1,4 @@
+# The inner two loops swapped; i, outside the named loops, stays outermost.
+b0 = sch.get_block("Y")
+l1, l2, l3 = sch.get_loops(b0)
+sch.reorder(l3, l2)

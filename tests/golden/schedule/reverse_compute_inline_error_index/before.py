@@ -1,0 +1,19 @@
+# C reads B at vi * 2, not at an iter var.
+from tvm.script import ir as I
+from tvm.script import tir as T
+
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def bad_index(A: T.Buffer((64,), "float32"), C: T.Buffer((32,), "float32")):
+        T.func_attr({"global_symbol": "bad_index", "tir.noalias": True})
+        B = T.alloc_buffer((64,), "float32")
+        for i in range(64):
+            with T.block("B"):
+                vi = T.axis.spatial(64, i)
+                B[vi] = A[vi] + T.float32(1)
+        for i in range(32):
+            with T.block("C"):
+                vi = T.axis.spatial(32, i)
+                C[vi] = B[vi * 2] * T.float32(2)

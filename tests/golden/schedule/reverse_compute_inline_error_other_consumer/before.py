@@ -1,0 +1,24 @@
+# B is also read by D, so it must still be written.
+from tvm.script import ir as I
+from tvm.script import tir as T
+
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def two_consumers(A: T.Buffer((64,), "float32"), C: T.Buffer((64,), "float32"),
+                      D: T.Buffer((64,), "float32")):
+        T.func_attr({"global_symbol": "two_consumers", "tir.noalias": True})
+        B = T.alloc_buffer((64,), "float32")
+        for i in range(64):
+            with T.block("B"):
+                vi = T.axis.spatial(64, i)
+                B[vi] = A[vi] + T.float32(1)
+        for i in range(64):
+            with T.block("C"):
+                vi = T.axis.spatial(64, i)
+                C[vi] = B[vi] * T.float32(2)
+        for i in range(64):
+            with T.block("D"):
+                vi = T.axis.spatial(64, i)
+                D[vi] = B[vi] - T.float32(2)

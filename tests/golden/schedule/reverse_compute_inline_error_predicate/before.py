@@ -1,0 +1,20 @@
+# C writes only half of its output; merged into B it would write all of it.
+from tvm.script import ir as I
+from tvm.script import tir as T
+
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def half(A: T.Buffer((64,), "float32"), C: T.Buffer((64,), "float32")):
+        T.func_attr({"global_symbol": "half", "tir.noalias": True})
+        B = T.alloc_buffer((64,), "float32")
+        for i in range(64):
+            with T.block("B"):
+                vi = T.axis.spatial(64, i)
+                B[vi] = A[vi] + T.float32(1)
+        for i in range(64):
+            with T.block("C"):
+                vi = T.axis.spatial(64, i)
+                T.where(i < 32)
+                C[vi] = B[vi] * T.float32(2)

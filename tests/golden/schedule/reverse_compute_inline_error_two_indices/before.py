@@ -1,0 +1,19 @@
+# C reads B at two indices: no single element of B to replace.
+from tvm.script import ir as I
+from tvm.script import tir as T
+
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def shifted(A: T.Buffer((64,), "float32"), C: T.Buffer((63,), "float32")):
+        T.func_attr({"global_symbol": "shifted", "tir.noalias": True})
+        B = T.alloc_buffer((64,), "float32")
+        for i in range(64):
+            with T.block("B"):
+                vi = T.axis.spatial(64, i)
+                B[vi] = A[vi] + T.float32(1)
+        for i in range(63):
+            with T.block("C"):
+                vi = T.axis.spatial(63, i)
+                C[vi] = B[vi] + B[vi + 1]
