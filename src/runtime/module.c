@@ -5,6 +5,7 @@
  * The descriptor is checked once here, completely, so that a call only has
  * to check its arguments and can trust every count and index it reads. */
 #include <dlfcn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -128,7 +129,16 @@ int mlcrt_module_from_desc(const MlcrtModuleDesc *desc, MlcrtModule **out) {
 int mlcrt_module_load(const char *path, MlcrtModule **out) {
   *out = NULL;
   if (!path) return mlcrt_set_error("module_load: path is NULL");
-  void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  /* a path, never a library name: without a slash dlopen would search the
+   * library path instead of the current directory */
+  char local[4096];
+  const char *file = path;
+  if (!strchr(path, '/')) {
+    if (snprintf(local, sizeof local, "./%s", path) >= (int)sizeof local)
+      return mlcrt_set_error("cannot load module '%s': path too long", path);
+    file = local;
+  }
+  void *dl = dlopen(file, RTLD_NOW | RTLD_LOCAL);
   if (!dl) {
     const char *why = dlerror();
     return mlcrt_set_error("cannot load module '%s': %s", path, why ? why : "unknown reason");

@@ -1,0 +1,36 @@
+/* cli.h - what the command-line tool's files share: exit statuses, error
+ * reporting, input loading, and the commands themselves (one file each). */
+#ifndef MLCC_TOOLS_CLI_H
+#define MLCC_TOOLS_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "mlcc/mlcc.h"
+
+/* 0 yes/success, 1 no (not canonical, modules differ), 2 error */
+enum { EXIT_YES = 0, EXIT_NO = 1, EXIT_ERR = 2 };
+
+/* No model text is anywhere near this; the bound keeps a stray multi-gigabyte
+ * file from being read into memory whole. */
+#define MLCC_MAX_INPUT ((size_t)64 << 20)
+
+/* A usage mistake: say what is wrong, then how the tool is used. */
+int cli_bad_usage(const char *what, const char *arg);
+void cli_usage(FILE *out);
+/* Print the context's error (with the source line and caret when known) on
+ * stderr; always returns EXIT_ERR. */
+int cli_report(const MlcCtx *ctx);
+/* Read the module in `path` ("-" = stdin); NULL with the error in ctx.
+ * *text_out, when given, receives the raw text (caller frees). */
+MlcModule *cli_load_module(MlcCtx *ctx, const char *path, char **text_out, size_t *len_out);
+/* Write the whole buffer to stdout; false (after a message) on failure. */
+bool cli_write_stdout(const char *s, size_t n);
+
+int cmd_fmt(int argc, char **argv);
+int cmd_equal(int argc, char **argv);
+int cmd_build(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_schedule(int argc, char **argv);
+
+#endif
