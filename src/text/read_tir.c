@@ -6,9 +6,10 @@
  * of the enclosing block or function (`vi = T.axis.spatial(...)`, `T.where`,
  * `T.reads`, `T.init()`, `T.alloc_buffer`, `T.func_attr`, `T.match_buffer`);
  * they fill a BlockState (the function's own one for the implicit root block)
- * and the block is built when its `with` ends.  `x = value` binds a let whose
- * body is the rest of the statement list, so lets are read by recursion on
- * the remaining statements.  Expressions come from read_expr.c. */
+ * and the block is built when its `with` ends.  `x = value` binds a let (and
+ * `X = T.allocate(...)` of lowered code a buffer) whose body is the rest of
+ * the statement list, so both are read by recursion on the remaining
+ * statements.  Expressions come from read_expr.c. */
 #include "text/read_util.h"
 
 #include <ctype.h>
@@ -47,7 +48,13 @@ typedef struct Tir {
   int n_blocks;               /* blocks read, the explicit root aside */
   MlcStmt *explicit_root;     /* `with T.block("root")` at function level */
   const Ast *explicit_root_ast;
+  int let_depth;              /* lets and allocations open around the statement */
 } Tir;
+
+/* Each statement-level let or allocation scopes the statements after it, so
+ * they nest; the bound keeps every later walk of the tree (printing,
+ * equality, lowering) within a modest recursion depth. */
+enum { MAX_LET_DEPTH = 256 };
 
 static bool read_body(Tir *t, const AstList *l, int start, Level lv, MlcStmt **out);
 
@@ -399,7 +406,7 @@ static bool read_params(Tir *t, const Ast *def) {
 /* declarations: allocations, matched buffers, size vars, iter vars         */
 /* ======================================================================== */
 
-typedef enum DeclKind { D_NONE, D_ALLOC, D_MATCH, D_AXIS, D_REMAP, D_SIZEVAR, D_BUFTYPE } DeclKind;
+typedef enum DeclKind { D_NONE, D_ALLOC, D_ALLOCATE, D_MATCH, D_AXIS, D_REMAP, D_SIZEVAR, D_BUFTYPE } DeclKind;
 
 /* block iterator declarations: spelling, iter kind */
 #define TIR_AXES(X)                                                             \
@@ -438,6 +445,7 @@ static DeclKind decl_kind(const Ast *v) {
   }
   mlc_rd_callee(v, path, sizeof path);
   if (strcmp(path, "T.alloc_buffer") == 0) return D_ALLOC;
+  if (strcmp(path, "T.allocate") == 0) return D_ALLOCATE;
   if (strcmp(path, "T.match_buffer") == 0) return D_MATCH;
   if (strcmp(path, "T.axis.remap") == 0) return D_REMAP;
   if (axis_index(path) >= 0) return D_AXIS;
@@ -511,6 +519,8 @@ static bool declare_size_var(Tir *t, const Ast *name, const Ast *call) {
 
 static bool decl_sizevars(Tir *t, const Ast *st) {
   const Ast *tg = st->target, *v = st->value;
+  if (tg->kind != AST_NAME && tg->kind != AST_TUPLE)
+    return mlc_error(t->ctx, v->loc, "a variable declaration is assigned to a name");
   if (tg->kind == AST_NAME && v->kind == AST_CALL) return declare_size_var(t, tg, v);
   int nv = v->kind == AST_TUPLE ? v->items.n : 1, nt = tg->kind == AST_TUPLE ? tg->items.n : 1;
   if (tg->kind != AST_TUPLE || v->kind != AST_TUPLE || nt != nv)
@@ -674,11 +684,13 @@ static bool read_assign(Tir *t, const Ast *st, Level lv, MlcStmt **out) {
   if (st->annot && k != D_NONE) return mlc_error(ctx, st->annot->loc, "a declaration takes no annotation");
   switch (k) {
   case D_ALLOC: return decl_alloc(t, st);
+  case D_ALLOCATE: return need_name(t, st->target, "T.allocate"); /* a name is read by read_scoped */
   case D_MATCH: return decl_match(t, st, lv);
   case D_AXIS: return decl_axis(t, st, lv);
   case D_REMAP: return decl_remap(t, st, lv);
   case D_SIZEVAR: return decl_sizevars(t, st);
-  case D_BUFTYPE: return mlc_error(ctx, st->value->loc, "T.Buffer types a parameter; allocate with T.alloc_buffer");
+  case D_BUFTYPE:
+    return mlc_error(ctx, st->value->loc, "a buffer in a function body is allocated with T.alloc_buffer");
   case D_NONE: break;
   }
   if (st->target->kind == AST_SUBSCRIPT) {
@@ -688,9 +700,36 @@ static bool read_assign(Tir *t, const Ast *st, Level lv, MlcStmt **out) {
   return mlc_error(ctx, st->target->loc, "cannot assign to this target in a tensor program");
 }
 
-/* x = value: a let over the rest of the statement list */
-static bool is_let(const Ast *st) {
-  return st->kind == AST_ASSIGN && st->target->kind == AST_NAME && decl_kind(st->value) == D_NONE;
+/* `x = value` (a let) and `X = T.allocate(...)` (lowered code) bind a name
+ * over the rest of the statement list */
+static bool is_scoped(const Ast *st, bool *allocate) {
+  if (st->kind != AST_ASSIGN || st->target->kind != AST_NAME) return false;
+  DeclKind k = decl_kind(st->value);
+  *allocate = k == D_ALLOCATE;
+  return k == D_NONE || k == D_ALLOCATE;
+}
+
+/* X = T.allocate([extents], dtype, scope): a buffer for the statements after */
+static bool read_allocate(Tir *t, const AstList *l, int i, Level lv, MlcStmt **out) {
+  MlcCtx *ctx = t->ctx;
+  const Ast *st = l->items[i], *args[MLC_RD_MAX_ARGS], *bargs[MLC_RD_MAX_ARGS] = {0};
+  if (!mlc_rd_args(ctx, st->value, "T.allocate", "extents,dtype;scope,condition,annotations", args)) return false;
+  if (!is_none(args[3]) && args[3]->kind != AST_TRUE) return mlc_error(ctx, args[3]->loc, "condition= is not supported");
+  if (!is_none(args[4]) && !(args[4]->kind == AST_DICT && args[4]->items.n == 0))
+    return mlc_error(ctx, args[4]->loc, "annotations= of T.allocate are not supported");
+  bargs[B_SHAPE] = args[0], bargs[B_DTYPE] = args[1], bargs[B_SCOPE] = args[2];
+  MlcBuffer *buf = build_buffer(t, st->target->name, bargs, st->value, false);
+  if (!buf) return false;
+  MlcStmt *body = NULL;
+  mlc_rd_push(&t->sc);
+  MlcRdSym *sym = mlc_rd_define(&t->sc, st->target->name, MLC_RD_BUFFER, st->target->loc, true, "buffer");
+  bool ok = sym != NULL;
+  if (ok) sym->buf = buf, ok = read_body(t, l, i + 1, lv, &body);
+  mlc_rd_pop(&t->sc);
+  if (!ok) return false;
+  LOC_AT(ctx, st->loc);
+  *out = mlc_s_allocate(ctx, buf, body);
+  return *out != NULL;
 }
 
 static bool read_let(Tir *t, const AstList *l, int i, Level lv, MlcStmt **out) {
@@ -1097,8 +1136,16 @@ static bool read_body(Tir *t, const AstList *l, int start, Level lv, MlcStmt **o
   bool ok = true;
   for (int i = start; ok && i < l->n; i++) {
     MlcStmt *s = NULL;
-    if (is_let(l->items[i])) {
-      ok = read_let(t, l, i, lv, &s);
+    bool allocate;
+    if (is_scoped(l->items[i], &allocate)) {
+      if (t->let_depth >= MAX_LET_DEPTH) {
+        ok = mlc_error(t->ctx, l->items[i]->loc, "more than %d nested lets and allocations in one body",
+                       MAX_LET_DEPTH);
+        break;
+      }
+      t->let_depth++;
+      ok = allocate ? read_allocate(t, l, i, lv, &s) : read_let(t, l, i, lv, &s);
+      t->let_depth--;
       if (ok) mlc_vec_push(&items, s);
       break;
     }
