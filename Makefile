@@ -57,15 +57,38 @@ $(B)/tests/%: tests/unit/%.c $(B)/libmlcc.a $(HDRS)
 test: $(B)/mlcc $(UNIT_BIN)
 	@MLCC=$(B)/mlcc UNIT_DIR=$(B)/tests sh tests/run.sh
 
-# libFuzzer targets need clang; they link the library sources directly.
+# libFuzzer targets need clang.  The reader's fuzz target needs only the
+# layers below text, built as separate objects so `make -j` compiles them in
+# parallel.
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
+FUZZ_LIB_SRC := $(sort $(wildcard src/support/*.c src/ir/*.c src/text/*.c))
+FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=build/fuzz/obj/%.o)
+FUZZ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Iinclude -Isrc \
+  -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
+.SECONDARY: $(FUZZ_LIB_OBJ)
 fuzz: $(FUZZ_BIN)
-build/fuzz/%: tests/fuzz/%.c $(LIB_SRC) $(HDRS)
+build/fuzz/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
-	clang -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Iinclude -Isrc \
-	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	  $< $(LIB_SRC) -lm -lpthread -ldl -lz -o $@
+	clang $(FUZZ_CFLAGS) -c $< -o $@
+build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_LIB_OBJ) -lm -o $@
 
 clean:
 	rm -rf build
+
+# ---- benchmarks (not tests; bench/README.md) ----------------------------------
+# bench/matmul needs OpenBLAS (libopenblas-dev) and OpenMP (gcc's libgomp, for
+# the parallel-region comparison only, which is why omp_region.c alone gets
+# -fopenmp).  run.sh runs the driver as-is and with OPENBLAS_CORETYPE=SkylakeX.
+BENCH_MATMUL := $(B)/bench/matmul
+.PHONY: bench
+bench: $(BENCH_MATMUL)
+	sh bench/matmul/run.sh $(BENCH_MATMUL)
+$(B)/bench/omp_region.o: bench/matmul/omp_region.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -fopenmp -c $< -o $@
+$(BENCH_MATMUL): bench/matmul/bench.c $(B)/bench/omp_region.o $(B)/libmlcc.a $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $< $(B)/bench/omp_region.o $(B)/libmlcc.a -lopenblas -fopenmp $(LDFLAGS_ALL) -o $@

@@ -13,7 +13,7 @@ case "$secs" in
 esac
 
 cd "$(dirname "$0")/.."
-make fuzz
+make -j2 fuzz
 
 corpus=build/fuzz/corpus
 mkdir -p "$corpus"

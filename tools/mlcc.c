@@ -26,8 +26,8 @@
     "compile every prim func of MODULE.py into a shared library (the generated .c is kept beside it)") \
   X("run", cmd_run, "LIB.so [--func F] [--in X.npy]... [--out Y.npy]... [--fill zeros|ones|random] [--time]", \
     "call F of a compiled library on .npy inputs, write its outputs, optionally time it") \
-  X("schedule", cmd_schedule, "MODULE.py SCRIPT.py [--func NAME] [--seed N] [--trace]",     \
-    "apply a schedule script to a prim func; print the result, or with --trace the trace")
+  X("schedule", cmd_schedule, "MODULE.py SCRIPT.py [--func NAME] [--seed N] [--intrin FILE.py] [--trace]",     \
+    "apply a schedule script to a prim func; print the result, or with --trace the trace (--intrin registers the NAME_desc/NAME_impl tensor intrinsics of FILE.py)")
 
 typedef struct Command {
   const char *name;

@@ -127,4 +127,20 @@ void mlc_sch_print_trace(const MlcSchedule *s, MlcStrBuf *out);
  * which is skipped).  Stops at the first error, located in the script. */
 bool mlc_sch_run_script(MlcSchedule *s, const char *file, const char *text, size_t len);
 
+/* the most outputs one primitive application has (the size of outs) */
+#define MLC_SCH_MAX_OUTS 16
+
+/* ---- tensor intrinsics (tensorize) ------------------------------------------
+ * A tensor intrinsic is a pair of prim funcs with the same buffer params: the
+ * description (what it computes, as loops and blocks) and the implementation
+ * (what replaces a subtree that matches the description).  The registry is
+ * process-wide, as in the field, and thread-safe; registering a name again
+ * replaces it.  A few intrinsics are built in ("mma_4x4x4_f32",
+ * "dot_4_f32"); a registered one of the same name is used instead. */
+bool mlc_sch_register_intrin(MlcCtx *ctx, const char *name, const MlcPrimFunc *desc, const MlcPrimFunc *impl);
+/* Registers every pair of prim funcs NAME_desc / NAME_impl in m as NAME
+ * (what `mlcc schedule --intrin FILE.py` does); returns how many, -1 with an
+ * error in ctx when a pair is malformed or a _desc has no _impl. */
+int mlc_sch_register_intrins(MlcCtx *ctx, const MlcModule *m);
+
 #endif

@@ -114,10 +114,11 @@ static MlcExpr *rebuild(MlcCtx *ctx, MlcDType t, const Linear *l) {
       if (!acc) acc = term;
       else acc = mlc_e_bin(ctx, c < 0 ? MLC_BIN_SUB : MLC_BIN_ADD, acc, term);
     }
-  if (!fits(t, l->k)) return NULL;
+  /* INT64_MIN has no negation to subtract */
+  if (!fits(t, l->k) || (acc && l->k == INT64_MIN)) return NULL;
   if (!acc) return mlc_e_int(ctx, t, l->k);
   if (l->k > 0) acc = mlc_e_bin(ctx, MLC_BIN_ADD, acc, mlc_e_int(ctx, t, l->k));
-  if (l->k < 0 && l->k != INT64_MIN) acc = mlc_e_bin(ctx, MLC_BIN_SUB, acc, mlc_e_int(ctx, t, -l->k));
+  if (l->k < 0) acc = mlc_e_bin(ctx, MLC_BIN_SUB, acc, mlc_e_int(ctx, t, -l->k));
   return acc;
 }
 

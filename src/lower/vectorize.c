@@ -7,7 +7,9 @@
  * contiguous vector access the C compiler emits as one SIMD load.  What
  * cannot be expressed lane-wise (a store of every lane to one element, a
  * branch on the vector var, an allocation inside) is refused, naming the
- * loop. */
+ * loop.  A store that does not depend on the var stays scalar and runs once
+ * instead of once per lane, which is the same unless its value reads the
+ * element it writes (B[0] = B[0] + 1): that too is refused. */
 #include "mlcc/lower.h"
 #include "mlcc/arith.h"
 
@@ -24,6 +26,22 @@ static bool refuse(Vec *v, const char *why) {
   if (!v->failed) mlc_error(v->ctx, (MlcLoc){0}, "cannot vectorize loop '%s': %s", v->var->var.name, why);
   v->failed = true;
   return false;
+}
+
+typedef struct Reads { const MlcBuffer *buf; bool found; } Reads;
+
+static bool reads_expr(MlcVisitor *vis, const MlcExpr *e) {
+  Reads *r = vis->user;
+  if (e->kind == MLC_EXPR_LOAD && e->load.buf == r->buf) r->found = true;
+  return !r->found;
+}
+
+/* true when e loads from buf */
+static bool reads(const MlcExpr *e, const MlcBuffer *buf) {
+  Reads r = {buf, false};
+  MlcVisitor vis = {.user = &r, .expr = reads_expr};
+  mlc_visit_expr(&vis, e);
+  return r.found;
 }
 
 static MlcExpr *widen(Vec *v, MlcExpr *e) {
@@ -124,8 +142,12 @@ static MlcStmt *vec_stmt(Vec *v, MlcStmt *s) {
     }
     MlcExpr *value = vec_expr(v, s->store.value);
     if (!value) return NULL;
-    if (!vector && value->dtype.lanes > 1) {
-      refuse(v, "every lane would store into the same element of buffer (a reduction over the vectorized loop)");
+    if (!vector && (value->dtype.lanes > 1 || reads(value, s->store.buf))) {
+      MlcStrBuf why = {0};
+      mlc_sb_printf(&why, "every lane would store into the same element of buffer '%s' (a reduction over the "
+                    "vectorized loop)", s->store.buf->name);
+      refuse(v, mlc_sb_cstr(&why));
+      mlc_vec_free(&why);
       return NULL;
     }
     if (vector) {

@@ -51,6 +51,11 @@ struct MlcSchedule {
   MlcSchVal decision;
   /* replaying a trace: the decision to reuse instead of sampling */
   const MlcSchVal *forced_decision;
+  /* the primitive being applied (its name prefixes errors); -1 outside */
+  int running;
+  /* var names handed out by sch_fresh_var since the last commit, so that
+   * two fresh vars of one primitive never share a name */
+  MlcMap fresh_names;
 };
 
 /* the function being scheduled */
@@ -106,12 +111,15 @@ const char *sch_fresh_block_name(MlcSchedule *s, const char *base);
 MlcExpr *sch_fresh_var(MlcSchedule *s, const char *base, MlcDType t);
 
 /* Errors name the primitive and the block or loop:
- *   split: loop 'j': factors [3, 5] do not cover extent 16 */
+ *   split: loop 'j': factors [3, 5] do not cover extent 16
+ * The primitive's name ("split: ") is put in front by sch_error while a
+ * primitive runs (a message that already starts with it is left as is). */
 bool sch_error(MlcSchedule *s, const char *fmt, ...) MLC_PRINTF(2, 3);
 
 /* ---- analysis shared by the primitives --------------------------------------------- */
 /* true when every binding of the block is an affine (sum of const * var +
- * const) function of the loop vars above it */
+ * const) function of the loop vars above it, floordiv / floormod of such a
+ * sum by a positive constant included (what split and fuse leave) */
 bool sch_affine_bindings(const MlcStmt *realize);
 /* a complete block: only spatial iters, and its writes are not read by
  * itself; a reduction block: spatial and reduce iters, with an init */
@@ -120,6 +128,8 @@ bool sch_is_reduction_block(const MlcBlock *b);
 
 /* ---- randomness (sampling primitives) ----------------------------------------------- */
 uint64_t sch_rand(MlcSchedule *s);
+/* (re)start the random source from a seed (mlc_sch_new does) */
+void sch_seed(MlcSchedule *s, uint64_t seed);
 /* record the decision the running sampling primitive made (or reused) */
 void sch_set_decision(MlcSchedule *s, MlcSchVal decision);
 
@@ -128,5 +138,15 @@ void sch_set_decision(MlcSchedule *s, MlcSchVal decision);
   bool sch_prim_##name(MlcSchedule *s, const MlcSchVal *args, MlcSchVal *outs, int *n_outs);
 MLC_SCH_PRIMITIVES(X)
 #undef X
+
+/* ---- compute locations (sampling.c) ----------------------------------------------------
+ * sample_compute_location answers a loop handle, or one of two loop handles
+ * that name no loop: compute-root (the block stays where it is) and
+ * compute-inline.  compute_at and reverse_compute_at ask sch_arg_location
+ * before sch_arg_loop and act on these two themselves (nothing at ROOT;
+ * compute_inline / reverse_compute_inline at INLINE); any other primitive
+ * refuses them as loops that do not exist. */
+typedef enum SchLocation { SCH_LOC_LOOP, SCH_LOC_ROOT, SCH_LOC_INLINE } SchLocation;
+SchLocation sch_arg_location(const MlcSchedule *s, const MlcSchVal *v);
 
 #endif

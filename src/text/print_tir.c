@@ -312,9 +312,13 @@ void mlc_pt_expr_vars(const MlcExpr *e, void (*fn)(void *user, const MlcExpr *va
 /* ======================================================================== */
 
 static bool int_fits(MlcDType t, int64_t v) {
-  if (t.code == MLC_TC_INT) return t.bits >= 64 || (v >= -(INT64_C(1) << (t.bits - 1)) && v < (INT64_C(1) << (t.bits - 1)));
   if (t.code == MLC_TC_UINT) return t.bits < 64 && v >= 0 && v < (INT64_C(1) << t.bits);
-  return false;
+  if (t.code != MLC_TC_INT) return false;
+  return t.bits >= 64 || (v >= -(INT64_C(1) << (t.bits - 1)) && v < (INT64_C(1) << (t.bits - 1)));
+}
+
+static bool add_overflows(int64_t a, int64_t b) {
+  return (b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b);
 }
 
 /* The exclusive end min + extent, as T.serial(a, b), (a, b) domains and a:b
@@ -323,8 +327,7 @@ static bool int_fits(MlcDType t, int64_t v) {
 static void pr_end(MlcPrinter *p, const MlcExpr *min, const MlcExpr *extent) {
   int64_t a, b;
   if (mlc_e_is_const_int(min, &a) && mlc_e_is_const_int(extent, &b) &&
-      mlc_dtype_eq(min->dtype, extent->dtype) && !((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) &&
-      int_fits(extent->dtype, a + b)) {
+      mlc_dtype_eq(min->dtype, extent->dtype) && !add_overflows(a, b) && int_fits(extent->dtype, a + b)) {
     print_int(p, extent->dtype, a + b);
   } else if (is_int(min, 0)) {
     pr(p, extent, 0);

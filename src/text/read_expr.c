@@ -309,26 +309,16 @@ static bool int_pow(int64_t b, int64_t e, int64_t *out) {
   return true;
 }
 
-static bool cmp_result(int op, double x, double y, bool *r) {
+/* A comparison from the order of its operands (c < 0, 0, > 0); with a NaN
+ * (unordered) every comparison but != is false. */
+static bool cmp_of(int op, int c, bool unordered, bool *r) {
   switch (op) {
-  case AST_OP_EQ: *r = x == y; return true;
-  case AST_OP_NE: *r = x != y; return true;
-  case AST_OP_LT: *r = x < y; return true;
-  case AST_OP_LE: *r = x <= y; return true;
-  case AST_OP_GT: *r = x > y; return true;
-  case AST_OP_GE: *r = x >= y; return true;
-  default: return false;
-  }
-}
-
-static bool cmp_int(int op, int64_t x, int64_t y, bool *r) {
-  switch (op) {
-  case AST_OP_EQ: *r = x == y; return true;
-  case AST_OP_NE: *r = x != y; return true;
-  case AST_OP_LT: *r = x < y; return true;
-  case AST_OP_LE: *r = x <= y; return true;
-  case AST_OP_GT: *r = x > y; return true;
-  case AST_OP_GE: *r = x >= y; return true;
+  case AST_OP_EQ: *r = !unordered && c == 0; return true;
+  case AST_OP_NE: *r = unordered || c != 0; return true;
+  case AST_OP_LT: *r = !unordered && c < 0; return true;
+  case AST_OP_LE: *r = !unordered && c <= 0; return true;
+  case AST_OP_GT: *r = !unordered && c > 0; return true;
+  case AST_OP_GE: *r = !unordered && c >= 0; return true;
   default: return false;
   }
 }
@@ -351,7 +341,7 @@ static bool fold_int(MlcRdScope *s, const Ast *a, int64_t x, int64_t y, MlcRdVal
   MlcCtx *ctx = s->ctx;
   int64_t r = 0;
   bool ok = true, b;
-  if (cmp_int(a->op, x, y, &b)) return set_checked(out, mlc_e_int(ctx, MLC_BOOL, b), a->loc);
+  if (cmp_of(a->op, (x > y) - (x < y), false, &b)) return set_checked(out, mlc_e_int(ctx, MLC_BOOL, b), a->loc);
   if ((a->op == AST_OP_FLOORDIV || a->op == AST_OP_MOD || a->op == AST_OP_DIV) && y == 0)
     return mlc_error(ctx, a->loc, "division by zero");
   switch (a->op) {
@@ -391,7 +381,7 @@ static bool fold_float(MlcRdScope *s, const Ast *a, double x, double y, MlcRdVal
   MlcCtx *ctx = s->ctx;
   double r;
   bool b;
-  if (cmp_result(a->op, x, y, &b)) return set_checked(out, mlc_e_int(ctx, MLC_BOOL, b), a->loc);
+  if (cmp_of(a->op, (x > y) - (x < y), isnan(x) || isnan(y), &b)) return set_checked(out, mlc_e_int(ctx, MLC_BOOL, b), a->loc);
   if ((a->op == AST_OP_DIV || a->op == AST_OP_FLOORDIV || a->op == AST_OP_MOD) && y == 0)
     return mlc_error(ctx, a->loc, "division by zero");
   switch (a->op) {
@@ -643,9 +633,9 @@ static bool call_bcast(MlcRdScope *s, const Ast *call, const char *fname, const 
 static bool call_let(MlcRdScope *s, const Ast *call, const char *fname, const Ast **args, MlcRdVal *out) {
   MlcCtx *ctx = s->ctx;
   if (args[0]->kind != AST_NAME) return mlc_error(ctx, args[0]->loc, "%s binds a name", fname);
-  MlcRdSym *sym = mlc_rd_lookup(s, args[0]->name);
   MlcRdVal v;
   if (!rd(s, args[1], &v)) return false;
+  MlcRdSym *sym = mlc_rd_lookup(s, args[0]->name); /* after reading: a definition moves symbols */
   MlcExpr *var, *value, *body;
   if (sym && sym->kind == MLC_RD_VAR) {
     var = sym->var;

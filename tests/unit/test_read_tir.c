@@ -459,6 +459,37 @@ done:
   mlc_ctx_free(ctx);
 }
 
+/* lowered code: T.allocate over the rest of the suite, vectors, T.Let */
+static void test_allocate_vectors(void) {
+  MlcCtx *ctx = mlc_ctx_new();
+  const char *text = HEADER
+      "@T.prim_func\n"
+      "def f(A: T.Buffer((16,), \"float32\")):\n"
+      "    for i in range(4):\n"
+      "        X = T.allocate([4], \"float32\", \"local\")\n"
+      "        X[T.Ramp(0, 1, 4)] = T.Broadcast(T.float32(0), 4)\n"
+      "        A[i] = T.Let(y, X[0] * 2, y + y)\n";
+  const MlcPrimFunc *f = prim(read_text(ctx, text), ctx, "f");
+  CHECK(f && f->body->kind == MLC_STMT_FOR);
+  if (!f) goto done;
+  const MlcStmt *al = f->body->loop.body;
+  CHECK(al->kind == MLC_STMT_ALLOCATE && al->alloc.buf->scope == mlc_intern(ctx, "local"));
+  if (al->kind != MLC_STMT_ALLOCATE) goto done;
+  const MlcBuffer *X = al->alloc.buf;
+  CHECK(X->ndim == 1 && is_int(X->shape[0], MLC_I32, 4) && is_dt(X->dtype, MLC_F32));
+  const MlcStmt *seq = al->alloc.body;
+  CHECK(seq->kind == MLC_STMT_SEQ && seq->seq.n == 2);
+  const MlcStmt *vs = seq->seq.items[0];
+  CHECK(vs->store.buf == X && vs->store.idx[0]->kind == MLC_EXPR_RAMP && vs->store.idx[0]->ramp.lanes == 4);
+  CHECK(vs->store.value->kind == MLC_EXPR_BROADCAST && is_dt(vs->store.value->dtype, MLC_DT(MLC_TC_FLOAT, 32, 4)));
+  const MlcExpr *let = seq->seq.items[1]->store.value;
+  CHECK(let->kind == MLC_EXPR_LET && is_dt(let->let.var->dtype, MLC_F32));
+  CHECK(is_bin(let->let.body, MLC_BIN_ADD) && let->let.body->bin.a == let->let.var);
+  CHECK(is_bin(let->let.value, MLC_BIN_MUL) && is_float(let->let.value->bin.b, MLC_F32, 2.0));
+done:
+  mlc_ctx_free(ctx);
+}
+
 /* ---- shape expressions for the graph reader -------------------------------- */
 
 static void test_shape_expr(void) {
@@ -514,7 +545,6 @@ static void test_error_names(void) {
 }
 
 static void test_error_blocks(void) {
-  const char *p = "A: T.Buffer((4, 4), \"float32\")";
   expect_error(F1("A: T.Buffer((4, 4), \"float32\")",
                   "    for i, j in T.grid(4, 4):\n        with T.block(\"b\"):\n"
                   "            vi, vj = T.axis.remap(\"SS\", [i, j], 1)\n"),
@@ -532,7 +562,6 @@ static void test_error_blocks(void) {
                   "            vi = T.axis.spatial(4, i)\n            A[vi] = 0.0\n"),
                8, 13, "buffer 'A' has 2 dimensions, got 1 index");
   expect_error(F1("A: T.Buffer((4, 4), \"float32\")", "    T.where(True)\n"), 5, 5, "T.where must be directly inside a block");
-  (void)p;
 }
 
 static void test_error_dtypes(void) {
@@ -572,6 +601,7 @@ int main(void) {
   RUN(test_where_and_regions);
   RUN(test_root_let_if);
   RUN(test_literal_typing);
+  RUN(test_allocate_vectors);
   RUN(test_shape_expr);
   RUN(test_error_names);
   RUN(test_error_blocks);

@@ -144,3 +144,11 @@ class Module:
                 with T.block("B"):
                     vi = T.axis.spatial((1, 17), i_0 * 8 + i_1 + 1)
                     B[vi] = A[vi + 1] - A[vi - 1] + A[17 - vi] * T.float32(0.25)
+
+    @T.prim_func
+    def shifted_split(A: T.Buffer((9, 5), "float32"), B: T.Buffer((8, 4), "float32")):
+        T.func_attr({"global_symbol": "shifted_split", "tir.noalias": True})
+        for i_0, i_1 in T.grid(8, 4):
+            with T.block("B"):
+                vi, vj = T.axis.remap("SS", [i_0, i_1])
+                B[vi, vj] = A[(vi * 4 + vj + 1) // 4, (vi * 4 + vj + 1) % 4] + A[(vi * 4 + vj) // 4, (vi * 4 + vj) % 4]

@@ -1,0 +1,4 @@
+# Init in front of the outermost loop: both spatial loops are recreated.
+b0 = sch.get_block("Y")
+l1, l2, l3 = sch.get_loops(b0)
+b4 = sch.decompose_reduction(b0, l1)

@@ -1,0 +1,4 @@
+# Loop f feeds a spatial and a reduce iter var.
+b0 = sch.get_block("B")
+l1, l2, l3 = sch.get_loops(b0)
+b4 = sch.rfactor(l3, 0)

@@ -1,0 +1,8 @@
+# 8x8x8 tiles do not fit the 4x4x4 intrinsic.
+b0 = sch.get_block("C")
+l1, l2, l3 = sch.get_loops(b0)
+l4, l5 = sch.split(l1, factors=[None, 8])
+l6, l7 = sch.split(l2, factors=[None, 8])
+l8, l9 = sch.split(l3, factors=[None, 8])
+sch.reorder(l4, l6, l8, l5, l7, l9)
+sch.tensorize(l5, "mma_4x4x4_f32")
