@@ -184,7 +184,10 @@ static bool check_hazards(Move *m) {
 }
 
 static bool check_dataflow(Move *m) {
-  if (m->reverse && !sch_pred_in_domain(m->s->ctx, m->realize))
+  /* the moved block is rebuilt with guards of its own iter domain only, so a
+   * predicate that restricts more (e.g. the k_0 * 3 + k_1 < 8 of a
+   * non-dividing split) would be lost: refuse it, in both directions */
+  if (!sch_pred_in_domain(m->s->ctx, m->realize))
     return sch_error(m->s, "block '%s' has a predicate that does more than bound its iter domain", m->name);
   return check_sole_writer(m) && check_connected_under_loop(m) && check_hazards(m);
 }
