@@ -881,6 +881,7 @@ bool mlc_rd_attr_value(MlcCtx *ctx, MlcRdScope *s, const Ast *a, MlcAttrValue *o
   if (!e) return false;
   if (e->kind == MLC_EXPR_INT && mlc_dtype_eq(e->dtype, MLC_I32)) out->kind = MLC_ATTR_INT, out->i = e->int_val;
   else if (e->kind == MLC_EXPR_INT && mlc_dtype_eq(e->dtype, MLC_BOOL)) out->kind = MLC_ATTR_BOOL, out->b = e->int_val != 0;
+  else if (e->kind == MLC_EXPR_STR) out->kind = MLC_ATTR_STR, out->s = e->str_val; /* e.g. +"s": prints as "s" */
   else out->kind = MLC_ATTR_EXPR, out->expr = e;
   return true;
 }
