@@ -5,6 +5,14 @@
 
 #include "mlcc/codegen.h"
 
+/* a heap buffer of constant size allocated once at the entry of the function
+ * being written instead of on every iteration of the loops around it */
+typedef struct CHoisted {
+  const char *name, *ctype;
+  int64_t numel;
+  size_t esize;
+} CHoisted;
+
 typedef struct CEmit {
   MlcCtx *ctx;
   const MlcPrimFunc *func;  /* lowered */
@@ -17,6 +25,9 @@ typedef struct CEmit {
   const MlcMap *globals;    /* kernel names of the module, never reused */
   MLC_VEC(const MlcExpr *) scope_vars;   /* vars visible here, for closures */
   MLC_VEC(const MlcBuffer *) scope_bufs; /* buffers visible here */
+  MLC_VEC(CHoisted) hoisted;  /* of the function (kernel or closure) being written */
+  int loop_depth;             /* loops around the statement being written, in that function */
+  bool uses_exit;             /* that function jumps to its mlc_exit label */
   int indent;
   int n_closures;
   bool noalias;
@@ -38,5 +49,19 @@ void c_expr_lane(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb);
 bool c_vector_ok(const MlcExpr *x);
 
 void c_stmt(CEmit *e, const MlcStmt *s);
+/* Writing the body of a function (kernel or closure): between begin and end
+ * the statements go to a buffer of their own, so that end can put the
+ * allocations hoisted out of the body's loops before them, and their frees,
+ * under the mlc_exit label that failures jump to, after them.  begin saves
+ * the state of an enclosing function being written; end restores it. */
+typedef struct CBody {
+  MlcStrBuf *outer_out;
+  MlcStrBuf text;
+  MLC_VEC(CHoisted) outer_hoisted;
+  int outer_depth;
+  bool outer_exit;
+} CBody;
+void c_body_begin(CEmit *e, CBody *b);
+void c_body_end(CEmit *e, CBody *b);
 
 #endif

@@ -3,9 +3,10 @@
  * Scalars map to C operators (floordiv/floormod and min/max through small
  * inline helpers with the IR's semantics).  Vectors take one of two forms:
  * GCC/Clang vector-extension operations when every node has one (contiguous
- * loads, broadcasts, ramps, + - * /, casts) -- the form the C compiler turns
- * into SIMD instructions directly -- or, for anything else, the expression
- * at a given lane, which the statement emitter wraps in a short lane loop. */
+ * loads, broadcasts, ramps, + - * /, min/max, casts) -- the form the C
+ * compiler turns into SIMD instructions directly -- or, for anything else,
+ * the expression at a given lane, which the statement emitter wraps in a
+ * short lane loop. */
 #include "c_emit.h"
 
 #include <math.h>
@@ -84,6 +85,8 @@ bool c_vector_ok(const MlcExpr *x) {
     switch (x->bin.op) {
     case MLC_BIN_ADD: case MLC_BIN_SUB: case MLC_BIN_MUL: return c_vector_ok(x->bin.a) && c_vector_ok(x->bin.b);
     case MLC_BIN_DIV: return mlc_dtype_is_float(x->dtype) && c_vector_ok(x->bin.a) && c_vector_ok(x->bin.b);
+    case MLC_BIN_MIN: case MLC_BIN_MAX: /* lane masks need 32- or 64-bit lanes of a plain type */
+      return (x->dtype.bits == 32 || x->dtype.bits == 64) && c_vector_ok(x->bin.a) && c_vector_ok(x->bin.b);
     default: return false;
     }
   case MLC_EXPR_NEG: return c_vector_ok(x->operand);
@@ -133,6 +136,37 @@ static const char *int_helper(CEmit *e, const char *op, MlcDType t) {
   return mlc_intern(e->ctx, name);
 }
 
+/* Float min/max with fmin/fmax's meaning (a NaN operand yields the other
+ * one) written as comparisons: libm's fminf/fmaxf are out-of-line calls the
+ * compiler neither inlines nor vectorizes, which made every relu a loop of
+ * calls; the comparison form becomes min/max or compare-and-blend
+ * instructions, and loops of it vectorize. */
+static const char *float_minmax_helper(CEmit *e, MlcBinOp op, MlcDType t) {
+  char dt[32];
+  const char *ct = c_scalar_type(t);
+  const char *name = mlc_internf(e->ctx, "mlc_f%s_%s", op == MLC_BIN_MIN ? "min" : "max", mlc_dtype_str(t, dt));
+  if (helper_once(e, name))
+    mlc_sb_printf(e->helpers, "static inline %s %s(%s a, %s b) { return (a %c b || b != b) ? a : b; }\n", ct, name, ct,
+                  ct, op == MLC_BIN_MIN ? '<' : '>');
+  return name;
+}
+
+/* The same on whole vectors: a comparison gives a lane mask, which selects
+ * lanes through the integer vector of the same shape (C has no vector ?:). */
+static const char *vector_minmax_helper(CEmit *e, MlcBinOp op, MlcDType t) {
+  const char *vt = c_vector_type(e, t, false);
+  const char *mt = c_vector_type(e, MLC_DT(MLC_TC_INT, t.bits, t.lanes), false);
+  const char *name = mlc_internf(e->ctx, "mlc_%s_%s", op == MLC_BIN_MIN ? "min" : "max", vt + 4);
+  if (helper_once(e, name)) {
+    char cmp = op == MLC_BIN_MIN ? '<' : '>';
+    mlc_sb_printf(e->helpers, "static inline %s %s(%s a, %s b) {\n", vt, name, vt, vt);
+    if (mlc_dtype_is_float(t)) mlc_sb_printf(e->helpers, "  %s m = (a %c b) | (b != b);\n", mt, cmp);
+    else mlc_sb_printf(e->helpers, "  %s m = (%s)(a %c b);\n", mt, mt, cmp);
+    mlc_sb_printf(e->helpers, "  return (%s)((m & (%s)a) | (~m & (%s)b));\n}\n", vt, mt, mt);
+  }
+  return name;
+}
+
 static const char *math_name(MlcIntrin op) {
   switch (op) {
   case MLC_INTRIN_EXP: return "exp";
@@ -179,8 +213,7 @@ static void emit(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb) {
       }
       fn = int_helper(e, op == MLC_BIN_FLOORDIV ? "floordiv" : "floormod", at);
     } else if (op == MLC_BIN_MIN || op == MLC_BIN_MAX) {
-      fn = fl ? (op == MLC_BIN_MIN ? (at.bits == 32 ? "fminf" : "fmin") : (at.bits == 32 ? "fmaxf" : "fmax"))
-              : int_helper(e, op == MLC_BIN_MIN ? "min" : "max", at);
+      fn = fl ? float_minmax_helper(e, op, at) : int_helper(e, op == MLC_BIN_MIN ? "min" : "max", at);
     } else if (op == MLC_BIN_MOD && fl) {
       fn = at.bits == 32 ? "fmodf" : "fmod";
     }
@@ -310,6 +343,14 @@ static void emit_vec(CEmit *e, const MlcExpr *x, MlcStrBuf *sb) {
     return;
   case MLC_EXPR_BINARY: {
     static const char ops[] = {[MLC_BIN_ADD] = '+', [MLC_BIN_SUB] = '-', [MLC_BIN_MUL] = '*', [MLC_BIN_DIV] = '/'};
+    if (x->bin.op == MLC_BIN_MIN || x->bin.op == MLC_BIN_MAX) {
+      mlc_sb_printf(sb, "%s(", vector_minmax_helper(e, x->bin.op, x->dtype));
+      emit_vec(e, x->bin.a, sb);
+      mlc_sb_puts(sb, ", ");
+      emit_vec(e, x->bin.b, sb);
+      mlc_sb_puts(sb, ")");
+      return;
+    }
     mlc_sb_puts(sb, "(");
     emit_vec(e, x->bin.a, sb);
     mlc_sb_printf(sb, " %c ", ops[x->bin.op]);

@@ -135,7 +135,10 @@ static void emit_kernel(CEmit *e, const MlcPrimFunc *orig, const MlcPrimFunc *lo
     mlc_vec_push(&e->scope_vars, v);
   }
   c_line(e, "int32_t mlc_status = 0;");
+  CBody body;
+  c_body_begin(e, &body);
   c_stmt(e, low->body);
+  c_body_end(e, &body);
   c_line(e, "(void)mlc_syms;");
   c_line(e, "(void)env;");
   c_line(e, "return mlc_status;");
@@ -159,7 +162,8 @@ static void emit_desc(MlcStrBuf *out, const MlcPrimFunc *f, const Sig *sig, cons
     const MlcParam *p = &f->params[i];
     if (p->buf) {
       MlcDType t = p->buf->dtype;
-      mlc_sb_printf(out, "  {\"%s\", 1, {%d, %d, %d}, %d, ", p->buf->name, dl_code(t), t.bits, t.lanes, p->buf->ndim);
+      mlc_sb_printf(out, "  {\"%s\", 1, {%d, %d, %d}, %d, ", p->buf->name, dl_code(t),
+                    t.code == MLC_TC_BOOL ? 8 : t.bits /* DLPack bools are bytes */, t.lanes, p->buf->ndim);
       if (p->buf->ndim) mlc_sb_printf(out, "mlc_dims_%d_%d", fi, i);
       else mlc_sb_puts(out, "NULL");
       mlc_sb_printf(out, ", %d},\n", p->buf->align);

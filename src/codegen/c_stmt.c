@@ -3,7 +3,11 @@
  * Loops become for loops; a parallel loop's body is outlined into a closure
  * (a struct of every var and buffer visible at the loop, and a function over
  * a range of iterations) that the runtime's thread pool runs.  Allocations of
- * small constant size live on the stack, others in runtime workspace.  A
+ * small constant size live on the stack, others in runtime workspace; a
+ * workspace buffer of constant size inside a loop is allocated once at the
+ * entry of its function (kernel, or closure: once per thread) rather than on
+ * every iteration, since a fresh buffer and a reused one are alike to a
+ * program (its contents are undefined at the allocation either way).  A
  * vector store is written in vector-extension form when its parts allow it,
  * otherwise as a loop over its lanes that first computes every lane and then
  * stores them, so the store keeps its all-lanes-at-once meaning. */
@@ -102,10 +106,47 @@ static void emit_for(CEmit *e, const MlcStmt *s) {
   size_t mark = e->scope_vars.len;
   push_var(e, s->loop.var);
   e->indent++;
+  e->loop_depth++;
   c_stmt(e, s->loop.body);
+  e->loop_depth--;
   e->indent--;
   e->scope_vars.len = mark;
   c_line(e, "}");
+}
+
+void c_body_begin(CEmit *e, CBody *b) {
+  *b = (CBody){.outer_out = e->out, .outer_depth = e->loop_depth, .outer_exit = e->uses_exit};
+  b->outer_hoisted.data = e->hoisted.data;
+  b->outer_hoisted.len = e->hoisted.len;
+  b->outer_hoisted.cap = e->hoisted.cap;
+  e->hoisted.data = NULL;
+  e->hoisted.len = e->hoisted.cap = 0;
+  e->out = &b->text;
+  e->loop_depth = 0;
+  e->uses_exit = false;
+}
+
+void c_body_end(CEmit *e, CBody *b) {
+  e->out = b->outer_out;
+  for (size_t i = 0; i < e->hoisted.len; i++) {
+    const CHoisted *h = &e->hoisted.data[i];
+    c_line(e, "%s *%s = (%s *)env->workspace_alloc((size_t)%lld * %zu, 64);", h->ctype, h->name, h->ctype,
+           (long long)h->numel, h->esize);
+    MlcStrBuf frees = {0};
+    for (size_t k = 0; k < i; k++) mlc_sb_printf(&frees, "env->workspace_free(%s); ", e->hoisted.data[k].name);
+    c_line(e, "if (%s == NULL) { %sreturn -1; }", h->name, mlc_sb_cstr(&frees));
+    mlc_vec_free(&frees);
+  }
+  mlc_sb_puts(e->out, mlc_sb_cstr(&b->text));
+  if (e->uses_exit) c_line(e, "mlc_exit:;");
+  for (size_t i = e->hoisted.len; i-- > 0;) c_line(e, "env->workspace_free(%s);", e->hoisted.data[i].name);
+  mlc_vec_free(&b->text);
+  mlc_vec_free(&e->hoisted);
+  e->hoisted.data = b->outer_hoisted.data;
+  e->hoisted.len = b->outer_hoisted.len;
+  e->hoisted.cap = b->outer_hoisted.cap;
+  e->loop_depth = b->outer_depth;
+  e->uses_exit = b->outer_exit;
 }
 
 /* Outline `for v in parallel(min, ext): body` into a closure. */
@@ -141,6 +182,7 @@ static void emit_parallel(CEmit *e, const MlcStmt *s) {
   int saved_indent = e->indent;
   e->out = &body;
   e->indent = 0;
+  CBody fb;
   c_line(e, "static int32_t %s(int64_t mlc_begin, int64_t mlc_end, void *mlc_closure) {", fn);
   e->indent = 1;
   c_line(e, "const %s *mlc_c = (const %s *)mlc_closure;", ty, ty);
@@ -158,8 +200,10 @@ static void emit_parallel(CEmit *e, const MlcStmt *s) {
   }
   const char *ct = c_scalar_type(s->loop.var->dtype);
   const char *v = c_name(e, s->loop.var, s->loop.var->var.name);
+  c_body_begin(e, &fb);
   c_line(e, "for (int64_t mlc_it = mlc_begin; mlc_it < mlc_end; ++mlc_it) {");
   e->indent++;
+  e->loop_depth = 1;
   c_line(e, "%s %s = (%s)(mlc_c->mlc_min + mlc_it);", ct, v, ct);
   size_t mark = e->scope_vars.len;
   push_var(e, s->loop.var);
@@ -167,6 +211,7 @@ static void emit_parallel(CEmit *e, const MlcStmt *s) {
   e->scope_vars.len = mark;
   e->indent--;
   c_line(e, "}");
+  c_body_end(e, &fb);
   c_line(e, "(void)env;");
   c_line(e, "return mlc_status;");
   e->indent = 0;
@@ -201,9 +246,17 @@ static void emit_allocate(CEmit *e, const MlcStmt *s) {
     c_fail(e, "buffer '%s' has a dtype the C target does not support", b->name);
     return;
   }
+  bool on_heap = !constant || (uint64_t)numel * esize > STACK_LIMIT;
+  bool hoist = on_heap && constant && e->loop_depth > 0;
+  if (hoist) {
+    mlc_vec_push(&e->hoisted, ((CHoisted){n, ct, numel, esize}));
+    mlc_vec_push(&e->scope_bufs, b);
+    c_stmt(e, s->alloc.body);
+    e->scope_bufs.len--;
+    return;
+  }
   c_line(e, "{");
   e->indent++;
-  bool on_heap = !constant || (uint64_t)numel * esize > STACK_LIMIT;
   if (!on_heap) {
     c_line(e, "%s %s[%lld] __attribute__((aligned(64)));", ct, n, (long long)(numel > 0 ? numel : 1));
   } else {
@@ -211,7 +264,10 @@ static void emit_allocate(CEmit *e, const MlcStmt *s) {
     c_line(e, "%s *%s = (%s *)env->workspace_alloc((size_t)(%s) * %zu, 64);", ct, n, ct, expr_str(e, b->shape[0], &tmp),
            esize);
     mlc_vec_free(&tmp);
-    c_line(e, "if (%s == NULL) return -1;", n);
+    /* out of memory: the exit frees the hoisted buffers; buffers of
+     * enclosing allocations made in place are not freed on this path */
+    c_line(e, "if (%s == NULL) { mlc_status = -1; goto mlc_exit; }", n);
+    e->uses_exit = true;
   }
   mlc_vec_push(&e->scope_bufs, b);
   c_stmt(e, s->alloc.body);
