@@ -293,7 +293,9 @@ static MlcExpr *drop_unit_loops(Blockize *z, const SchPath *path, MlcExpr *e) {
     if (st->kind == MLC_STMT_FOR && loop_extent(st) == 1 && mlc_e_is_const_int(st->loop.min, &(int64_t){0}))
       mlc_map_put(&zero, st->loop.var, mlc_e_int(z->s->ctx, st->loop.var->dtype, 0));
   }
-  MlcExpr *r = zero.len ? mlc_substitute_expr(z->s->ctx, e, &zero) : e;
+  /* fold the zeros away: `0 * 16` would print as written but read back as
+   * 0, and the module must read back as it was printed */
+  MlcExpr *r = zero.len ? mlc_arith_simplify(&z->az, mlc_substitute_expr(z->s->ctx, e, &zero)) : e;
   mlc_map_free(&zero);
   return r;
 }

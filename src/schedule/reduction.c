@@ -145,6 +145,64 @@ static bool check_above_reduction(MlcSchedule *s, const SchSite *site, const Mlc
   return true;
 }
 
+/* The init goes above `loop`, so it runs once per iteration of the loops
+ * above it.  Two shapes would break that: a loop at or below `loop` that
+ * binds none of the block's iter vars repeats the whole reduction (after
+ * compute_at under a consumer's loop) and the repeats would accumulate onto
+ * one init; and a predicate, which the init would have to share exactly. */
+static bool has_divmod(const MlcExpr *e) {
+  if (!e) return false;
+  switch (e->kind) {
+  case MLC_EXPR_BINARY:
+    if (e->bin.op == MLC_BIN_FLOORDIV || e->bin.op == MLC_BIN_FLOORMOD || e->bin.op == MLC_BIN_DIV ||
+        e->bin.op == MLC_BIN_MOD)
+      return true;
+    return has_divmod(e->bin.a) || has_divmod(e->bin.b);
+  case MLC_EXPR_NEG: case MLC_EXPR_CAST: return has_divmod(e->operand);
+  default: return false;
+  }
+}
+
+static bool check_init_placement(MlcSchedule *s, const SchSite *site, const MlcStmt **loops, int at, int n) {
+  const MlcBlock *b = site->block;
+  for (int i = at; i < n; i++) {
+    int64_t ext;
+    if (mlc_e_is_const_int(loops[i]->loop.extent, &ext) && ext == 1) continue;
+    bool binds = false, divided = false;
+    for (int k = 0; k < b->n_iters; k++) {
+      const MlcExpr *v = site->realize->realize.values[k];
+      if (!sch_uses_var(v, loops[i]->loop.var)) continue;
+      binds = true;
+      divided |= b->iters[k].kind == MLC_ITER_SPATIAL && has_divmod(v);
+    }
+    /* a spatial binding through floordiv/floormod (after fuse) can give
+     * several iterations of the loop the same instance: refuse that too */
+    if (!binds || divided)
+      return sch_error(s, "loop '%s' repeats block '%s' without %s: every repeat would accumulate onto one init",
+                       loop_name(loops[i]), b->name,
+                       binds ? "a one-to-one binding of its spatial iter vars" : "binding any of its iter vars");
+  }
+  /* the init keeps the predicate through the loops it recreates (those
+   * binding spatial iters); a predicate on any other loop at or below
+   * `loop`, or with no loop recreated at all, would be lost */
+  const MlcExpr *pred = site->realize->realize.pred;
+  int64_t always;
+  if (mlc_e_is_const_int(pred, &always) && always) return true;
+  int recreated = 0;
+  for (int i = at; i < n; i++) {
+    bool spatial = false;
+    for (int k = 0; k < b->n_iters && !spatial; k++)
+      spatial = b->iters[k].kind == MLC_ITER_SPATIAL && sch_uses_var(site->realize->realize.values[k], loops[i]->loop.var);
+    recreated += spatial;
+    if (!spatial && sch_uses_var(pred, loops[i]->loop.var))
+      return sch_error(s, "block '%s' has a predicate on loop '%s', which its init would not repeat", b->name,
+                       loop_name(loops[i]));
+  }
+  if (!recreated)
+    return sch_error(s, "block '%s' has a predicate (T.where) that its init, needing no loops, would lose", b->name);
+  return true;
+}
+
 /* The init block: the spatial iters (new vars, same bindings), the init
  * as body, the block's writes. */
 static MlcStmt *init_realize(MlcSchedule *s, const SchSite *site, MlcExpr *pred, const char *name) {
@@ -232,7 +290,8 @@ bool sch_prim_decompose_reduction(MlcSchedule *s, const MlcSchVal *args, MlcSchV
   int at = ok ? loop_index(&site, lvar, loops, &n) : -1;
   if (ok && at < 0)
     ok = sch_error(s, "loop '%s' is not an ancestor of block '%s' within its scope", lvar->var.name, site.block->name);
-  ok = ok && check_reduction(s, &site) && check_above_reduction(s, &site, loops, at);
+  ok = ok && check_reduction(s, &site) && check_above_reduction(s, &site, loops, at) &&
+       check_init_placement(s, &site, loops, at, n);
   if (ok) {
     const char *old = site.block->name;
     const char *init_name = sch_fresh_block_name(s, mlc_internf(s->ctx, "%s_init", old));
