@@ -1,0 +1,346 @@
+/* bench.c - the matmul benchmark: mlcc's naive and hand-tiled 1024^3 float32
+ * matmul against OpenBLAS's cblas_sgemm, at 1 and 2 threads, in one run.
+ *
+ * Both TVMScript programs go through the library exactly as a user's would
+ * (mlc_read_module -> mlc_build_shared for the native target -> the runtime's
+ * loader), so the numbers measure the generated code, not a special path.
+ * Every result is checked against OpenBLAS before it is timed; a wrong
+ * result fails the run instead of printing a fast number.  Implementations
+ * are timed in alternation, so a change in the machine's load hits them
+ * alike; the table gives GFLOPS (2*M*N*K over the median sample, and over
+ * the fastest) and the ratio to OpenBLAS at the same thread count.  Last,
+ * the cost of an empty parallel region of our thread pool beside OpenMP's.
+ *
+ * Usage: bench [--src DIR] [--out DIR] [--no-naive] [--interp]
+ *   --src       where naive.py and tiled.py are (default bench/matmul)
+ *   --out       where the .so and the generated .c go (default build/bench)
+ *   --no-naive  skip the naive program (its one run takes seconds)
+ *   --interp    also run tiled.py in the reference interpreter and compare
+ *               (slow: minutes) */
+#include <assert.h>
+#include <cblas.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "mlcc/codegen.h"
+#include "mlcc/interp.h"
+#include "mlcc/runtime.h"
+#include "mlcc/text.h"
+
+enum { N = 1024, ROUNDS = 11, CALLS_PER_SAMPLE = 3, REGION_ROUNDS = 7, REGION_CALLS = 20000 };
+#define MAX_REL_ERR 1e-4
+#define FLOPS (2.0 * N * N * N)
+
+double bench_omp_region_us(int threads, long calls);
+
+typedef struct Mats {
+  MlcrtTensor *a, *b, *c, *ref;
+} Mats;
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static float *data(MlcrtTensor *t) { return (float *)t->dl.data; }
+
+/* ---- building and loading --------------------------------------------------- */
+
+/* read SRC/name.py, build OUT/name.so, load it; NULL after printing why */
+static MlcrtModule *build(const char *src_dir, const char *out_dir, const char *name) {
+  char py[1024], so[1024];
+  snprintf(py, sizeof py, "%s/%s.py", src_dir, name);
+  snprintf(so, sizeof so, "%s/%s.so", out_dir, name);
+  MlcCtx *ctx = mlc_ctx_new();
+  size_t len = 0;
+  char *text = mlc_read_file(ctx, py, 1 << 20, &len);
+  MlcModule *m = text ? mlc_read_module(ctx, py, text, len) : NULL;
+  MlcBuildOptions opt = {.target = MLC_TARGET_NATIVE};
+  double t0 = now_s();
+  bool ok = m && mlc_build_shared(ctx, m, so, &opt);
+  if (!ok) {
+    MlcStrBuf sb = {0};
+    mlc_format_error(ctx, &sb);
+    fprintf(stderr, "bench: %s\n", mlc_sb_cstr(&sb));
+    mlc_vec_free(&sb);
+  }
+  double secs = now_s() - t0;
+  free(text);
+  mlc_ctx_free(ctx);
+  if (!ok) return NULL;
+  MlcrtModule *mod = NULL;
+  if (mlcrt_module_load(so, &mod) != 0) {
+    fprintf(stderr, "bench: loading %s: %s\n", so, mlcrt_last_error());
+    return NULL;
+  }
+  printf("built %-6s -> %s (%.2f s; generated C beside it)\n", name, so, secs);
+  return mod;
+}
+
+/* ---- the three implementations ---------------------------------------------- */
+
+typedef struct Job {
+  const MlcrtFunc *fn; /* NULL: OpenBLAS */
+  Mats *m;
+  MlcrtTensor *out;
+} Job;
+
+static int32_t run_job(void *closure) {
+  Job *j = closure;
+  if (!j->fn) {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, N, N, 1.0f, data(j->m->a), N, data(j->m->b), N, 0.0f,
+                data(j->out), N);
+    return 0;
+  }
+  DLTensor *args[3] = {&j->m->a->dl, &j->m->b->dl, &j->out->dl};
+  return mlcrt_func_call_tensors(j->fn, args, 3);
+}
+
+/* max |x - ref| / max |ref|: a normwise error, since single elements of a
+ * random matmul can be near zero */
+static double rel_err(const float *x, const float *ref, size_t n) {
+  double num = 0, den = 0;
+  for (size_t i = 0; i < n; i++) {
+    double d = fabs((double)x[i] - ref[i]);
+    if (isnan(d)) return d; /* an element left unwritten (NaN-filled) fails */
+    if (d > num) num = d;
+    if (fabs(ref[i]) > den) den = fabs(ref[i]);
+  }
+  return den > 0 ? num / den : num;
+}
+
+/* run once into a cleared output, check against the reference */
+static bool check(const char *what, Job *j) {
+  memset(data(j->out), 0xff, sizeof(float) * N * N); /* NaNs: an unwritten element fails */
+  if (run_job(j) != 0) {
+    fprintf(stderr, "bench: %s failed: %s\n", what, mlcrt_last_error());
+    return false;
+  }
+  double err = rel_err(data(j->out), data(j->m->ref), (size_t)N * N);
+  if (!(err <= MAX_REL_ERR)) {
+    fprintf(stderr, "bench: %s: max rel err %.3g exceeds %.0e\n", what, err, MAX_REL_ERR);
+    return false;
+  }
+  printf("checked %-22s max rel err %.2e\n", what, err);
+  return true;
+}
+
+typedef struct Row {
+  const char *name;
+  int threads;
+  double median_s, best_s;
+} Row;
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static void summarize(double *samples, int n, Row *row) {
+  qsort(samples, (size_t)n, sizeof *samples, cmp_double);
+  row->best_s = samples[0];
+  row->median_s = n % 2 ? samples[n / 2] : (samples[n / 2 - 1] + samples[n / 2]) / 2;
+}
+
+/* Time jobs[0..n) in alternation, ROUNDS samples of CALLS_PER_SAMPLE calls
+ * each: on a shared machine the load changes during a run, and alternating
+ * makes such a change hit every implementation alike. */
+static bool time_jobs(Job **jobs, Row **rows, int n, int rounds, int calls) {
+  double samples[4][ROUNDS];
+  assert(n <= 4 && rounds <= ROUNDS);
+  for (int r = 0; r < rounds; r++) {
+    for (int i = 0; i < n; i++) {
+      MlcrtTimes t;
+      if (mlcrt_time_eval(run_job, jobs[i], calls, 1, 0, &t) != 0) {
+        fprintf(stderr, "bench: timing %s failed: %s\n", rows[i]->name, mlcrt_last_error());
+        return false;
+      }
+      samples[i][r] = t.mean;
+    }
+  }
+  for (int i = 0; i < n; i++) summarize(samples[i], rounds, rows[i]);
+  return true;
+}
+
+/* ---- the optional interpreter check ------------------------------------------- */
+
+static bool interp_check(const char *src_dir, Mats *m) {
+  char py[1024];
+  snprintf(py, sizeof py, "%s/tiled.py", src_dir);
+  MlcCtx *ctx = mlc_ctx_new();
+  size_t len = 0;
+  char *text = mlc_read_file(ctx, py, 1 << 20, &len);
+  MlcModule *mod = text ? mlc_read_module(ctx, py, text, len) : NULL;
+  const MlcFunc *f = mod ? mlc_module_find(mod, mlc_intern(ctx, "matmul")) : NULL;
+  int64_t shape[2] = {N, N};
+  MlcInterpArg args[3] = {{.is_buffer = true, .data = data(m->a), .ndim = 2, .shape = shape},
+                          {.is_buffer = true, .data = data(m->b), .ndim = 2, .shape = shape},
+                          {.is_buffer = true, .data = data(m->c), .ndim = 2, .shape = shape}};
+  memset(data(m->c), 0xff, sizeof(float) * N * N);
+  double t0 = now_s();
+  bool ok = f && f->kind == MLC_FUNC_PRIM && mlc_interp_run(ctx, f->prim, args, 3);
+  if (!ok) {
+    MlcStrBuf sb = {0};
+    mlc_format_error(ctx, &sb);
+    fprintf(stderr, "bench: interpreting tiled.py: %s\n", f ? mlc_sb_cstr(&sb) : "no function 'matmul'");
+    mlc_vec_free(&sb);
+  }
+  free(text);
+  mlc_ctx_free(ctx);
+  if (!ok) return false;
+  double err = rel_err(data(m->c), data(m->ref), (size_t)N * N);
+  printf("interpreter on tiled.py: %.0f s, max rel err %.2e\n", now_s() - t0, err);
+  return err <= MAX_REL_ERR;
+}
+
+/* ---- parallel region cost ------------------------------------------------------ */
+
+static int32_t empty_body(int64_t begin, int64_t end, void *closure) { return 0; }
+
+static double pool_region_us(int threads, long calls) {
+  mlcrt_threads_set(threads);
+  for (long i = 0; i < calls; i++) mlcrt_parallel_for(threads, empty_body, NULL);
+  double t0 = now_s();
+  for (long i = 0; i < calls; i++) mlcrt_parallel_for(threads, empty_body, NULL);
+  return (now_s() - t0) / (double)calls * 1e6;
+}
+
+/* ---- main ------------------------------------------------------------------------- */
+
+static void cpu_model(char *buf, size_t cap) {
+  snprintf(buf, cap, "unknown CPU");
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f) return;
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    char *colon = strchr(line, ':');
+    if (strncmp(line, "model name", 10) == 0 && colon) {
+      snprintf(buf, cap, "%s", colon + 2);
+      buf[strcspn(buf, "\n")] = 0;
+      break;
+    }
+  }
+  fclose(f);
+}
+
+static MlcrtTensor *matrix(void) {
+  int64_t shape[2] = {N, N};
+  MlcrtTensor *t = NULL;
+  if (mlcrt_tensor_create(2, shape, mlcrt_dtype(kDLFloat, 32), &t) != 0) return NULL;
+  return t;
+}
+
+static void fill_random(float *x, size_t n, uint64_t seed) {
+  for (size_t i = 0; i < n; i++) {
+    seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+    x[i] = (float)((double)(seed >> 40) / (double)(1 << 24) * 2.0 - 1.0);
+  }
+}
+
+static void print_table(const Row *rows, int n) {
+  printf("\n%-16s %7s %8s %8s %12s %10s\n", "implementation", "threads", "GFLOPS", "(best)", "vs OpenBLAS",
+         "(best)");
+  for (int i = 0; i < n; i++) {
+    const Row *blas = NULL;
+    for (int k = 0; k < n; k++)
+      if (!strcmp(rows[k].name, "OpenBLAS sgemm") && rows[k].threads == rows[i].threads) blas = &rows[k];
+    printf("%-16s %7d %8.1f %8.1f %11.1f%% %9.1f%%\n", rows[i].name, rows[i].threads,
+           FLOPS / rows[i].median_s * 1e-9, FLOPS / rows[i].best_s * 1e-9,
+           blas ? blas->median_s / rows[i].median_s * 100 : 0, blas ? blas->best_s / rows[i].best_s * 100 : 0);
+  }
+  printf("(GFLOPS from the median of %d alternating samples of %d calls; best: the fastest sample)\n", ROUNDS,
+         CALLS_PER_SAMPLE);
+}
+
+int main(int argc, char **argv) {
+  const char *src_dir = "bench/matmul", *out_dir = "build/bench";
+  bool interp = false, with_naive = true;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--src") && i + 1 < argc) src_dir = argv[++i];
+    else if (!strcmp(argv[i], "--out") && i + 1 < argc) out_dir = argv[++i];
+    else if (!strcmp(argv[i], "--interp")) interp = true;
+    else if (!strcmp(argv[i], "--no-naive")) with_naive = false;
+    else {
+      fprintf(stderr, "usage: %s [--src DIR] [--out DIR] [--no-naive] [--interp]\n", argv[0]);
+      return 2;
+    }
+  }
+  mkdir(out_dir, 0777);
+  char model[256];
+  cpu_model(model, sizeof model);
+  const char *coretype = getenv("OPENBLAS_CORETYPE");
+  printf("matmul %dx%dx%d float32 on %s\n", N, N, N, model);
+  printf("OpenBLAS: %s (core %s; OPENBLAS_CORETYPE=%s)\n", openblas_get_config(), openblas_get_corename(),
+         coretype ? coretype : "unset");
+
+  MlcrtModule *naive = with_naive ? build(src_dir, out_dir, "naive") : NULL;
+  MlcrtModule *tiled = build(src_dir, out_dir, "tiled");
+  Mats m = {matrix(), matrix(), matrix(), matrix()};
+  if ((with_naive && !naive) || !tiled || !m.a || !m.b || !m.c || !m.ref) return 1;
+  fill_random(data(m.a), (size_t)N * N, 1);
+  fill_random(data(m.b), (size_t)N * N, 2);
+  Job ref = {NULL, &m, m.ref};
+  run_job(&ref);
+
+  Job jn = {naive ? mlcrt_module_get_func(naive, "matmul") : NULL, &m, m.c};
+  Job jt = {mlcrt_module_get_func(tiled, "matmul"), &m, m.c};
+  Job jb = {NULL, &m, m.c};
+  if ((naive && !jn.fn) || !jt.fn) {
+    fprintf(stderr, "bench: %s\n", mlcrt_last_error());
+    return 1;
+  }
+  Row rows[8];
+  int nrows = 0;
+  bool ok = true;
+  if (naive) {
+    ok = check("naive (mlcc)", &jn);
+    rows[nrows] = (Row){"naive (mlcc)", 1, 0, 0};
+    Row *naive_row = &rows[nrows++];
+    ok = ok && time_jobs((Job *[]){&jn}, &naive_row, 1, 1, 1); /* slow: once is enough */
+  }
+  for (int threads = 1; ok && threads <= 2; threads++) {
+    mlcrt_threads_set(threads);
+    openblas_set_num_threads(threads);
+    char what[64];
+    snprintf(what, sizeof what, "tiled (mlcc) x%d", threads);
+    ok = check(what, &jt);
+    snprintf(what, sizeof what, "OpenBLAS x%d", threads);
+    ok = ok && check(what, &jb);
+    rows[nrows] = (Row){"tiled (mlcc)", threads, 0, 0};
+    rows[nrows + 1] = (Row){"OpenBLAS sgemm", threads, 0, 0};
+    Row *pair[2] = {&rows[nrows], &rows[nrows + 1]};
+    ok = ok && time_jobs((Job *[]){&jt, &jb}, pair, 2, ROUNDS, CALLS_PER_SAMPLE);
+    nrows += 2;
+  }
+  if (ok && interp) ok = interp_check(src_dir, &m);
+  if (!ok) return 1;
+  print_table(rows, nrows);
+
+  /* Rounds alternate, and each side's number is its fastest round: idle
+   * threads of the other runtimes (OpenBLAS's, OpenMP's after a region)
+   * spin for a while and can take the second core from the side measured
+   * next. */
+  openblas_set_num_threads(1);
+  double pool_us = 1e9, omp_us = 1e9;
+  for (int r = 0; r < REGION_ROUNDS; r++) {
+    double p = pool_region_us(2, REGION_CALLS), o = bench_omp_region_us(2, REGION_CALLS);
+    if (p < pool_us) pool_us = p;
+    if (o < omp_us) omp_us = o;
+  }
+  printf("\nempty parallel region at 2 threads (mean of %d calls, fastest of %d rounds): "
+         "mlcrt_parallel_for %.2f us, OpenMP %.2f us\n",
+         REGION_CALLS, REGION_ROUNDS, pool_us, omp_us);
+
+  mlcrt_tensor_free(m.a);
+  mlcrt_tensor_free(m.b);
+  mlcrt_tensor_free(m.c);
+  mlcrt_tensor_free(m.ref);
+  if (naive) mlcrt_module_free(naive);
+  mlcrt_module_free(tiled);
+  return 0;
+}
