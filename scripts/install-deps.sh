@@ -18,6 +18,7 @@ make                 make
 clang                clang
 libclang-rt-14-dev   -
 zlib1g-dev           /usr/include/zlib.h
+libopenblas-dev      -
 '
 
 # is_present PACKAGE PROBE: true when the package is installed and its probe
