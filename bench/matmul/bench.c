@@ -33,6 +33,7 @@
 
 enum { N = 1024, ROUNDS = 11, CALLS_PER_SAMPLE = 3, REGION_ROUNDS = 7, REGION_CALLS = 20000 };
 #define MAX_REL_ERR 1e-4
+#define SETTLE_NS 300000000L /* 0.3 s: see time_jobs */
 #define FLOPS (2.0 * N * N * N)
 
 double bench_omp_region_us(int threads, long calls);
@@ -149,13 +150,18 @@ static void summarize(double *samples, int n, Row *row) {
 
 /* Time jobs[0..n) in alternation, ROUNDS samples of CALLS_PER_SAMPLE calls
  * each: on a shared machine the load changes during a run, and alternating
- * makes such a change hit every implementation alike. */
+ * makes such a change hit every implementation alike.  Between samples of
+ * different implementations the process sleeps for a while: OpenBLAS's idle
+ * workers spin for up to about 2^28 cycles after a call, and on a 2-core
+ * machine a spinning worker halves the speed of the next sample's second
+ * thread (ours do the same to OpenBLAS, for a shorter time). */
 static bool time_jobs(Job **jobs, Row **rows, int n, int rounds, int calls) {
   double samples[4][ROUNDS];
   assert(n <= 4 && rounds <= ROUNDS);
   for (int r = 0; r < rounds; r++) {
     for (int i = 0; i < n; i++) {
       MlcrtTimes t;
+      if (n > 1) nanosleep(&(struct timespec){0, SETTLE_NS}, NULL);
       if (mlcrt_time_eval(run_job, jobs[i], calls, 1, 0, &t) != 0) {
         fprintf(stderr, "bench: timing %s failed: %s\n", rows[i]->name, mlcrt_last_error());
         return false;
