@@ -28,7 +28,7 @@ TOOL_SRC := $(sort $(wildcard tools/*.c))
 TOOL_OBJ := $(TOOL_SRC:%.c=$(B)/obj/%.o)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
-HDRS := $(wildcard include/mlcc/*.h src/*/*.h tests/unit/*.h)
+HDRS := $(wildcard include/mlcc/*.h src/*/*.h src/*/*.def tests/unit/*.h)
 
 .PHONY: all test fuzz clean demo
 all: $(B)/mlcc $(B)/libmlcc.a $(B)/libmlcrt.a

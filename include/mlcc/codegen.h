@@ -34,4 +34,42 @@ bool mlc_codegen_c(MlcCtx *ctx, const MlcModule *m, MlcStrBuf *out);
  * compiler's message. */
 bool mlc_build_shared(MlcCtx *ctx, const MlcModule *m, const char *out_so, const MlcBuildOptions *opt);
 
+/* ---- models: graph functions compiled to C --------------------------------
+ * The executor for a graph function after the graph pipeline (see
+ * transform.h: explicit allocation and memory plan): straight-line C that
+ * calls the prim funcs' kernels over the planned storage, computes symbolic
+ * shapes from the inputs' and allocates those tensors at run time through
+ * env->workspace_alloc, calls externs through env->get_extern (resolved in
+ * create), and reads constants from the weights payload.  Supported: the
+ * bindings the pipeline produces (alloc ops, DPS calls of prim funcs and
+ * externs, tuples, get_item, aliases, constants); anything else is an error
+ * naming the binding. */
+
+/* The weights payload: every constant of the module's graph functions,
+ * MLCRT_ALIGN-aligned, in first-use order.  *out is malloc'd. */
+bool mlc_model_params(MlcCtx *ctx, const MlcModule *m, void **out, size_t *nbytes);
+
+typedef struct MlcModelOptions {
+  const char *entry;      /* the graph function to export; NULL: "main" */
+  bool embed_params;      /* weights inside model.so instead of params.bin */
+  const char *prefix;     /* C prefix of model.h's API; NULL: "model" */
+} MlcModelOptions;
+
+/* C source of the whole model: the prim func kernels, the executor, the
+ * `mlcrt_module` and `mlcrt_model` descriptors; with embed_params the
+ * payload as an aligned array. */
+bool mlc_codegen_model_c(MlcCtx *ctx, const MlcModule *m, const MlcModelOptions *mo,
+                         MlcStrBuf *out);
+
+/* model.h: a plain C header over the runtime's mlcrt_model_* API for this
+ * model: PREFIX_create(params_path) / PREFIX_run / PREFIX_free and the
+ * names, dtypes and shapes of inputs and outputs. */
+bool mlc_codegen_model_header(MlcCtx *ctx, const MlcModule *m, const MlcModelOptions *mo,
+                              MlcStrBuf *out);
+
+/* Write DIR/model.c, DIR/model.h, DIR/model.so and (unless embedded)
+ * DIR/params.bin; the module must have been through the graph pipeline. */
+bool mlc_build_model(MlcCtx *ctx, const MlcModule *m, const char *dir, const MlcBuildOptions *opt,
+                     const MlcModelOptions *mo);
+
 #endif

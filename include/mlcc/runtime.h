@@ -142,7 +142,9 @@ int mlcrt_tensor_fill(DLTensor *t, double value);
  *   env      the runtime's services, valid for the duration of the call.
  * It returns 0, or non-zero after env->set_error(message) to fail the call. */
 #define MLCRT_ABI_VERSION 1u
-#define MLCRT_ENV_VERSION 1u
+#define MLCRT_ENV_VERSION 2u
+
+struct MlcrtExtern;
 
 typedef struct MlcrtEnv {
   uint32_t version; /* MLCRT_ENV_VERSION; later versions only append fields */
@@ -158,7 +160,20 @@ typedef struct MlcrtEnv {
   void (*workspace_free)(void *p);
   /* the message a failing kernel leaves (copied, so it may be a temporary) */
   void (*set_error)(const char *msg);
+  /* version >= 2: look up the extern (packed) function registered under
+   * name into *out; non-zero with the message set when there is none (see
+   * "extern functions") */
+  int32_t (*get_extern)(const char *name, struct MlcrtExtern *out);
 } MlcrtEnv;
+
+/* An extern function, called in destination-passing style with compact CPU
+ * tensors: args[0..n_args) are the inputs then the outputs, as the graph's
+ * call_dps_packed wrote them. */
+typedef int32_t (*MlcrtExternFn)(DLTensor *const *args, int32_t n_args, const struct MlcrtEnv *env);
+typedef struct MlcrtExtern {
+  const char *name;
+  MlcrtExternFn fn;
+} MlcrtExtern;
 
 typedef int32_t (*MlcrtKernelFn)(void *const *args, const int64_t *syms, const MlcrtEnv *env);
 
@@ -231,6 +246,77 @@ int mlcrt_func_call_tensors(const MlcrtFunc *f, DLTensor *const *tensors, int32_
 
 /* the environment handed to kernels (also usable directly) */
 const MlcrtEnv *mlcrt_env(void);
+
+/* ---- extern functions ---------------------------------------------------------
+ * A process-wide registry of extern functions, which call_dps_packed calls
+ * reach by name.  The runtime registers its own at first use:
+ *   env.linear   (x [.., K], w [N, K], b [N] or absent, out [.., N]) float32:
+ *                out = x w^T + b, through OpenBLAS's cblas_sgemm when
+ *                libopenblas can be loaded (dlopen), else a plain C loop;
+ *   env.matmul   (a [M, K], b [K, N], out [M, N]) float32, the same way.
+ * Registering an existing name replaces it. */
+int mlcrt_extern_register(const char *name, MlcrtExternFn fn);
+int mlcrt_extern_get(const char *name, MlcrtExtern *out);
+/* "openblas" or "reference": what env.linear / env.matmul run on */
+const char *mlcrt_extern_blas_backend(void);
+
+/* ---- compiled models ---------------------------------------------------------
+ * A model (`mlcc build MODULE -o DIR`) is a module whose shared object also
+ * exports the data symbol `mlcrt_model`: its entry graph function compiled to
+ * C, with the weights it needs in one blob (DIR/params.bin, or embedded).
+ *
+ * Inputs and outputs are described like kernel params (symbolic dims number
+ * into sym_names, bound from the inputs in order).  create gets the weights
+ * payload (MLCRT_ALIGN-aligned, params_nbytes bytes; it must stay valid until
+ * destroy) and makes the model's state: its planned memory, resolved
+ * externs.  run gets the checked inputs (their data pointers, byte_offset
+ * applied) and the bound syms, and sets outputs[i] to tensors the state
+ * owns, valid until the next run or destroy.  A state runs one call at a
+ * time. */
+#define MLCRT_MODEL_ABI_VERSION 1u
+#define MLCRT_MODEL_SYMBOL "mlcrt_model"
+
+typedef struct MlcrtModelDesc {
+  uint32_t abi_version;          /* MLCRT_MODEL_ABI_VERSION */
+  const char *name;              /* the graph function, e.g. "main" */
+  int32_t n_inputs;
+  const MlcrtParamDesc *inputs;
+  int32_t n_outputs;
+  const MlcrtParamDesc *outputs;
+  int32_t n_syms;
+  const char *const *sym_names;
+  uint64_t params_nbytes;        /* payload size of the weights blob */
+  uint64_t params_hash;          /* FNV-1a 64 of the payload */
+  const void *embedded_params;   /* the payload when embedded, else NULL */
+  int32_t (*create)(const void *params, const MlcrtEnv *env, void **state);
+  int32_t (*run)(void *state, void *const *inputs, const int64_t *syms, DLTensor **outputs,
+                 const MlcrtEnv *env);
+  void (*destroy)(void *state, const MlcrtEnv *env);
+} MlcrtModelDesc;
+
+/* The weights blob, params.bin: a 32-byte header
+ *   "MLCPARAM" | uint32 version (1) | uint32 0 | uint64 payload bytes | uint64 FNV-1a 64 of the payload
+ * (little endian) followed by the payload, which the generated code indexes
+ * by offsets it knows. */
+#define MLCRT_PARAMS_MAGIC "MLCPARAM"
+#define MLCRT_PARAMS_HEADER 32
+
+typedef struct MlcrtModel MlcrtModel;
+
+/* Load DIR/model.so (path may also name the .so itself) and, when the
+ * weights are not embedded, the params.bin beside it; check the blob's size
+ * and hash against the descriptor; create the state. */
+int mlcrt_model_load(const char *path, MlcrtModel **out);
+/* the same over a descriptor linked into the program; params_path NULL
+ * means the weights are embedded */
+int mlcrt_model_create(const MlcrtModelDesc *desc, const char *params_path, MlcrtModel **out);
+const MlcrtModelDesc *mlcrt_model_desc(const MlcrtModel *m);
+/* Check inputs (dtype, rank, shape, symbolic sizes agreeing, compact, on
+ * the CPU) like mlcrt_func_call, run, and point outputs[i] at tensors the
+ * model owns (valid until the next run or free).  Errors name the input. */
+int mlcrt_model_run(MlcrtModel *m, DLTensor *const *inputs, int32_t n_inputs, DLTensor **outputs,
+                    int32_t n_outputs);
+void mlcrt_model_free(MlcrtModel *m);
 
 /* ---- thread pool -----------------------------------------------------------------
  * Worker threads are started on first use and stay; their number is

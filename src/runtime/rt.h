@@ -36,6 +36,9 @@ int mlcrt__check_compact(const DLTensor *t);
  * its size, at most cap */
 int mlcrt__npy_header(const DLTensor *t, char *hdr, size_t cap, size_t *hdr_len);
 
+/* register the runtime's own externs (env.linear, ...) once; thread-safe */
+void mlcrt__register_builtin_externs(void);
+
 /* a function handle points at its descriptor, which the module keeps alive */
 struct MlcrtFunc {
   const MlcrtFuncDesc *desc;

@@ -1,0 +1,98 @@
+/* transform.h - graph passes: module -> module transformations of the graph
+ * functions (prim funcs are added by legalization, otherwise kept).
+ *
+ * Each pass returns a new module (sharing what did not change) or NULL with
+ * a located error: a pass sets ctx->build_loc to the binding it is working
+ * on, so an op's complaint points at the line that wrote the call.
+ *
+ * The forms the passes produce are ordinary TVMScript, so every stage prints
+ * and reads back:
+ *   after legalization   lv = R.call_tir(cls.add, (x, y), out_sinfo=R.Tensor((4, 8), "float32"))
+ *   after explicit allocation
+ *       alloc = R.builtin.alloc_tensor(R.shape([4, 8]), R.dtype("float32"), R.prim_value(0))
+ *       _ = cls.add(x, y, alloc)                       # a prim func called in DPS
+ *       _ = R.call_packed("env.linear", x, w, b, alloc1, sinfo_args=(R.Object,))
+ *       lv = alloc
+ *   after memory planning (static shapes only; symbolic ones keep
+ *   builtin.alloc_tensor and are allocated at run time; outputs of the
+ *   function are never planned, they escape)
+ *       storage = R.memory.alloc_storage(R.shape([8192]), R.prim_value(0), R.str("global"), R.dtype("uint8"))
+ *       alloc = R.memory.alloc_tensor(storage, R.prim_value(4096), R.shape([4, 8]), R.dtype("float32"))
+ *   one storage per function ("an arena"), offsets MLCRT_ALIGN-aligned.
+ */
+#ifndef MLCC_TRANSFORM_H
+#define MLCC_TRANSFORM_H
+
+#include "mlcc/ir.h"
+
+/* Infer the struct info of every binding from the op registry and from
+ * call_tir / call_dps_packed out_sinfo / global function return types, and
+ * check annotations agree with it. */
+MlcModule *mlc_pass_infer_sinfo(MlcCtx *ctx, const MlcModule *m);
+
+/* Replace the params of function `func` named in names[] by constants (the
+ * weights); the params are removed from the signature.  A name that is no
+ * param, or data whose shape/dtype disagrees with the param's annotation, is
+ * an error naming both. */
+MlcModule *mlc_pass_bind_params(MlcCtx *ctx, const MlcModule *m, const char *func,
+                                const char *const *names, MlcTensorData *const *data, int n);
+
+/* Op calls -> call_tir of generated prim funcs, one per distinct op call
+ * (op, attributes, input shapes and dtypes); structurally equal prim funcs
+ * are shared.  Prim func names follow the op: "add", "add1", "nn_conv2d"... */
+MlcModule *mlc_pass_legalize_ops(MlcCtx *ctx, const MlcModule *m);
+
+/* Pure bindings whose var is never used are removed (repeatedly), and
+ * functions no graph function reaches from the module's entry points are
+ * dropped (prim funcs called by nothing, when every graph function is kept). */
+MlcModule *mlc_pass_dead_code(MlcCtx *ctx, const MlcModule *m);
+
+/* y = x aliases are replaced by x; tuple-of-get-items collapses back to the
+ * tuple; a dataflow var bound only to be output becomes the output var. */
+MlcModule *mlc_pass_canonicalize_bindings(MlcCtx *ctx, const MlcModule *m);
+
+/* call_tir / call_dps_packed -> builtin.alloc_tensor + a DPS call (see top). */
+MlcModule *mlc_pass_explicit_alloc(MlcCtx *ctx, const MlcModule *m);
+
+/* Memory plan statistics of one graph function. */
+typedef struct MlcMemPlanStats {
+  const char *func;
+  int64_t n_tensors;        /* intermediate tensors planned */
+  int64_t planned_bytes;    /* the storage's size */
+  int64_t naive_bytes;      /* sum of the planned tensors' sizes (no reuse) */
+  int64_t lower_bound;      /* max over program points of the bytes live there */
+  int64_t n_dynamic;        /* symbolic-shape tensors left to run-time allocation */
+} MlcMemPlanStats;
+
+/* Liveness-based static plan (see top).  stats (may be NULL) gets one entry
+ * per graph function, in module order: *stats is malloc'd, *n_stats set. */
+MlcModule *mlc_pass_plan_memory(MlcCtx *ctx, const MlcModule *m, MlcMemPlanStats **stats,
+                                int *n_stats);
+
+/* ---- the pipeline ------------------------------------------------------------ */
+#define MLC_GRAPH_PASSES(X)                                \
+  X(INFER_SINFO, "infer_sinfo")                          \
+  X(LEGALIZE, "legalize_ops")                            \
+  X(CANONICALIZE, "canonicalize_bindings")               \
+  X(DEAD_CODE, "dead_code")                              \
+  X(EXPLICIT_ALLOC, "explicit_alloc")                    \
+  X(PLAN_MEMORY, "plan_memory")
+
+typedef enum MlcGraphPass {
+#define X(id, s) MLC_PASS_##id,
+  MLC_GRAPH_PASSES(X)
+#undef X
+  MLC_PASS_COUNT
+} MlcGraphPass;
+
+extern const char *const mlc_graph_pass_names[MLC_PASS_COUNT];
+
+typedef void (*MlcPassDump)(void *user, MlcGraphPass pass, const MlcModule *m);
+
+/* The graph pipeline as one flat function: the passes above in order, up to
+ * and including `last`; dump (may be NULL) after each.  stats as for
+ * mlc_pass_plan_memory (left empty when planning does not run). */
+MlcModule *mlc_graph_pipeline(MlcCtx *ctx, const MlcModule *m, MlcGraphPass last, MlcPassDump dump,
+                              void *user, MlcMemPlanStats **stats, int *n_stats);
+
+#endif

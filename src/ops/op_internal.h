@@ -1,0 +1,99 @@
+/* op_internal.h - what the op families (elemwise.c, reduce.c, nn.c,
+ * manip.c, builtin.c) share: the declarations of every infer/te function the
+ * table names, and helpers for reading arguments and reporting errors.
+ * registry.c owns the table, argument matching and mlc_op_to_prim_func;
+ * common.c owns the helpers. */
+#ifndef MLCC_OPS_OP_INTERNAL_H
+#define MLCC_OPS_OP_INTERNAL_H
+
+#include "mlcc/ops.h"
+
+/* ---- the table's functions ------------------------------------------------ */
+#define OP(name, ident, fuse, sig, infer, te) MlcSInfo *mlc_op_##infer(MlcCtx *, const MlcOpArgs *);
+#include "ops.def"
+#undef OP
+/* te functions, one by one (an X-macro cannot skip the table's NULLs) */
+bool mlc_op_te_binary(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_where(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_unary(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_clip(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_astype(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_full(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_matmul(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_linear(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_conv2d(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_pool2d(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_adaptive_pool2d(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_reduce(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_softmax(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_layer_norm(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_batch_norm(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_reshape(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_permute_dims(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_expand_dims(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_squeeze(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_flatten(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_batch_flatten(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_concat(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_split(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_strided_slice(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_take(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_broadcast_to(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+
+/* ---- helpers (common.c) ------------------------------------------------------
+ * All report through mlc_op_fail, which prefixes the op's name and locates
+ * the message at ctx->build_loc. */
+bool mlc_op_fail(MlcCtx *ctx, const MlcOpArgs *a, const char *fmt, ...) MLC_PRINTF(3, 4);
+
+/* parameter index by name in the op's signature (-1 when absent) */
+int mlc_op_param(const MlcOpArgs *a, const char *name);
+
+/* the tensor struct info of parameter i (a T parameter): NULL + error when
+ * it is not a tensor, has unknown rank, or (need_dtype) unknown dtype */
+const MlcSInfo *mlc_op_tensor(MlcCtx *ctx, const MlcOpArgs *a, int i, bool need_dtype);
+
+/* attribute readers: a missing optional attribute gives the default; a
+ * present one of the wrong kind is an error naming the parameter */
+bool mlc_op_attr_int(MlcCtx *ctx, const MlcOpArgs *a, const char *name, int64_t dflt, int64_t *out);
+bool mlc_op_attr_float(MlcCtx *ctx, const MlcOpArgs *a, const char *name, double dflt, double *out);
+bool mlc_op_attr_bool(MlcCtx *ctx, const MlcOpArgs *a, const char *name, bool dflt, bool *out);
+/* a string attribute (layouts); dflt may be NULL */
+bool mlc_op_attr_str(MlcCtx *ctx, const MlcOpArgs *a, const char *name, const char *dflt,
+                     const char **out);
+/* a dtype given as a dtype or a string; *present false when absent */
+bool mlc_op_attr_dtype(MlcCtx *ctx, const MlcOpArgs *a, const char *name, MlcDType *out,
+                       bool *present);
+/* an int or a list of ints (axes, strides, padding): at most cap entries;
+ * *present false when absent.  A single int gives one entry. */
+bool mlc_op_attr_ints(MlcCtx *ctx, const MlcOpArgs *a, const char *name, int64_t *out, int cap,
+                      int *n, bool *present);
+/* a shape: a list of int64 exprs (constants or symbolic vars) */
+bool mlc_op_attr_shape(MlcCtx *ctx, const MlcOpArgs *a, const char *name, MlcExpr ***out,
+                       int *n);
+/* normalize an axis in [-ndim, ndim) to [0, ndim); error naming the axis */
+bool mlc_op_axis(MlcCtx *ctx, const MlcOpArgs *a, int64_t axis, int ndim, int *out);
+
+/* ---- shape arithmetic -------------------------------------------------------- */
+/* int64 constant */
+MlcExpr *mlc_op_i64(MlcCtx *ctx, int64_t v);
+/* true when both dims are provably equal (same constant, same var, or
+ * structurally equal expressions) */
+bool mlc_op_dim_equal(const MlcExpr *a, const MlcExpr *b);
+/* numpy broadcasting of two shapes; an error names both shapes */
+bool mlc_op_broadcast_shapes(MlcCtx *ctx, const MlcOpArgs *a, MlcExpr **s1, int n1, MlcExpr **s2,
+                             int n2, MlcExpr ***out, int *n_out);
+/* "(4, n, 784)" into sb-like buffer (arena string) for messages */
+const char *mlc_op_shape_str(MlcCtx *ctx, MlcExpr **shape, int n);
+/* a tensor struct info in the ctx arena */
+MlcSInfo *mlc_op_tensor_sinfo(MlcCtx *ctx, MlcExpr **shape, int n, MlcDType dtype);
+
+/* ---- TE helpers ---------------------------------------------------------------- */
+/* fresh int64 index vars for a compute over ndim dims */
+void mlc_op_axes(MlcCtx *ctx, int ndim, MlcExpr **out);
+/* x read at out_idx under numpy broadcasting into an output of out_ndim dims
+ * (dims of x that are the constant 1 read index 0) */
+MlcExpr *mlc_op_read_broadcast(MlcCtx *ctx, const MlcTeTensor *x, MlcExpr **out_idx, int out_ndim);
+/* an immediate of dtype t */
+MlcExpr *mlc_op_const(MlcCtx *ctx, MlcDType t, double v);
+
+#endif
