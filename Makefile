@@ -18,12 +18,14 @@ SANFLAGS :=
 OPT := -O2 -g
 endif
 
+# generated sources (the ONNX schema's C code) go to $(GEN), never into src/
+GEN := $(B)/gen
 CFLAGS_ALL := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Wno-unused-parameter \
-              -Wshadow -Wstrict-prototypes -Iinclude -Isrc $(OPT) $(SANFLAGS) $(CFLAGS)
-LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS) -lm -lpthread -ldl -lz
+              -Wshadow -Wstrict-prototypes -Iinclude -Isrc -I$(GEN) $(OPT) $(SANFLAGS) $(CFLAGS)
+LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS) -lm -lpthread -ldl -lz -lprotobuf-c
 
 LIB_SRC := $(sort $(wildcard src/*/*.c))
-LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/onnx.pb-c.o
 TOOL_SRC := $(sort $(wildcard tools/*.c))
 TOOL_OBJ := $(TOOL_SRC:%.c=$(B)/obj/%.o)
 UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
@@ -42,6 +44,19 @@ $(B)/libmlcrt.a: $(RT_OBJ)
 $(B)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+# ---- the ONNX schema: protoc-c generates its C code at build time from the
+# onnx.proto that Debian's libonnx-dev ships; nothing generated is committed.
+# The generated file is compiled without -Werror (it is not ours to fix).
+ONNX_PROTO ?= /usr/include/onnx/onnx.proto
+$(GEN)/onnx.pb-c.h: $(ONNX_PROTO)
+	@mkdir -p $(GEN)
+	protoc-c --c_out=$(GEN) -I$(dir $(ONNX_PROTO)) $(ONNX_PROTO)
+$(GEN)/onnx.pb-c.c: $(GEN)/onnx.pb-c.h
+$(B)/obj/gen/onnx.pb-c.o: $(GEN)/onnx.pb-c.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(OPT) $(SANFLAGS) -I$(GEN) -c $< -o $@
+$(filter $(B)/obj/src/frontend/%,$(LIB_OBJ)): $(GEN)/onnx.pb-c.h
 
 $(B)/libmlcc.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)

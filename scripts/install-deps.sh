@@ -11,7 +11,9 @@ set -eu
 
 # package            probe (a command on PATH, or an absolute file path; "-" = dpkg only)
 # build-essential: gcc, libc headers, ASan/UBSan runtimes for `make test SAN=1`;
-# clang + libclang-rt-14-dev: libFuzzer for `make fuzz`; zlib: .npz tensors.
+# clang + libclang-rt-14-dev: libFuzzer for `make fuzz`; zlib: .npz tensors;
+# OpenBLAS: extern functions and benchmarks; protobuf-c + libonnx-dev: ONNX import
+# (the C code is generated from the onnx.proto libonnx-dev ships).
 PACKAGES='
 build-essential      -
 make                 make
@@ -19,6 +21,9 @@ clang                clang
 libclang-rt-14-dev   -
 zlib1g-dev           /usr/include/zlib.h
 libopenblas-dev      -
+protobuf-c-compiler  protoc-c
+libprotobuf-c-dev    /usr/include/protobuf-c/protobuf-c.h
+libonnx-dev          /usr/include/onnx/onnx.proto
 '
 
 # is_present PACKAGE PROBE: true when the package is installed and its probe

@@ -1,0 +1,61 @@
+/* frontend.h - importers: models in their development form into IRModules.
+ *
+ * ONNX: the file is untrusted input.  It is decoded by protobuf-c (C code
+ * generated at build time from the schema libonnx-dev ships); every size
+ * taken from it is bounded and overflow-checked before anything is
+ * allocated; tensor data stored outside the file ("external data") is read
+ * only from plain files inside the model's folder, by relative path.
+ *
+ * Errors name the model file and, where one is at fault, the node (its name,
+ * op type, domain and opset) or the tensor. */
+#ifndef MLCC_FRONTEND_H
+#define MLCC_FRONTEND_H
+
+#include "mlcc/ir.h"
+
+/* the largest model file read (2 GiB, protobuf's own limit) */
+#define MLC_ONNX_MAX_FILE ((size_t)2 << 30)
+/* the most elements one tensor of the file may claim */
+#define MLC_ONNX_MAX_NUMEL ((int64_t)1 << 34)
+
+/* A TensorProto decoded: name (interned, "" when none) and its data. */
+typedef struct MlcOnnxTensor {
+  const char *name;
+  MlcTensorData *data;
+} MlcOnnxTensor;
+
+/* Read a file holding one serialized TensorProto (the conformance suite's
+ * input_<i>.pb / output_<i>.pb).  NULL + error. */
+MlcOnnxTensor *mlc_onnx_read_tensor_file(MlcCtx *ctx, const char *path);
+
+/* Decode a serialized TensorProto.  `where` names it in messages; dir is the
+ * folder external data is resolved against (NULL: external data refused). */
+MlcOnnxTensor *mlc_onnx_decode_tensor(MlcCtx *ctx, const char *where, const void *buf, size_t len,
+                                      const char *dir);
+
+/* Import options.  An input shape given here replaces the model's (for
+ * example to fix a batch dim: `--input-shape x:1x3x224x224`). */
+typedef struct MlcOnnxInputShape {
+  const char *name;
+  int ndim;
+  int64_t dims[32];
+} MlcOnnxInputShape;
+
+typedef struct MlcOnnxOptions {
+  const char *func_name;             /* the graph function; NULL: "main" */
+  const MlcOnnxInputShape *shapes;
+  int n_shapes;
+} MlcOnnxOptions;
+
+/* ModelProto -> a module with one graph function: the graph's inputs (not
+ * its initializers) become params with their shapes (named dim_params become
+ * symbolic vars shared by name, unknown dims fresh ones), initializers
+ * become constants, nodes become op calls (Constant and static shape
+ * computations folded), outputs the function's result.  Every unsupported
+ * node is reported at once, one per line.  opt may be NULL. */
+MlcModule *mlc_onnx_import(MlcCtx *ctx, const char *file, const void *buf, size_t len,
+                           const char *dir, const MlcOnnxOptions *opt);
+/* the same for a file; external data is resolved in its folder */
+MlcModule *mlc_onnx_import_file(MlcCtx *ctx, const char *path, const MlcOnnxOptions *opt);
+
+#endif

@@ -1,0 +1,87 @@
+/* onnx_internal.h - what the ONNX importer's files share: the generated
+ * protobuf-c declarations and the decoding of tensors. */
+#ifndef MLCC_FRONTEND_ONNX_INTERNAL_H
+#define MLCC_FRONTEND_ONNX_INTERNAL_H
+
+#include "mlcc/frontend.h"
+#include "onnx.pb-c.h"
+
+/* the mlcc dtype of an ONNX TensorProto.DataType; false when unsupported */
+bool mlc_onnx__dtype(int32_t onnx_type, MlcDType *out);
+/* its name, for messages ("FLOAT", "STRING", ...) */
+const char *mlc_onnx__dtype_name(int32_t onnx_type);
+
+/* The data of t, checked (rank, dims, element count against the data
+ * present, raw_data length, external data path and range).  `where` names
+ * the tensor in messages; dir resolves external data (NULL refuses it). */
+MlcTensorData *mlc_onnx__tensor_data(MlcCtx *ctx, const char *where, const Onnx__TensorProto *t,
+                                     const char *dir);
+
+/* ---- import state and node conversion -------------------------------------- */
+
+#define MLC_ONNX_MAX_IO 64 /* inputs / outputs of one node */
+
+typedef MLC_VEC(MlcBinding) MlcOnnxBindings;
+
+typedef struct MlcOnnxImporter {
+  MlcCtx *ctx;
+  const char *file;      /* the model's path, for messages */
+  const char *dir;       /* its folder, for external data */
+  int64_t opset;         /* of the default domain */
+  MlcMap values;         /* interned ONNX value name -> MlcGExpr (var or constant) */
+  MlcMap known;          /* interned name -> MlcTensorData: values known at compile time */
+  MlcMap dims;           /* interned dim_param -> int64 MlcExpr var */
+  MlcOnnxBindings bindings;
+  unsigned fresh;
+} MlcOnnxImporter;
+
+/* What a converter sees of one node: its inputs as graph values (NULL for an
+ * omitted optional input) with their values when known at compile time, and
+ * where it puts its outputs (a graph value each; `known` too when the
+ * converter folded it). */
+typedef struct MlcOnnxNode {
+  MlcOnnxImporter *im;
+  const Onnx__NodeProto *proto;
+  int64_t opset;
+  int n_in, n_out;
+  MlcGExpr *in[MLC_ONNX_MAX_IO];
+  const MlcTensorData *known_in[MLC_ONNX_MAX_IO];
+  MlcGExpr *out[MLC_ONNX_MAX_IO];
+  MlcTensorData *known_out[MLC_ONNX_MAX_IO];
+} MlcOnnxNode;
+
+typedef bool (*MlcOnnxConvertFn)(MlcOnnxNode *n);
+
+/* the converter of an op type at the model's opset; NULL when unsupported */
+MlcOnnxConvertFn mlc_onnx__converter(const char *op_type, int64_t opset);
+
+/* an error about node n: "file: node 'name' (Op, opset 13): message" */
+bool mlc_onnx__node_fail(MlcOnnxNode *n, const char *fmt, ...) MLC_PRINTF(2, 3);
+
+/* Emit `var = R.<op>(args..., attrs)` with the struct info the registry
+ * infers; returns the new dataflow var, NULL + error (naming the node). */
+MlcGExpr *mlc_onnx__emit(MlcOnnxNode *n, const char *op, MlcGExpr **args, int n_args, MlcAttrs attrs);
+/* a constant value (also recorded as known when it is an output) */
+MlcGExpr *mlc_onnx__const(MlcOnnxNode *n, MlcTensorData *d);
+
+/* attributes of the node */
+const Onnx__AttributeProto *mlc_onnx__attr(const MlcOnnxNode *n, const char *name);
+bool mlc_onnx__attr_int(MlcOnnxNode *n, const char *name, int64_t dflt, int64_t *out);
+bool mlc_onnx__attr_float(MlcOnnxNode *n, const char *name, double dflt, double *out);
+/* NULL (no error) when absent */
+const char *mlc_onnx__attr_str(MlcOnnxNode *n, const char *name, const char *dflt);
+/* ints: *n_out = -1 when absent */
+bool mlc_onnx__attr_ints(MlcOnnxNode *n, const char *name, int64_t *out, int cap, int *n_out);
+
+/* attribute lists for emitted op calls */
+MlcAttrs mlc_onnx__attrs(MlcCtx *ctx, int n, const MlcAttr *items);
+MlcAttrValue mlc_onnx__av_int(int64_t v);
+MlcAttrValue mlc_onnx__av_float(double v);
+MlcAttrValue mlc_onnx__av_ints(MlcCtx *ctx, const int64_t *v, int n);
+MlcAttrValue mlc_onnx__av_str(MlcCtx *ctx, const char *s);
+MlcAttrValue mlc_onnx__av_dtype(MlcDType t);
+
+/* the tensor struct info of a graph value (NULL when not a tensor of known rank) */
+const MlcSInfo *mlc_onnx__tensor_sinfo(const MlcGExpr *e);
+
+#endif

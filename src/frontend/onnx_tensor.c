@@ -1,0 +1,270 @@
+/* onnx_tensor.c - ONNX TensorProto -> MlcTensorData.
+ *
+ * A tensor's elements may sit in raw_data (little-endian bytes), in one of
+ * the typed repeated fields (which field depends on the dtype: int32_data
+ * also carries int8/16, uint8/16, bool and the bits of float16/bfloat16), or
+ * in a file beside the model ("external data").  Every count read from the
+ * file is checked before it sizes an allocation: the rank, each dim, the
+ * element count and byte size (overflow), and that the data present holds
+ * exactly that many elements.  External data is read only from a regular
+ * file inside the model's folder, named by a relative path without ".."
+ * components, reached through no symlink, and only within its size. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "onnx_internal.h"
+
+#define ONNX_TYPES(X)                         \
+  X(FLOAT, MLC_TC_FLOAT, 32)                  \
+  X(UINT8, MLC_TC_UINT, 8)                    \
+  X(INT8, MLC_TC_INT, 8)                      \
+  X(UINT16, MLC_TC_UINT, 16)                  \
+  X(INT16, MLC_TC_INT, 16)                    \
+  X(INT32, MLC_TC_INT, 32)                    \
+  X(INT64, MLC_TC_INT, 64)                    \
+  X(BOOL, MLC_TC_BOOL, 8)                     \
+  X(FLOAT16, MLC_TC_FLOAT, 16)                \
+  X(DOUBLE, MLC_TC_FLOAT, 64)                 \
+  X(UINT32, MLC_TC_UINT, 32)                  \
+  X(UINT64, MLC_TC_UINT, 64)                  \
+  X(BFLOAT16, MLC_TC_BFLOAT, 16)
+
+bool mlc_onnx__dtype(int32_t t, MlcDType *out) {
+  switch (t) {
+#define X(name, code, bits)                  \
+  case ONNX__TENSOR_PROTO__DATA_TYPE__##name: \
+    *out = MLC_DT(code, bits, 1);            \
+    return true;
+    ONNX_TYPES(X)
+#undef X
+  default: return false;
+  }
+}
+
+const char *mlc_onnx__dtype_name(int32_t t) {
+  switch (t) {
+#define X(name, code, bits) \
+  case ONNX__TENSOR_PROTO__DATA_TYPE__##name: return #name;
+    ONNX_TYPES(X)
+#undef X
+  case ONNX__TENSOR_PROTO__DATA_TYPE__STRING: return "STRING";
+  case ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX64: return "COMPLEX64";
+  case ONNX__TENSOR_PROTO__DATA_TYPE__COMPLEX128: return "COMPLEX128";
+  default: return "an unknown type";
+  }
+}
+
+static bool fail(MlcCtx *ctx, const char *where, const char *fmt, ...) MLC_PRINTF(3, 4);
+static bool fail(MlcCtx *ctx, const char *where, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  return mlc_error(ctx, ctx->build_loc, "%s: %s", where, msg);
+}
+
+/* ---- the elements held in the typed fields ----------------------------------- */
+
+/* which typed field holds dtype t's elements, and how many it has */
+static size_t typed_count(const Onnx__TensorProto *t, int32_t type) {
+  switch (type) {
+  case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: return t->n_float_data;
+  case ONNX__TENSOR_PROTO__DATA_TYPE__INT64: return t->n_int64_data;
+  case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE: return t->n_double_data;
+  case ONNX__TENSOR_PROTO__DATA_TYPE__UINT32:
+  case ONNX__TENSOR_PROTO__DATA_TYPE__UINT64: return t->n_uint64_data;
+  default: return t->n_int32_data;
+  }
+}
+
+static void typed_copy(const Onnx__TensorProto *t, int32_t type, void *dst, int64_t n) {
+  for (int64_t i = 0; i < n; i++) {
+    switch (type) {
+    case ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT: ((float *)dst)[i] = t->float_data[i]; break;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT64: ((int64_t *)dst)[i] = t->int64_data[i]; break;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE: ((double *)dst)[i] = t->double_data[i]; break;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT32: ((uint32_t *)dst)[i] = (uint32_t)t->uint64_data[i]; break;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT64: ((uint64_t *)dst)[i] = t->uint64_data[i]; break;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT32: ((int32_t *)dst)[i] = t->int32_data[i]; break;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT16: ((int16_t *)dst)[i] = (int16_t)t->int32_data[i]; break;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__INT8: ((int8_t *)dst)[i] = (int8_t)t->int32_data[i]; break;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL: ((uint8_t *)dst)[i] = t->int32_data[i] != 0; break;
+    case ONNX__TENSOR_PROTO__DATA_TYPE__UINT8: ((uint8_t *)dst)[i] = (uint8_t)t->int32_data[i]; break;
+    default: /* UINT16, FLOAT16, BFLOAT16: the low 16 bits */
+      ((uint16_t *)dst)[i] = (uint16_t)t->int32_data[i];
+      break;
+    }
+  }
+}
+
+/* raw_data is little endian; so is every host mlcc runs on, which the
+ * static check below makes sure of rather than assuming */
+static bool host_is_little_endian(void) {
+  const uint16_t one = 1;
+  return *(const uint8_t *)&one == 1;
+}
+
+/* ---- external data ---------------------------------------------------------- */
+
+static bool parse_u64(const char *s, int64_t *out) {
+  if (!s || !*s) return false;
+  int64_t v = 0;
+  for (; *s; s++) {
+    if (*s < '0' || *s > '9' || v > (INT64_MAX - 9) / 10) return false;
+    v = v * 10 + (*s - '0');
+  }
+  *out = v;
+  return true;
+}
+
+/* a relative path whose components are not "..", "." or empty */
+static bool safe_relative(const char *p) {
+  if (!*p || *p == '/') return false;
+  for (const char *c = p; *c;) {
+    const char *e = strchr(c, '/');
+    size_t n = e ? (size_t)(e - c) : strlen(c);
+    if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.')) return false;
+    c += n + (e ? 1 : 0);
+  }
+  return true;
+}
+
+/* refuse a symlink anywhere on dir/rel below dir */
+static bool no_symlink_below(const char *dir, const char *rel, char *path, size_t cap) {
+  int n = snprintf(path, cap, "%s/", dir);
+  if (n < 0 || (size_t)n >= cap) return false;
+  for (const char *c = rel; *c;) {
+    const char *e = strchr(c, '/');
+    size_t len = e ? (size_t)(e - c) : strlen(c);
+    if ((size_t)n + len + 2 > cap) return false;
+    memcpy(path + n, c, len);
+    n += (int)len;
+    path[n] = 0;
+    struct stat st;
+    if (lstat(path, &st) != 0 || S_ISLNK(st.st_mode)) return false;
+    if (e) path[n++] = '/';
+    c += len + (e ? 1 : 0);
+  }
+  return true;
+}
+
+static bool read_external(MlcCtx *ctx, const char *where, const Onnx__TensorProto *t,
+                          const char *dir, void *dst, int64_t nbytes) {
+  const char *loc = NULL;
+  int64_t offset = 0, length = -1;
+  for (size_t i = 0; i < t->n_external_data; i++) {
+    const char *k = t->external_data[i]->key, *v = t->external_data[i]->value;
+    if (!k || !v) continue;
+    if (strcmp(k, "location") == 0) loc = v;
+    else if (strcmp(k, "offset") == 0 && !parse_u64(v, &offset))
+      return fail(ctx, where, "external data offset '%s' is not a non-negative integer", v);
+    else if (strcmp(k, "length") == 0 && !parse_u64(v, &length))
+      return fail(ctx, where, "external data length '%s' is not a non-negative integer", v);
+  }
+  if (!dir) return fail(ctx, where, "external data is not allowed here");
+  if (!loc) return fail(ctx, where, "external data without a location");
+  if (strlen(loc) > 4096 || !safe_relative(loc))
+    return fail(ctx, where, "external data location '%.200s' must be a relative path inside the "
+                            "model's folder (no absolute path, no '..')", loc);
+  char path[PATH_MAX];
+  if (!no_symlink_below(dir, loc, path, sizeof path))
+    return fail(ctx, where, "external data '%.200s': not found, or reached through a symlink", loc);
+  int fd = open(path, O_RDONLY | O_NOFOLLOW);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fd >= 0) close(fd);
+    return fail(ctx, where, "external data '%.200s' is not a regular file", loc);
+  }
+  if (length < 0) length = nbytes;
+  bool ok = length == nbytes && offset <= st.st_size && length <= st.st_size - offset;
+  if (!ok) {
+    close(fd);
+    return fail(ctx, where, "external data '%.200s': offset %lld + length %lld does not fit the "
+                "file (%lld bytes) or differs from the tensor's %lld bytes", loc, (long long)offset,
+                (long long)length, (long long)st.st_size, (long long)nbytes);
+  }
+  for (int64_t done = 0; done < nbytes;) {
+    ssize_t r = pread(fd, (char *)dst + done, (size_t)(nbytes - done), (off_t)(offset + done));
+    if (r <= 0) {
+      close(fd);
+      return fail(ctx, where, "external data '%.200s': read failed", loc);
+    }
+    done += r;
+  }
+  close(fd);
+  return true;
+}
+
+/* ---- the tensor --------------------------------------------------------------- */
+
+MlcTensorData *mlc_onnx__tensor_data(MlcCtx *ctx, const char *where, const Onnx__TensorProto *t,
+                                     const char *dir) {
+  MlcDType dt;
+  if (!t->has_data_type || !mlc_onnx__dtype(t->data_type, &dt))
+    return fail(ctx, where, "element type %s is not supported",
+                t->has_data_type ? mlc_onnx__dtype_name(t->data_type) : "(missing)"), NULL;
+  if (t->segment) return fail(ctx, where, "segmented tensors are not supported"), NULL;
+  if (t->n_dims > 32) return fail(ctx, where, "rank %zu exceeds the limit of 32", t->n_dims), NULL;
+  int64_t numel = 1;
+  for (size_t i = 0; i < t->n_dims; i++) {
+    if (t->dims[i] < 0) return fail(ctx, where, "dim %zu is negative (%lld)", i, (long long)t->dims[i]), NULL;
+    if (t->dims[i] > 0 && numel > MLC_ONNX_MAX_NUMEL / t->dims[i])
+      return fail(ctx, where, "more than %lld elements", (long long)MLC_ONNX_MAX_NUMEL), NULL;
+    numel *= t->dims[i];
+  }
+  int64_t esize = (int64_t)mlc_dtype_bytes(dt), nbytes = numel * esize;
+  MlcTensorData *d = mlc_arena_alloc(&ctx->arena, sizeof *d);
+  d->dtype = dt;
+  d->ndim = (int)t->n_dims;
+  d->shape = mlc_arena_array(&ctx->arena, t->n_dims ? t->n_dims : 1, sizeof(int64_t));
+  for (size_t i = 0; i < t->n_dims; i++) d->shape[i] = t->dims[i];
+  d->nbytes = (size_t)nbytes;
+  d->data = mlc_arena_alloc(&ctx->arena, (size_t)(nbytes ? nbytes : 1));
+  bool external = t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+  if (external) return read_external(ctx, where, t, dir, d->data, nbytes) ? d : NULL;
+  if (t->has_raw_data) {
+    if ((int64_t)t->raw_data.len != nbytes)
+      return fail(ctx, where, "raw_data has %zu bytes, but %lld elements of %s need %lld",
+                  t->raw_data.len, (long long)numel, mlc_onnx__dtype_name(t->data_type),
+                  (long long)nbytes), NULL;
+    if (!host_is_little_endian()) return fail(ctx, where, "big-endian hosts are not supported"), NULL;
+    if (nbytes) memcpy(d->data, t->raw_data.data, (size_t)nbytes);
+    return d;
+  }
+  size_t have = typed_count(t, t->data_type);
+  if ((int64_t)have != numel)
+    return fail(ctx, where, "holds %zu elements, but its dims need %lld", have, (long long)numel), NULL;
+  typed_copy(t, t->data_type, d->data, numel);
+  return d;
+}
+
+MlcOnnxTensor *mlc_onnx_decode_tensor(MlcCtx *ctx, const char *where, const void *buf, size_t len,
+                                      const char *dir) {
+  Onnx__TensorProto *t = onnx__tensor_proto__unpack(NULL, len, buf);
+  if (!t) return mlc_error(ctx, ctx->build_loc, "%s: not a valid ONNX TensorProto", where), NULL;
+  MlcOnnxTensor *out = NULL;
+  MlcTensorData *d = mlc_onnx__tensor_data(ctx, where, t, dir);
+  if (d) {
+    out = mlc_arena_alloc(&ctx->arena, sizeof *out);
+    out->name = mlc_intern(ctx, t->name ? t->name : "");
+    out->data = d;
+  }
+  onnx__tensor_proto__free_unpacked(t, NULL);
+  return out;
+}
+
+MlcOnnxTensor *mlc_onnx_read_tensor_file(MlcCtx *ctx, const char *path) {
+  size_t len = 0;
+  char *buf = mlc_read_file(ctx, path, MLC_ONNX_MAX_FILE, &len);
+  if (!buf) return NULL;
+  MlcOnnxTensor *t = mlc_onnx_decode_tensor(ctx, path, buf, len, NULL);
+  free(buf);
+  return t;
+}
