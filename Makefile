@@ -77,18 +77,25 @@ test: $(B)/mlcc $(UNIT_BIN)
 # parallel.
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
-FUZZ_LIB_SRC := $(sort $(wildcard src/support/*.c src/ir/*.c src/text/*.c))
-FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=build/fuzz/obj/%.o)
-FUZZ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Iinclude -Isrc \
+# The ONNX importer's target needs the generated schema code and the layers
+# the importer calls (ops, te, arith).
+FUZZ_LIB_SRC := $(sort $(wildcard src/support/*.c src/ir/*.c src/text/*.c src/arith/*.c \
+                                  src/te/*.c src/ops/*.c src/frontend/*.c))
+FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=build/fuzz/obj/%.o) build/fuzz/obj/gen/onnx.pb-c.o
+FUZZ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Iinclude -Isrc -Ibuild/gen \
   -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 .SECONDARY: $(FUZZ_LIB_OBJ)
 fuzz: $(FUZZ_BIN)
+build/fuzz/obj/gen/onnx.pb-c.o: build/gen/onnx.pb-c.c
+	@mkdir -p $(dir $@)
+	clang $(FUZZ_CFLAGS) -w -c $< -o $@
+$(filter build/fuzz/obj/src/frontend/%,$(FUZZ_LIB_OBJ)): build/gen/onnx.pb-c.h
 build/fuzz/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -c $< -o $@
 build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJ)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_LIB_OBJ) -lm -o $@
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_LIB_OBJ) -lm -lprotobuf-c -o $@
 
 clean:
 	rm -rf build

@@ -1,36 +1,63 @@
 #!/bin/sh
-# fuzz.sh N - run the TVMScript reader's libFuzzer target for N seconds.
+# fuzz.sh SECONDS [TARGET...] - run libFuzzer targets for SECONDS each
+# (default targets: reader onnx).
 #
-# The corpus lives in build/fuzz/corpus and is seeded from the golden test
-# files each time, so a fresh checkout starts from real programs and a longer
-# local run keeps what it found.  Fails (non-zero) when the fuzzer reports a
-# crash, a leak or a sanitizer error; crash inputs are left in build/fuzz/.
+#   reader  the TVMScript reader and printer; its corpus (build/fuzz/corpus)
+#           is seeded from the golden test files each time, so a fresh
+#           checkout starts from real programs and a longer local run keeps
+#           what it found;
+#   onnx    the ONNX importer; its corpus (build/fuzz/corpus_onnx) is seeded
+#           with the conformance suite's models when the suite is found
+#           ($MLC_ONNX_TESTS, default ../shared/onnx-node-tests).
+# Fails (non-zero) when a fuzzer reports a crash, a leak or a sanitizer
+# error; crash inputs are left in build/fuzz/.
 set -eu
 
 secs=${1:-60}
 case "$secs" in
-  ''|*[!0-9]*) echo "usage: scripts/fuzz.sh SECONDS" >&2; exit 2 ;;
+  ''|*[!0-9]*) echo "usage: scripts/fuzz.sh SECONDS [TARGET...]" >&2; exit 2 ;;
 esac
+[ $# -gt 0 ] && shift
+targets=${*:-reader onnx}
 
 cd "$(dirname "$0")/.."
 make -j2 fuzz
 
-corpus=build/fuzz/corpus
-mkdir -p "$corpus"
-find tests/golden -name '*.py' -type f | while IFS= read -r f; do
-  # flatten the path so files of the same name in different folders both stay
-  cp "$f" "$corpus/$(printf '%s' "$f" | tr '/' '_')"
-done
+seed_reader() {
+  find tests/golden -name '*.py' -type f | while IFS= read -r f; do
+    # flatten the path so files of the same name in different folders both stay
+    cp "$f" "$1/$(printf '%s' "$f" | tr '/' '_')"
+  done
+}
 
-log=build/fuzz/fuzz_reader.log
+seed_onnx() {
+  suite=${MLC_ONNX_TESTS:-../shared/onnx-node-tests}
+  [ -d "$suite" ] || return 0
+  for d in "$suite"/test_*; do
+    [ -f "$d/model.onnx" ] && cp "$d/model.onnx" "$1/$(basename "$d").onnx"
+  done
+  return 0
+}
+
 status=0
-build/fuzz/fuzz_reader -max_total_time="$secs" -max_len=65536 -timeout=10 \
-  -artifact_prefix=build/fuzz/ -print_final_stats=1 "$corpus" >"$log" 2>&1 || status=$?
-
-execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-echo "fuzz_reader: ${execs:-0} executions in ${secs}s"
-if [ "$status" -ne 0 ]; then
-  echo "fuzz_reader: FAILED (exit $status); the end of build/fuzz/fuzz_reader.log:" >&2
-  tail -n 40 "$log" >&2
-  exit 1
-fi
+for t in $targets; do
+  case "$t" in
+    reader) corpus=build/fuzz/corpus ;;
+    onnx) corpus=build/fuzz/corpus_onnx ;;
+    *) echo "fuzz.sh: unknown target '$t'" >&2; exit 2 ;;
+  esac
+  mkdir -p "$corpus"
+  "seed_$t" "$corpus"
+  log=build/fuzz/fuzz_$t.log
+  st=0
+  "build/fuzz/fuzz_$t" -max_total_time="$secs" -max_len=65536 -timeout=10 \
+    -artifact_prefix=build/fuzz/ -print_final_stats=1 "$corpus" >"$log" 2>&1 || st=$?
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+  echo "fuzz_$t: ${execs:-0} executions in ${secs}s"
+  if [ "$st" -ne 0 ]; then
+    echo "fuzz_$t: FAILED (exit $st); the end of $log:" >&2
+    tail -n 40 "$log" >&2
+    status=1
+  fi
+done
+exit $status

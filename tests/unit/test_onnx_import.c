@@ -1,0 +1,370 @@
+/* test_onnx_import.c - the ONNX importer on models built here with the
+ * generated protobuf-c structures, packed, and (for the malformed corpus)
+ * damaged: each must be refused with a clear message, never a crash. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "mlcc/frontend.h"
+#include "mlcc/text.h"
+#include "onnx.pb-c.h"
+
+/* ---- building models ---------------------------------------------------------- */
+
+typedef struct Model {
+  Onnx__ModelProto m;
+  Onnx__OperatorSetIdProto opset, *opsets[1];
+  Onnx__GraphProto g;
+  Onnx__NodeProto nodes[4], *node_ptrs[4];
+  char *node_in[4][2], *node_out[4][1];
+  Onnx__ValueInfoProto in, out, *ins[1], *outs[1];
+  Onnx__TypeProto in_t, out_t;
+  Onnx__TypeProto__Tensor in_tt, out_tt;
+  Onnx__TensorShapeProto in_shape;
+  Onnx__TensorShapeProto__Dimension dims[2], *dim_ptrs[2];
+  Onnx__TensorProto init, *inits[1];
+  float init_data[6];
+  Onnx__StringStringEntryProto ext[3], *ext_ptrs[3];
+} Model;
+
+/* y = Relu(x + w): x (2, 3) float input (dim 0 may be named), w initializer */
+static void model_init(Model *md, const char *dim0_param) {
+  memset(md, 0, sizeof *md);
+  onnx__model_proto__init(&md->m);
+  onnx__operator_set_id_proto__init(&md->opset);
+  md->opset.has_version = 1;
+  md->opset.version = 13;
+  md->opset.domain = "";
+  md->opsets[0] = &md->opset;
+  md->m.n_opset_import = 1;
+  md->m.opset_import = md->opsets;
+  md->m.has_ir_version = 1;
+  md->m.ir_version = 7;
+  onnx__graph_proto__init(&md->g);
+  md->m.graph = &md->g;
+  md->g.name = "g";
+  static const char *ops[2] = {"Add", "Relu"};
+  for (int i = 0; i < 2; i++) {
+    onnx__node_proto__init(&md->nodes[i]);
+    md->nodes[i].op_type = (char *)ops[i];
+    md->nodes[i].name = i == 0 ? "add0" : "relu0";
+    md->node_ptrs[i] = &md->nodes[i];
+    md->nodes[i].input = md->node_in[i];
+    md->nodes[i].output = md->node_out[i];
+    md->nodes[i].n_output = 1;
+  }
+  md->node_in[0][0] = "x";
+  md->node_in[0][1] = "w";
+  md->nodes[0].n_input = 2;
+  md->node_out[0][0] = "s";
+  md->node_in[1][0] = "s";
+  md->nodes[1].n_input = 1;
+  md->node_out[1][0] = "y";
+  md->g.n_node = 2;
+  md->g.node = md->node_ptrs;
+  /* input x */
+  onnx__value_info_proto__init(&md->in);
+  onnx__type_proto__init(&md->in_t);
+  onnx__type_proto__tensor__init(&md->in_tt);
+  onnx__tensor_shape_proto__init(&md->in_shape);
+  for (int i = 0; i < 2; i++) {
+    onnx__tensor_shape_proto__dimension__init(&md->dims[i]);
+    md->dims[i].value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+    md->dims[i].dim_value = i == 0 ? 2 : 3;
+    md->dim_ptrs[i] = &md->dims[i];
+  }
+  if (dim0_param) {
+    md->dims[0].value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
+    md->dims[0].dim_param = (char *)dim0_param;
+  }
+  md->in_shape.n_dim = 2;
+  md->in_shape.dim = md->dim_ptrs;
+  md->in_tt.has_elem_type = 1;
+  md->in_tt.elem_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+  md->in_tt.shape = &md->in_shape;
+  md->in_t.value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+  md->in_t.tensor_type = &md->in_tt;
+  md->in.name = "x";
+  md->in.type = &md->in_t;
+  md->ins[0] = &md->in;
+  md->g.n_input = 1;
+  md->g.input = md->ins;
+  onnx__value_info_proto__init(&md->out);
+  md->out.name = "y";
+  md->outs[0] = &md->out;
+  md->g.n_output = 1;
+  md->g.output = md->outs;
+  /* initializer w (3,) as raw data */
+  onnx__tensor_proto__init(&md->init);
+  static int64_t wdims[1] = {3};
+  md->init.n_dims = 1;
+  md->init.dims = wdims;
+  md->init.has_data_type = 1;
+  md->init.data_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+  md->init.name = "w";
+  md->init_data[0] = 1, md->init_data[1] = -2, md->init_data[2] = 0.5f;
+  md->init.has_raw_data = 1;
+  md->init.raw_data.len = 3 * sizeof(float);
+  md->init.raw_data.data = (uint8_t *)md->init_data;
+  md->inits[0] = &md->init;
+  md->g.n_initializer = 1;
+  md->g.initializer = md->inits;
+}
+
+static uint8_t *pack(Model *md, size_t *len) {
+  *len = onnx__model_proto__get_packed_size(&md->m);
+  uint8_t *buf = malloc(*len ? *len : 1);
+  onnx__model_proto__pack(&md->m, buf);
+  return buf;
+}
+
+/* import md's bytes (dir for external data); returns the module or NULL with
+ * the error message in *msg (static buffer) */
+static MlcModule *import(MlcCtx *ctx, const uint8_t *buf, size_t len, const char *dir, const char **msg) {
+  MlcModule *m = mlc_onnx_import(ctx, "model.onnx", buf, len, dir, NULL);
+  *msg = m ? "" : mlc_error_msg(ctx);
+  return m;
+}
+
+static bool refused_with(Model *md, const char *dir, const char *needle) {
+  size_t len;
+  uint8_t *buf = pack(md, &len);
+  MlcCtx *ctx = mlc_ctx_new();
+  const char *msg;
+  MlcModule *m = import(ctx, buf, len, dir, &msg);
+  bool ok = !m && strstr(msg, needle) != NULL;
+  if (!ok) printf("  expected an error containing \"%s\", got: %s\n", needle, m ? "(imported)" : msg);
+  mlc_ctx_free(ctx);
+  free(buf);
+  return ok;
+}
+
+/* ---- a model that imports ------------------------------------------------------- */
+
+static void test_imports_add_relu(void) {
+  Model md;
+  model_init(&md, "batch");
+  size_t len;
+  uint8_t *buf = pack(&md, &len);
+  MlcCtx *ctx = mlc_ctx_new();
+  const char *msg;
+  MlcModule *m = import(ctx, buf, len, ".", &msg);
+  if (!m) printf("  %s\n", msg);
+  CHECK(m != NULL);
+  if (m) {
+    MlcStrBuf sb = {0};
+    mlc_print_module(m, &sb);
+    const char *text = mlc_sb_cstr(&sb);
+    CHECK(strstr(text, "R.add(") != NULL);
+    CHECK(strstr(text, "R.nn.relu(") != NULL);
+    CHECK(strstr(text, "\"batch\"") != NULL || strstr(text, "batch") != NULL);
+    /* the text reads back into an equal module */
+    MlcModule *back = mlc_read_module(ctx, "printed.py", text, sb.len);
+    CHECK(back && mlc_module_equal(m, back));
+    mlc_vec_free(&sb);
+  }
+  mlc_ctx_free(ctx);
+  free(buf);
+}
+
+/* ---- the malformed corpus ---------------------------------------------------------- */
+
+static void test_truncated_and_garbage(void) {
+  Model md;
+  model_init(&md, NULL);
+  size_t len;
+  uint8_t *buf = pack(&md, &len);
+  int refused = 0, tried = 0;
+  for (size_t cut = 1; cut < len; cut += 7) {
+    MlcCtx *ctx = mlc_ctx_new();
+    const char *msg;
+    MlcModule *m = import(ctx, buf, cut, ".", &msg);
+    tried++;
+    /* a prefix may happen to be a valid smaller message; when refused, clearly */
+    if (!m) {
+      refused++;
+      CHECK(msg[0] != 0);
+    }
+    mlc_ctx_free(ctx);
+  }
+  CHECK(refused > tried / 2);
+  uint8_t garbage[256];
+  for (int i = 0; i < 256; i++) garbage[i] = (uint8_t)(i * 37 + 11);
+  MlcCtx *ctx = mlc_ctx_new();
+  const char *msg;
+  CHECK(import(ctx, garbage, sizeof garbage, ".", &msg) == NULL);
+  CHECK(strstr(msg, "not a valid ONNX model") != NULL);
+  mlc_ctx_free(ctx);
+  free(buf);
+}
+
+static void test_bad_dims(void) {
+  Model md;
+  model_init(&md, NULL);
+  int64_t neg[1] = {-3};
+  md.init.dims = neg;
+  CHECK(refused_with(&md, ".", "initializer 'w': dim 0 is negative (-3)"));
+  model_init(&md, NULL);
+  int64_t huge[3] = {1ll << 30, 1ll << 30, 1ll << 30};
+  md.init.dims = huge;
+  md.init.n_dims = 3;
+  CHECK(refused_with(&md, ".", "initializer 'w': more than"));
+  model_init(&md, NULL);
+  md.init.raw_data.len = 2 * sizeof(float);
+  CHECK(refused_with(&md, ".", "raw_data has 8 bytes, but 3 elements of FLOAT need 12"));
+  model_init(&md, NULL);
+  md.init.has_raw_data = 0;
+  md.init.n_float_data = 2;
+  md.init.float_data = md.init_data;
+  CHECK(refused_with(&md, ".", "holds 2 elements, but its dims need 3"));
+}
+
+static void test_graph_errors(void) {
+  Model md;
+  model_init(&md, NULL);
+  md.node_in[0][0] = "y"; /* add reads relu's output: a cycle */
+  CHECK(refused_with(&md, ".", "cycle through node"));
+  model_init(&md, NULL);
+  md.g.n_initializer = 0; /* w is read but never defined */
+  CHECK(refused_with(&md, ".", "node 'add0' (Add) reads 'w', which no input, initializer or node defines"));
+  model_init(&md, NULL);
+  md.node_out[1][0] = "s"; /* produced twice */
+  CHECK(refused_with(&md, ".", "value 's' is produced twice"));
+  model_init(&md, NULL);
+  md.opset.version = 3;
+  CHECK(refused_with(&md, ".", "opset 3 of the default domain is outside the supported 7..21"));
+  model_init(&md, NULL);
+  md.nodes[0].op_type = "FancyOp";
+  md.nodes[1].op_type = "OtherOp";
+  md.nodes[1].domain = "com.example";
+  CHECK(refused_with(&md, ".", "2 unsupported nodes:\n  node 'add0': op FancyOp, domain 'ai.onnx', opset 13\n"
+                               "  node 'relu0': op OtherOp, domain 'com.example', opset 13"));
+  model_init(&md, NULL);
+  md.out.name = "nothing";
+  CHECK(refused_with(&md, ".", "graph output 'nothing' is not defined"));
+}
+
+/* ---- external data -------------------------------------------------------------------- */
+
+static char g_dir[64];
+
+static void make_dir(void) {
+  strcpy(g_dir, "/tmp/mlcc_onnx_XXXXXX");
+  if (!mkdtemp(g_dir)) g_dir[0] = 0;
+}
+
+static void write_file(const char *name, const void *data, size_t n) {
+  char path[256];
+  snprintf(path, sizeof path, "%s/%s", g_dir, name);
+  FILE *f = fopen(path, "wb");
+  if (f) fwrite(data, 1, n, f), fclose(f);
+}
+
+static void set_external(Model *md, const char *loc, const char *offset, const char *length) {
+  md->init.has_raw_data = 0;
+  md->init.has_data_location = 1;
+  md->init.data_location = ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+  const char *keys[3] = {"location", "offset", "length"}, *vals[3] = {loc, offset, length};
+  int n = 0;
+  for (int i = 0; i < 3; i++) {
+    if (!vals[i]) continue;
+    onnx__string_string_entry_proto__init(&md->ext[n]);
+    md->ext[n].key = (char *)keys[i];
+    md->ext[n].value = (char *)vals[i];
+    md->ext_ptrs[n] = &md->ext[n];
+    n++;
+  }
+  md->init.n_external_data = (size_t)n;
+  md->init.external_data = md->ext_ptrs;
+}
+
+static void test_external_data(void) {
+  make_dir();
+  CHECK(g_dir[0] != 0);
+  float w[4] = {9, 1, -2, 0.5f}; /* the tensor sits at offset 4 */
+  write_file("weights.bin", w, sizeof w);
+  Model md;
+  model_init(&md, NULL);
+  set_external(&md, "weights.bin", "4", "12");
+  size_t len;
+  uint8_t *buf = pack(&md, &len);
+  MlcCtx *ctx = mlc_ctx_new();
+  const char *msg;
+  MlcModule *m = import(ctx, buf, len, g_dir, &msg);
+  if (!m) printf("  %s\n", msg);
+  CHECK(m != NULL);
+  mlc_ctx_free(ctx);
+  free(buf);
+
+  model_init(&md, NULL);
+  set_external(&md, "../weights.bin", NULL, NULL);
+  CHECK(refused_with(&md, g_dir, "must be a relative path inside the model's folder"));
+  model_init(&md, NULL);
+  set_external(&md, "/etc/passwd", NULL, NULL);
+  CHECK(refused_with(&md, g_dir, "must be a relative path inside the model's folder"));
+  char link[256];
+  snprintf(link, sizeof link, "%s/escape.bin", g_dir);
+  CHECK(symlink("/etc/hostname", link) == 0);
+  model_init(&md, NULL);
+  set_external(&md, "escape.bin", NULL, NULL);
+  CHECK(refused_with(&md, g_dir, "reached through a symlink"));
+  model_init(&md, NULL);
+  set_external(&md, "weights.bin", "8", "12");
+  CHECK(refused_with(&md, g_dir, "does not fit the file (16 bytes)"));
+  model_init(&md, NULL);
+  set_external(&md, "weights.bin", "-1", NULL);
+  CHECK(refused_with(&md, g_dir, "offset '-1' is not a non-negative integer"));
+  model_init(&md, NULL);
+  set_external(&md, "weights.bin", NULL, NULL);
+  CHECK(refused_with(&md, NULL, "external data is not allowed here"));
+  unlink(link);
+  char path[256];
+  snprintf(path, sizeof path, "%s/weights.bin", g_dir);
+  unlink(path);
+  rmdir(g_dir);
+}
+
+/* ---- tensor files ------------------------------------------------------------------------ */
+
+static void test_tensor_typed_fields(void) {
+  Onnx__TensorProto t;
+  onnx__tensor_proto__init(&t);
+  int64_t dims[2] = {2, 2};
+  int32_t vals[4] = {1, -1, 127, -128};
+  t.n_dims = 2, t.dims = dims;
+  t.has_data_type = 1, t.data_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT8;
+  t.n_int32_data = 4, t.int32_data = vals;
+  t.name = "q";
+  size_t len = onnx__tensor_proto__get_packed_size(&t);
+  uint8_t *buf = malloc(len);
+  onnx__tensor_proto__pack(&t, buf);
+  MlcCtx *ctx = mlc_ctx_new();
+  MlcOnnxTensor *ot = mlc_onnx_decode_tensor(ctx, "q.pb", buf, len, NULL);
+  CHECK(ot != NULL);
+  if (ot) {
+    CHECK_STR(ot->name, "q");
+    CHECK(ot->data->ndim == 2 && ot->data->nbytes == 4);
+    const int8_t *d = ot->data->data;
+    CHECK(d[0] == 1 && d[1] == -1 && d[2] == 127 && d[3] == -128);
+  }
+  t.data_type = ONNX__TENSOR_PROTO__DATA_TYPE__STRING;
+  len = onnx__tensor_proto__get_packed_size(&t);
+  buf = realloc(buf, len);
+  onnx__tensor_proto__pack(&t, buf);
+  CHECK(mlc_onnx_decode_tensor(ctx, "s.pb", buf, len, NULL) == NULL);
+  CHECK(strstr(mlc_error_msg(ctx), "s.pb: element type STRING is not supported") != NULL);
+  mlc_ctx_free(ctx);
+  free(buf);
+}
+
+int main(void) {
+  RUN(test_imports_add_relu);
+  RUN(test_truncated_and_garbage);
+  RUN(test_bad_dims);
+  RUN(test_graph_errors);
+  RUN(test_external_data);
+  RUN(test_tensor_typed_fields);
+  return CHECK_DONE();
+}
