@@ -97,6 +97,15 @@ build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJ)
 	@mkdir -p $(dir $@)
 	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_LIB_OBJ) -lm -lprotobuf-c -o $@
 
+# ---- ONNX conformance (tests/onnx/conformance.c): the operator suite in
+# $(MLC_ONNX_TESTS) (default ../shared/onnx-node-tests); fails when a test
+# listed in tests/onnx/passing.txt no longer passes.
+.PHONY: conformance
+$(B)/conformance: tests/onnx/conformance.c $(B)/libmlcc.a $(HDRS)
+	$(CC) $(CFLAGS_ALL) $< $(B)/libmlcc.a $(LDFLAGS_ALL) -o $@
+conformance: $(B)/conformance
+	$(B)/conformance --quiet --expect tests/onnx/passing.txt
+
 clean:
 	rm -rf build
 

@@ -61,6 +61,9 @@ bool mlc_onnx__node_fail(MlcOnnxNode *n, const char *fmt, ...) MLC_PRINTF(2, 3);
 /* Emit `var = R.<op>(args..., attrs)` with the struct info the registry
  * infers; returns the new dataflow var, NULL + error (naming the node). */
 MlcGExpr *mlc_onnx__emit(MlcOnnxNode *n, const char *op, MlcGExpr **args, int n_args, MlcAttrs attrs);
+/* the call computed at import time when its tensor args are all constants
+ * and its result is small and static (onnx_util.c); NULL otherwise */
+MlcGExpr *mlc_onnx__try_fold(MlcCtx *ctx, const MlcGExpr *call);
 /* a constant value (also recorded as known when it is an output) */
 MlcGExpr *mlc_onnx__const(MlcOnnxNode *n, MlcTensorData *d);
 

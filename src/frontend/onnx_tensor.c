@@ -28,7 +28,7 @@
   X(INT16, MLC_TC_INT, 16)                    \
   X(INT32, MLC_TC_INT, 32)                    \
   X(INT64, MLC_TC_INT, 64)                    \
-  X(BOOL, MLC_TC_BOOL, 8)                     \
+  X(BOOL, MLC_TC_BOOL, 1)                     \
   X(FLOAT16, MLC_TC_FLOAT, 16)                \
   X(DOUBLE, MLC_TC_FLOAT, 64)                 \
   X(UINT32, MLC_TC_UINT, 32)                  \

@@ -1,0 +1,431 @@
+/* onnx_ops_shape.c - converters of ONNX's shape, indexing, constant and
+ * type ops.  Most take their "attributes" as inputs in newer opsets (shape
+ * of Reshape, axes of Squeeze, starts/ends of Slice): those must be known
+ * at compile time -- constants, or folded (onnx_util.c) -- and a computed
+ * one is reported as not supported. */
+#include <math.h>
+#include <string.h>
+
+#include "onnx_convert.h"
+
+#define MAX_RANK 32
+#define MAX_CONST_NUMEL ((int64_t)1 << 24)
+
+static MlcAttr attr(const char *k, MlcAttrValue v) { return (MlcAttr){k, v}; }
+static MlcAttrValue av_expr(MlcExpr *e) { return (MlcAttrValue){.kind = MLC_ATTR_EXPR, .expr = e}; }
+
+static MlcExpr *dim_expr(const MlcGExpr *x, int d) {
+  const MlcSInfo *s = mlc_onnx__tensor_sinfo(x);
+  return s && s->tensor.shape && d < s->tensor.ndim ? s->tensor.shape[d] : NULL;
+}
+
+/* a list of dims as an attribute: ints where constant, exprs otherwise */
+static MlcAttrValue av_dims(MlcCtx *ctx, MlcExpr **dims, int n) {
+  MlcAttrValue *items = mlc_arena_array(&ctx->arena, (size_t)(n ? n : 1), sizeof *items);
+  for (int i = 0; i < n; i++) {
+    int64_t v;
+    items[i] = mlc_e_is_const_int(dims[i], &v) ? mlc_onnx__av_int(v) : av_expr(dims[i]);
+  }
+  return (MlcAttrValue){.kind = MLC_ATTR_LIST, .list = {items, n}};
+}
+
+static MlcExpr *mul_dims(MlcCtx *ctx, MlcExpr *a, MlcExpr *b) {
+  int64_t x, y;
+  if (mlc_e_is_const_int(a, &x) && mlc_e_is_const_int(b, &y)) return mlc_e_int(ctx, MLC_I64_T, x * y);
+  return mlc_e_bin(ctx, MLC_BIN_MUL, a, b);
+}
+
+static bool need_rank(MlcOnnxNode *n, const MlcGExpr *x, int *rank) {
+  *rank = mlc_onnx__rank(x);
+  if (*rank < 0) return mlc_onnx__node_fail(n, "input of unknown rank is not supported");
+  return true;
+}
+
+/* ---- reshaping -------------------------------------------------------------------------- */
+
+bool mlc_onnx__conv_reshape(MlcOnnxNode *n) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcGExpr *x = mlc_onnx__input(n, 0);
+  int64_t shape[MAX_RANK], allowzero = 0;
+  int k, rank;
+  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__known_ints(n, 1, shape, MAX_RANK, &k) ||
+      !mlc_onnx__attr_int(n, "allowzero", 0, &allowzero))
+    return false;
+  if (k < 0) return mlc_onnx__node_fail(n, "the shape input is missing");
+  MlcExpr *dims[MAX_RANK];
+  for (int i = 0; i < k; i++) {
+    if (shape[i] == 0 && !allowzero) {
+      if (i >= rank) return mlc_onnx__node_fail(n, "shape[%d] = 0 copies a dim the input does not have", i);
+      dims[i] = dim_expr(x, i);
+    } else {
+      dims[i] = mlc_e_int(ctx, MLC_I64_T, shape[i]);
+    }
+  }
+  MlcAttr a = attr("shape", av_dims(ctx, dims, k));
+  return (n->out[0] = mlc_onnx__emit_attrs(n, "reshape", &x, 1, 1, &a)) != NULL;
+}
+
+bool mlc_onnx__conv_flatten(MlcOnnxNode *n) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcGExpr *x = mlc_onnx__input(n, 0);
+  int64_t axis;
+  int rank;
+  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__attr_int(n, "axis", 1, &axis)) return false;
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis > rank) return mlc_onnx__node_fail(n, "axis %lld is out of range for rank %d", (long long)axis, rank);
+  MlcExpr *d[2] = {mlc_e_int(ctx, MLC_I64_T, 1), mlc_e_int(ctx, MLC_I64_T, 1)};
+  for (int i = 0; i < rank; i++) {
+    MlcExpr *e = dim_expr(x, i);
+    if (!e) return mlc_onnx__node_fail(n, "input dims unknown");
+    d[i >= axis] = mul_dims(ctx, d[i >= axis], e);
+  }
+  MlcAttr a = attr("shape", av_dims(ctx, d, 2));
+  return (n->out[0] = mlc_onnx__emit_attrs(n, "reshape", &x, 1, 1, &a)) != NULL;
+}
+
+bool mlc_onnx__conv_transpose(MlcOnnxNode *n) {
+  MlcGExpr *x = mlc_onnx__input(n, 0);
+  int64_t perm[MAX_RANK];
+  int k, rank;
+  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__attr_ints(n, "perm", perm, MAX_RANK, &k)) return false;
+  if (k < 0)
+    for (k = 0; k < rank; k++) perm[k] = rank - 1 - k;
+  MlcAttr a = attr("axes", mlc_onnx__av_ints(n->im->ctx, perm, k));
+  return (n->out[0] = mlc_onnx__emit_attrs(n, "permute_dims", &x, 1, 1, &a)) != NULL;
+}
+
+bool mlc_onnx__conv_squeeze(MlcOnnxNode *n) {
+  MlcGExpr *x = mlc_onnx__input(n, 0);
+  int64_t axes[MAX_RANK];
+  int k;
+  if (!x || !mlc_onnx__ints_attr_or_input(n, "axes", 13, 1, axes, MAX_RANK, &k)) return false;
+  MlcAttr a = attr("axis", mlc_onnx__av_ints(n->im->ctx, axes, k));
+  return (n->out[0] = mlc_onnx__emit_attrs(n, "squeeze", &x, 1, k < 0 ? 0 : 1, &a)) != NULL;
+}
+
+bool mlc_onnx__conv_unsqueeze(MlcOnnxNode *n) {
+  MlcGExpr *x = mlc_onnx__input(n, 0);
+  int64_t axes[MAX_RANK];
+  int k;
+  if (!x || !mlc_onnx__ints_attr_or_input(n, "axes", 13, 1, axes, MAX_RANK, &k)) return false;
+  if (k < 0) return mlc_onnx__node_fail(n, "axes are missing");
+  MlcAttr a = attr("axis", mlc_onnx__av_ints(n->im->ctx, axes, k));
+  return (n->out[0] = mlc_onnx__emit_attrs(n, "expand_dims", &x, 1, 1, &a)) != NULL;
+}
+
+bool mlc_onnx__conv_expand(MlcOnnxNode *n) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcGExpr *x = mlc_onnx__input(n, 0);
+  int64_t shape[MAX_RANK];
+  int k, rank;
+  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__known_ints(n, 1, shape, MAX_RANK, &k)) return false;
+  if (k < 0) return mlc_onnx__node_fail(n, "the shape input is missing");
+  /* ONNX broadcasts both ways: the result has the larger rank, and a 1 in
+   * the requested shape keeps the input's dim */
+  int out_rank = k > rank ? k : rank;
+  MlcExpr *dims[MAX_RANK];
+  for (int i = 0; i < out_rank; i++) {
+    int xi = i - (out_rank - rank), si = i - (out_rank - k);
+    MlcExpr *xd = xi >= 0 ? dim_expr(x, xi) : NULL;
+    int64_t sv = si >= 0 ? shape[si] : 1;
+    if (sv == 1 && xd) dims[i] = xd;
+    else dims[i] = mlc_e_int(ctx, MLC_I64_T, sv);
+  }
+  MlcAttr a = attr("shape", av_dims(ctx, dims, out_rank));
+  return (n->out[0] = mlc_onnx__emit_attrs(n, "broadcast_to", &x, 1, 1, &a)) != NULL;
+}
+
+/* ---- joining, splitting, slicing ----------------------------------------------------------- */
+
+bool mlc_onnx__conv_concat(MlcOnnxNode *n) {
+  int64_t axis;
+  if (!mlc_onnx__attr_int(n, "axis", 0, &axis)) return false;
+  if (n->n_in < 1) return mlc_onnx__node_fail(n, "no inputs");
+  for (int i = 0; i < n->n_in; i++)
+    if (!mlc_onnx__input(n, i)) return false;
+  MlcGExpr *t = mlc_g_tuple(n->im->ctx, n->in, n->n_in);
+  MlcAttr a = attr("axis", mlc_onnx__av_int(axis));
+  return t && (n->out[0] = mlc_onnx__emit_attrs(n, "concat", &t, 1, 1, &a)) != NULL;
+}
+
+bool mlc_onnx__conv_split(MlcOnnxNode *n) {
+  MlcGExpr *x = mlc_onnx__input(n, 0);
+  int64_t axis, sizes[MLC_ONNX_MAX_IO], dim;
+  int k, rank;
+  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__attr_int(n, "axis", 0, &axis) ||
+      !mlc_onnx__ints_attr_or_input(n, "split", 13, 1, sizes, MLC_ONNX_MAX_IO, &k))
+    return false;
+  if (axis < 0) axis += rank;
+  MlcAttr a[2];
+  a[1] = attr("axis", mlc_onnx__av_int(axis));
+  if (k >= 0) {
+    if (k != n->n_out) return mlc_onnx__node_fail(n, "%d split sizes for %d outputs", k, n->n_out);
+    int64_t idx[MLC_ONNX_MAX_IO], at = 0;
+    for (int i = 0; i + 1 < k; i++) idx[i] = at += sizes[i];
+    a[0] = attr("indices_or_sections", mlc_onnx__av_ints(n->im->ctx, idx, k - 1));
+  } else {
+    int64_t parts = n->n_out, num_outputs;
+    if (!mlc_onnx__attr_int(n, "num_outputs", parts, &num_outputs)) return false;
+    if (num_outputs != n->n_out) return mlc_onnx__node_fail(n, "num_outputs %lld differs from the %d outputs", (long long)num_outputs, n->n_out);
+    /* opset 18: the last part may be smaller when the dim does not divide */
+    if (mlc_onnx__const_dim(x, (int)axis, &dim) && dim % parts != 0) {
+      int64_t chunk = (dim + parts - 1) / parts, idx[MLC_ONNX_MAX_IO];
+      for (int i = 0; i + 1 < parts; i++) idx[i] = chunk * (i + 1);
+      a[0] = attr("indices_or_sections", mlc_onnx__av_ints(n->im->ctx, idx, (int)parts - 1));
+    } else {
+      a[0] = attr("indices_or_sections", mlc_onnx__av_int(parts));
+    }
+  }
+  MlcGExpr *t = mlc_onnx__emit_attrs(n, "split", &x, 1, 2, a);
+  if (!t) return false;
+  for (int i = 0; i < n->n_out; i++) n->out[i] = mlc_onnx__item(n, t, i);
+  return true;
+}
+
+bool mlc_onnx__conv_slice(MlcOnnxNode *n) {
+  MlcGExpr *x = mlc_onnx__input(n, 0);
+  int64_t starts[MAX_RANK], ends[MAX_RANK], axes[MAX_RANK], steps[MAX_RANK];
+  int ks, ke, ka, kt, rank;
+  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__known_ints(n, 1, starts, MAX_RANK, &ks) ||
+      !mlc_onnx__known_ints(n, 2, ends, MAX_RANK, &ke) || !mlc_onnx__known_ints(n, 3, axes, MAX_RANK, &ka) ||
+      !mlc_onnx__known_ints(n, 4, steps, MAX_RANK, &kt))
+    return false;
+  if (ks < 0 || ke != ks) return mlc_onnx__node_fail(n, "starts and ends must be given, of one length");
+  if (ka < 0)
+    for (ka = 0; ka < ks; ka++) axes[ka] = ka;
+  if (kt < 0)
+    for (kt = 0; kt < ks; kt++) steps[kt] = 1;
+  if (ka != ks || kt != ks) return mlc_onnx__node_fail(n, "axes and steps must match starts in length");
+  MlcCtx *ctx = n->im->ctx;
+  MlcAttr a[4] = {attr("axes", mlc_onnx__av_ints(ctx, axes, ka)), attr("begin", mlc_onnx__av_ints(ctx, starts, ks)),
+                  attr("end", mlc_onnx__av_ints(ctx, ends, ke)), attr("strides", mlc_onnx__av_ints(ctx, steps, kt))};
+  return (n->out[0] = mlc_onnx__emit_attrs(n, "strided_slice", &x, 1, 4, a)) != NULL;
+}
+
+bool mlc_onnx__conv_gather(MlcOnnxNode *n) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcGExpr *x = mlc_onnx__input(n, 0), *idx = mlc_onnx__input(n, 1);
+  int64_t axis, dim;
+  int rank;
+  if (!x || !idx || !need_rank(n, x, &rank) || !mlc_onnx__attr_int(n, "axis", 0, &axis)) return false;
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return mlc_onnx__node_fail(n, "axis is out of range for rank %d", rank);
+  /* negative indices count from the end: add the dim where they are negative */
+  if (!mlc_onnx__const_dim(x, (int)axis, &dim)) return mlc_onnx__node_fail(n, "gathering along a symbolic dim is not supported");
+  MlcGExpr *zero = mlc_onnx__scalar_like(n, idx, 0), *d = mlc_onnx__scalar_like(n, idx, (double)dim);
+  MlcGExpr *neg = mlc_onnx__emit2(n, "less", idx, zero);
+  MlcGExpr *wrapped = mlc_onnx__emit2(n, "add", idx, d);
+  MlcGExpr *w[3] = {neg, wrapped, idx};
+  MlcGExpr *fixed = neg && wrapped ? mlc_onnx__emit(n, "where", w, 3, (MlcAttrs){0}) : NULL;
+  MlcGExpr *args[2] = {x, fixed};
+  MlcAttr a = attr("axis", mlc_onnx__av_int(axis));
+  (void)ctx;
+  return fixed && (n->out[0] = mlc_onnx__emit_attrs(n, "take", args, 2, 1, &a)) != NULL;
+}
+
+/* ---- shapes and constants ----------------------------------------------------------------- */
+
+bool mlc_onnx__conv_shape(MlcOnnxNode *n) {
+  MlcGExpr *x = mlc_onnx__input(n, 0);
+  int64_t start, end, dims[MAX_RANK];
+  int rank;
+  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__attr_int(n, "start", 0, &start) ||
+      !mlc_onnx__attr_int(n, "end", rank, &end))
+    return false;
+  if (start < 0) start += rank;
+  if (end < 0) end += rank;
+  start = start < 0 ? 0 : start > rank ? rank : start;
+  end = end < start ? start : end > rank ? rank : end;
+  for (int64_t i = start; i < end; i++)
+    if (!mlc_onnx__const_dim(x, (int)i, &dims[i - start]))
+      return mlc_onnx__node_fail(n, "the shape of a symbolic dim is not supported");
+  n->known_out[0] = mlc_onnx__i64s(n->im->ctx, dims, (int)(end - start));
+  return true;
+}
+
+bool mlc_onnx__conv_size(MlcOnnxNode *n) {
+  MlcGExpr *x = mlc_onnx__input(n, 0);
+  int rank;
+  if (!x || !need_rank(n, x, &rank)) return false;
+  int64_t total = 1, d;
+  for (int i = 0; i < rank; i++) {
+    if (!mlc_onnx__const_dim(x, i, &d)) return mlc_onnx__node_fail(n, "the size of a symbolic shape is not supported");
+    total *= d;
+  }
+  n->known_out[0] = mlc_onnx__scalar(n->im->ctx, MLC_I64_T, (double)total);
+  return true;
+}
+
+static MlcTensorData *floats_tensor(MlcCtx *ctx, const float *v, size_t k, bool scalar) {
+  MlcTensorData *d = mlc_arena_alloc(&ctx->arena, sizeof *d);
+  d->dtype = MLC_DT(MLC_TC_FLOAT, 32, 1);
+  d->ndim = scalar ? 0 : 1;
+  d->shape = mlc_arena_alloc(&ctx->arena, sizeof(int64_t));
+  d->shape[0] = (int64_t)k;
+  d->nbytes = k * 4;
+  d->data = mlc_arena_alloc(&ctx->arena, k ? k * 4 : 1);
+  if (k) memcpy(d->data, v, k * 4);
+  return d;
+}
+
+bool mlc_onnx__conv_constant(MlcOnnxNode *n) {
+  MlcCtx *ctx = n->im->ctx;
+  const Onnx__AttributeProto *a = n->proto->n_attribute == 1 ? n->proto->attribute[0] : NULL;
+  if (!a) return mlc_onnx__node_fail(n, "expects exactly one attribute");
+  const char *name = a->name ? a->name : "";
+  MlcTensorData *d = NULL;
+  if (!strcmp(name, "value") && a->t) {
+    d = mlc_onnx__tensor_data(ctx, mlc_internf(ctx, "%s: Constant '%s'", n->im->file, n->proto->name ? n->proto->name : ""),
+                              a->t, n->im->dir);
+    if (!d) return false;
+  } else if (!strcmp(name, "value_float")) {
+    d = floats_tensor(ctx, &a->f, 1, true);
+  } else if (!strcmp(name, "value_floats")) {
+    d = floats_tensor(ctx, a->floats, a->n_floats, false);
+  } else if (!strcmp(name, "value_int")) {
+    d = mlc_onnx__scalar(ctx, MLC_I64_T, (double)a->i);
+    *(int64_t *)d->data = a->i;
+  } else if (!strcmp(name, "value_ints")) {
+    if (a->n_ints > (size_t)MAX_CONST_NUMEL) return mlc_onnx__node_fail(n, "too many values");
+    d = mlc_onnx__i64s(ctx, a->ints, (int)a->n_ints);
+  } else {
+    return mlc_onnx__node_fail(n, "attribute '%s' is not supported", name);
+  }
+  n->known_out[0] = d;
+  return true;
+}
+
+bool mlc_onnx__conv_constant_of_shape(MlcOnnxNode *n) {
+  MlcCtx *ctx = n->im->ctx;
+  int64_t shape[MAX_RANK];
+  int k;
+  if (!mlc_onnx__known_ints(n, 0, shape, MAX_RANK, &k)) return false;
+  if (k < 0) return mlc_onnx__node_fail(n, "the shape input is missing");
+  MlcTensorData *value = NULL;
+  const Onnx__AttributeProto *a = mlc_onnx__attr(n, "value");
+  if (a && a->t) {
+    value = mlc_onnx__tensor_data(ctx, "ConstantOfShape value", a->t, NULL);
+    if (!value) return false;
+    if (value->nbytes != mlc_dtype_bytes(value->dtype)) return mlc_onnx__node_fail(n, "value must hold one element");
+  } else {
+    value = mlc_onnx__scalar(ctx, MLC_DT(MLC_TC_FLOAT, 32, 1), 0);
+  }
+  int64_t numel = 1;
+  for (int i = 0; i < k; i++) {
+    if (shape[i] < 0) return mlc_onnx__node_fail(n, "negative dim %lld", (long long)shape[i]);
+    if (shape[i] && numel > MAX_CONST_NUMEL / shape[i]) return mlc_onnx__node_fail(n, "the constant is too large");
+    numel *= shape[i];
+  }
+  size_t es = mlc_dtype_bytes(value->dtype);
+  MlcTensorData *d = mlc_arena_alloc(&ctx->arena, sizeof *d);
+  d->dtype = value->dtype;
+  d->ndim = k;
+  d->shape = mlc_arena_dup(&ctx->arena, shape, sizeof(int64_t) * (size_t)(k ? k : 1));
+  d->nbytes = (size_t)numel * es;
+  d->data = mlc_arena_alloc(&ctx->arena, d->nbytes ? d->nbytes : 1);
+  for (int64_t i = 0; i < numel; i++) memcpy((char *)d->data + (size_t)i * es, value->data, es);
+  n->known_out[0] = d;
+  return true;
+}
+
+bool mlc_onnx__conv_range(MlcOnnxNode *n) {
+  double start, limit, delta;
+  bool p1, p2, p3;
+  if (!mlc_onnx__known_scalar(n, 0, &start, &p1) || !mlc_onnx__known_scalar(n, 1, &limit, &p2) ||
+      !mlc_onnx__known_scalar(n, 2, &delta, &p3))
+    return false;
+  if (!p1 || !p2 || !p3) return mlc_onnx__node_fail(n, "start, limit and delta are required");
+  if (delta == 0) return mlc_onnx__node_fail(n, "delta is zero");
+  double count = ceil((limit - start) / delta);
+  if (count < 0) count = 0;
+  if (count > (double)MAX_CONST_NUMEL) return mlc_onnx__node_fail(n, "the range is too long");
+  MlcDType t = mlc_onnx__dtype_of(n->in[0]);
+  MlcCtx *ctx = n->im->ctx;
+  MlcTensorData *d = mlc_arena_alloc(&ctx->arena, sizeof *d);
+  d->dtype = t;
+  d->ndim = 1;
+  d->shape = mlc_arena_alloc(&ctx->arena, sizeof(int64_t));
+  d->shape[0] = (int64_t)count;
+  size_t es = mlc_dtype_bytes(t);
+  d->nbytes = (size_t)count * es;
+  d->data = mlc_arena_alloc(&ctx->arena, d->nbytes ? d->nbytes : 1);
+  for (int64_t i = 0; i < (int64_t)count; i++) {
+    MlcTensorData *s = mlc_onnx__scalar(ctx, t, start + (double)i * delta);
+    memcpy((char *)d->data + (size_t)i * es, s->data, es);
+  }
+  n->known_out[0] = d;
+  return true;
+}
+
+/* ---- types, dropout, clip ------------------------------------------------------------------- */
+
+static bool emit_astype(MlcOnnxNode *n, MlcGExpr *x, MlcDType t) {
+  MlcAttr a = attr("dtype", mlc_onnx__av_dtype(t));
+  return (n->out[0] = mlc_onnx__emit_attrs(n, "astype", &x, 1, 1, &a)) != NULL;
+}
+
+bool mlc_onnx__conv_cast(MlcOnnxNode *n) {
+  MlcGExpr *x = mlc_onnx__input(n, 0);
+  int64_t to;
+  MlcDType t;
+  if (!x || !mlc_onnx__attr_int(n, "to", -1, &to)) return false;
+  if (!mlc_onnx__dtype((int32_t)to, &t))
+    return mlc_onnx__node_fail(n, "casting to %s is not supported", mlc_onnx__dtype_name((int32_t)to));
+  return emit_astype(n, x, t);
+}
+
+bool mlc_onnx__conv_castlike(MlcOnnxNode *n) {
+  MlcGExpr *x = mlc_onnx__input(n, 0), *like = mlc_onnx__input(n, 1);
+  return x && like && emit_astype(n, x, mlc_onnx__dtype_of(like));
+}
+
+bool mlc_onnx__conv_dropout(MlcOnnxNode *n) {
+  MlcGExpr *x = mlc_onnx__input(n, 0);
+  double training = 0;
+  bool present = false;
+  if (!x || (n->opset >= 12 && !mlc_onnx__known_scalar(n, 2, &training, &present))) return false;
+  if (training != 0) return mlc_onnx__node_fail(n, "training mode is not supported");
+  n->out[0] = x;
+  if (n->n_out > 1 && n->proto->output[1] && *n->proto->output[1]) {
+    int rank;
+    int64_t shape[MAX_RANK], numel = 1;
+    if (!need_rank(n, x, &rank)) return false;
+    for (int i = 0; i < rank; i++) {
+      if (!mlc_onnx__const_dim(x, i, &shape[i])) return mlc_onnx__node_fail(n, "a mask of symbolic shape is not supported");
+      numel *= shape[i];
+    }
+    if (numel > MAX_CONST_NUMEL) return mlc_onnx__node_fail(n, "the mask is too large");
+    MlcCtx *ctx = n->im->ctx;
+    MlcTensorData *m = mlc_arena_alloc(&ctx->arena, sizeof *m);
+    m->dtype = MLC_DT(MLC_TC_BOOL, 1, 1);
+    m->ndim = rank;
+    m->shape = mlc_arena_dup(&ctx->arena, shape, sizeof(int64_t) * (size_t)(rank ? rank : 1));
+    m->nbytes = (size_t)numel;
+    m->data = mlc_arena_alloc(&ctx->arena, (size_t)(numel ? numel : 1));
+    memset(m->data, 1, (size_t)numel);
+    n->known_out[1] = m;
+  }
+  return true;
+}
+
+bool mlc_onnx__conv_clip(MlcOnnxNode *n) {
+  MlcGExpr *x = mlc_onnx__input(n, 0);
+  if (!x) return false;
+  double lo = -INFINITY, hi = INFINITY;
+  bool has_lo = false, has_hi = false;
+  if (n->opset < 11) {
+    has_lo = mlc_onnx__attr(n, "min") != NULL;
+    has_hi = mlc_onnx__attr(n, "max") != NULL;
+    if (!mlc_onnx__attr_float(n, "min", lo, &lo) || !mlc_onnx__attr_float(n, "max", hi, &hi)) return false;
+  } else {
+    /* opset 11 made the bounds optional inputs: scalar tensors, maybe computed */
+    MlcGExpr *y = x;
+    if (n->n_in > 1 && n->in[1]) y = mlc_onnx__emit2(n, "maximum", y, n->in[1]);
+    if (n->n_in > 2 && n->in[2] && y) y = mlc_onnx__emit2(n, "minimum", y, n->in[2]);
+    return (n->out[0] = y) != NULL;
+  }
+  MlcGExpr *y = x;
+  if (has_lo) y = mlc_onnx__emit2(n, "maximum", y, mlc_onnx__scalar_like(n, x, lo));
+  if (has_hi && y) y = mlc_onnx__emit2(n, "minimum", y, mlc_onnx__scalar_like(n, x, hi));
+  return (n->out[0] = y) != NULL;
+}

@@ -1,0 +1,334 @@
+/* conformance.c - the ONNX operator conformance runner.
+ *
+ * For each test folder of the suite (model.onnx + test_data_set_0/input_<i>.pb,
+ * output_<i>.pb): import the model, run the graph pipeline, build the
+ * deployment form into a scratch folder, load it with the runtime, run it on
+ * the inputs and compare with the expected outputs (floats: |got - want| <=
+ * atol + rtol * |want| with atol = rtol = 1e-4, NaN matching NaN; integers
+ * and bools exactly).  Each test runs in a child process, so a crash or a
+ * hang (60 s) is one failed test, not the end of the run; -j runs several.
+ *
+ * A test is "unsupported" when mlcc refuses it with a message saying what it
+ * does not support (an op, a type, an attribute), "failed" on any other
+ * error or a wrong number, "passed" otherwise.  Prints one line per test and
+ * the totals.  With --expect FILE (one test name per line), the run fails
+ * when a listed test does not pass: that is how CI guards what passes.
+ *
+ * Usage: conformance [--suite DIR] [--work DIR] [-j N] [--filter TEXT]
+ *                    [--expect FILE] [--write-passing FILE] [--quiet] */
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mlcc/codegen.h"
+#include "mlcc/frontend.h"
+#include "mlcc/runtime.h"
+#include "mlcc/transform.h"
+
+#define RTOL 1e-4
+#define ATOL 1e-4
+#define TIMEOUT_S 60
+#define MAX_IO 32
+
+typedef enum { PASSED, FAILED, UNSUPPORTED } Status;
+static const char *const status_names[] = {"passed", "failed", "unsupported"};
+
+typedef struct Options {
+  const char *suite, *work, *filter, *expect, *write_passing;
+  int jobs;
+  bool quiet;
+} Options;
+
+/* ---- one test, in the child ------------------------------------------------------ */
+
+static Status report(char *reason, size_t cap, Status st, const char *fmt, ...) MLC_PRINTF(4, 5);
+static Status report(char *reason, size_t cap, Status st, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(reason, cap, fmt, ap);
+  va_end(ap);
+  for (char *c = reason; *c; c++)
+    if (*c == '\n' || *c == '\t') *c = ' ';
+  return st;
+}
+
+/* an mlcc error: unsupported when it says so */
+static Status from_ctx(MlcCtx *ctx, const char *stage, char *reason, size_t cap) {
+  const char *msg = mlc_error_msg(ctx);
+  bool unsupported = strstr(msg, "unsupported") || strstr(msg, "not supported") || strstr(msg, "does not support");
+  return report(reason, cap, unsupported ? UNSUPPORTED : FAILED, "%s: %s", stage, msg);
+}
+
+static DLDataType dl_dtype(MlcDType t) {
+  static const uint8_t codes[] = {[MLC_TC_INT] = kDLInt, [MLC_TC_UINT] = kDLUInt, [MLC_TC_FLOAT] = kDLFloat,
+                                  [MLC_TC_BFLOAT] = kDLBfloat, [MLC_TC_BOOL] = kDLBool};
+  DLDataType d = {codes[t.code], (uint8_t)(t.code == MLC_TC_BOOL ? 8 : t.bits), 1};
+  return d;
+}
+
+static double element(const void *p, DLDataType t, int64_t i) {
+  switch (t.code) {
+  case kDLFloat:
+    if (t.bits == 64) return ((const double *)p)[i];
+    if (t.bits == 32) return ((const float *)p)[i];
+    break;
+  case kDLInt:
+    if (t.bits == 8) return ((const int8_t *)p)[i];
+    if (t.bits == 16) return ((const int16_t *)p)[i];
+    if (t.bits == 32) return ((const int32_t *)p)[i];
+    return (double)((const int64_t *)p)[i];
+  case kDLUInt:
+    if (t.bits == 8) return ((const uint8_t *)p)[i];
+    if (t.bits == 16) return ((const uint16_t *)p)[i];
+    if (t.bits == 32) return ((const uint32_t *)p)[i];
+    return (double)((const uint64_t *)p)[i];
+  case kDLBool: return ((const uint8_t *)p)[i] != 0;
+  }
+  return NAN; /* float16 / bfloat16: compared bitwise below */
+}
+
+static Status compare(const DLTensor *got, const MlcTensorData *want, int k, char *reason, size_t cap) {
+  DLDataType wt = dl_dtype(want->dtype);
+  if (got->dtype.code != wt.code || got->dtype.bits != wt.bits)
+    return report(reason, cap, FAILED, "output %d: dtype differs", k);
+  if (got->ndim != want->ndim) return report(reason, cap, FAILED, "output %d: rank %d, expected %d", k, got->ndim, want->ndim);
+  int64_t n = 1;
+  for (int d = 0; d < want->ndim; d++) {
+    if (got->shape[d] != want->shape[d])
+      return report(reason, cap, FAILED, "output %d: dim %d is %lld, expected %lld", k, d,
+                    (long long)got->shape[d], (long long)want->shape[d]);
+    n *= want->shape[d];
+  }
+  const char *gp = (const char *)got->data + got->byte_offset;
+  bool half = wt.code != kDLInt && wt.code != kDLUInt && wt.code != kDLBool && wt.bits == 16;
+  if (half) return memcmp(gp, want->data, want->nbytes) == 0 ? PASSED
+                   : report(reason, cap, FAILED, "output %d: 16-bit float values differ", k);
+  for (int64_t i = 0; i < n; i++) {
+    double a = element(gp, wt, i), b = element(want->data, wt, i);
+    if (isnan(a) && isnan(b)) continue;
+    bool ok = wt.code == kDLFloat ? (a == b || fabs(a - b) <= ATOL + RTOL * fabs(b)) : a == b;
+    if (!ok) return report(reason, cap, FAILED, "output %d: element %lld is %.9g, expected %.9g", k, (long long)i, a, b);
+  }
+  return PASSED;
+}
+
+/* the .pb files of data set 0 named prefix_<i>.pb, in order */
+static int read_set(MlcCtx *ctx, const char *dir, const char *prefix, MlcOnnxTensor **out, char *reason, size_t cap) {
+  int n = 0;
+  for (; n < MAX_IO; n++) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/test_data_set_0/%s_%d.pb", dir, prefix, n);
+    if (access(path, R_OK) != 0) break;
+    out[n] = mlc_onnx_read_tensor_file(ctx, path);
+    if (!out[n]) {
+      report(reason, cap, UNSUPPORTED, "test data: %s", mlc_error_msg(ctx));
+      return -1;
+    }
+  }
+  return n;
+}
+
+static Status run_test(const Options *o, const char *name, char *reason, size_t cap) {
+  char dir[1024], model[1100], out_dir[1100];
+  snprintf(dir, sizeof dir, "%s/%s", o->suite, name);
+  snprintf(model, sizeof model, "%s/model.onnx", dir);
+  snprintf(out_dir, sizeof out_dir, "%s/%s", o->work, name);
+  MlcCtx *ctx = mlc_ctx_new();
+  MlcModule *m = mlc_onnx_import_file(ctx, model, NULL);
+  if (!m) return from_ctx(ctx, "import", reason, cap);
+  m = mlc_graph_pipeline(ctx, m, MLC_PASS_COUNT - 1, NULL, NULL, NULL, NULL);
+  if (!m) return from_ctx(ctx, "compile", reason, cap);
+  mkdir(out_dir, 0755);
+  MlcBuildOptions bo = {.target = MLC_TARGET_NATIVE, .extra_cflags = "-O1"};
+  MlcModelOptions mo = {0};
+  if (!mlc_build_model(ctx, m, out_dir, &bo, &mo)) return from_ctx(ctx, "build", reason, cap);
+  MlcOnnxTensor *ins[MAX_IO], *outs[MAX_IO];
+  int n_in = read_set(ctx, dir, "input", ins, reason, cap);
+  int n_out = n_in < 0 ? -1 : read_set(ctx, dir, "output", outs, reason, cap);
+  if (n_in < 0 || n_out < 0) return UNSUPPORTED;
+  MlcrtModel *rm = NULL;
+  if (mlcrt_model_load(out_dir, &rm) != 0) return report(reason, cap, FAILED, "load: %s", mlcrt_last_error());
+  DLTensor in_t[MAX_IO], *in_p[MAX_IO], *out_p[MAX_IO];
+  for (int i = 0; i < n_in; i++) {
+    MlcTensorData *d = ins[i]->data;
+    in_t[i] = (DLTensor){.data = d->data, .device = {kDLCPU, 0}, .ndim = d->ndim,
+                         .dtype = dl_dtype(d->dtype), .shape = d->shape};
+    in_p[i] = &in_t[i];
+  }
+  if (mlcrt_model_run(rm, in_p, n_in, out_p, n_out) != 0)
+    return report(reason, cap, FAILED, "run: %s", mlcrt_last_error());
+  Status st = PASSED;
+  for (int k = 0; k < n_out && st == PASSED; k++) st = compare(out_p[k], outs[k]->data, k, reason, cap);
+  mlcrt_model_free(rm);
+  mlc_ctx_free(ctx);
+  return st;
+}
+
+/* ---- the driver ------------------------------------------------------------------ */
+
+typedef struct Job {
+  pid_t pid;
+  int fd;
+  const char *name;
+} Job;
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static char **list_tests(const Options *o, int *n) {
+  DIR *d = opendir(o->suite);
+  if (!d) return NULL;
+  char **names = NULL;
+  int cap = 0;
+  *n = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    if (strncmp(e->d_name, "test_", 5) != 0) continue;
+    if (o->filter && !strstr(e->d_name, o->filter)) continue;
+    if (*n == cap) names = realloc(names, (size_t)(cap = cap ? 2 * cap : 256) * sizeof *names);
+    names[(*n)++] = strdup(e->d_name);
+  }
+  closedir(d);
+  qsort(names, (size_t)*n, sizeof *names, cmp_str);
+  return names;
+}
+
+static Job start(const Options *o, const char *name) {
+  int fds[2];
+  Job j = {-1, -1, name};
+  if (pipe(fds) != 0) return j;
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    alarm(TIMEOUT_S);
+    char reason[600] = "";
+    Status st = run_test(o, name, reason, sizeof reason);
+    dprintf(fds[1], "%d\t%s", (int)st, reason);
+    _exit(0);
+  }
+  close(fds[1]);
+  j.pid = pid;
+  j.fd = fds[0];
+  return j;
+}
+
+/* wait for job j; its status and reason */
+static Status finish(Job *j, char *reason, size_t cap) {
+  char buf[800];
+  size_t len = 0;
+  ssize_t r;
+  while (len + 1 < sizeof buf && (r = read(j->fd, buf + len, sizeof buf - 1 - len)) > 0) len += (size_t)r;
+  buf[len] = 0;
+  close(j->fd);
+  int ws = 0;
+  waitpid(j->pid, &ws, 0);
+  if (len == 0) {
+    if (WIFSIGNALED(ws))
+      return report(reason, cap, FAILED, "crashed (%s)", WTERMSIG(ws) == SIGALRM ? "timed out" : strsignal(WTERMSIG(ws)));
+    return report(reason, cap, FAILED, "the test process exited with no result");
+  }
+  char *tab = strchr(buf, '\t');
+  snprintf(reason, cap, "%s", tab ? tab + 1 : "");
+  int st = atoi(buf);
+  return st >= PASSED && st <= UNSUPPORTED ? (Status)st : FAILED;
+}
+
+static bool listed(char **list, int n, const char *name) {
+  for (int i = 0; i < n; i++)
+    if (strcmp(list[i], name) == 0) return true;
+  return false;
+}
+
+static char **read_list(const char *path, int *n) {
+  FILE *f = fopen(path, "r");
+  if (!f) return NULL;
+  char **v = NULL, line[512];
+  int cap = 0;
+  *n = 0;
+  while (fgets(line, sizeof line, f)) {
+    line[strcspn(line, "\r\n")] = 0;
+    if (!line[0] || line[0] == '#') continue;
+    if (*n == cap) v = realloc(v, (size_t)(cap = cap ? 2 * cap : 256) * sizeof *v);
+    v[(*n)++] = strdup(line);
+  }
+  fclose(f);
+  return v;
+}
+
+static bool parse_args(int argc, char **argv, Options *o) {
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    const char **slot = !strcmp(a, "--suite") ? &o->suite : !strcmp(a, "--work") ? &o->work
+                      : !strcmp(a, "--filter") ? &o->filter : !strcmp(a, "--expect") ? &o->expect
+                      : !strcmp(a, "--write-passing") ? &o->write_passing : NULL;
+    if (slot && i + 1 < argc) *slot = argv[++i];
+    else if (!strcmp(a, "-j") && i + 1 < argc) o->jobs = atoi(argv[++i]);
+    else if (!strcmp(a, "--quiet")) o->quiet = true;
+    else return fprintf(stderr, "conformance: unknown or incomplete option '%s'\n", a), false;
+  }
+  if (o->jobs < 1 || o->jobs > 64) o->jobs = 1;
+  return true;
+}
+
+int main(int argc, char **argv) {
+  Options o = {.suite = getenv("MLC_ONNX_TESTS"), .work = "build/onnx_work", .jobs = 2};
+  if (!o.suite) o.suite = "../shared/onnx-node-tests";
+  if (!parse_args(argc, argv, &o)) return 2;
+  int n = 0, n_expect = 0;
+  char **names = list_tests(&o, &n);
+  if (!names) return fprintf(stderr, "conformance: cannot read the suite folder '%s'\n", o.suite), 2;
+  char **expect = o.expect ? read_list(o.expect, &n_expect) : NULL;
+  if (o.expect && !expect) return fprintf(stderr, "conformance: cannot read '%s'\n", o.expect), 2;
+  mkdir("build", 0755);
+  mkdir(o.work, 0755);
+  setenv("MLCRT_NUM_THREADS", "1", 1);
+  int counts[3] = {0}, regressions = 0;
+  Status *results = calloc((size_t)(n ? n : 1), sizeof *results);
+  Job *jobs = calloc((size_t)o.jobs, sizeof *jobs);
+  int *job_index = calloc((size_t)o.jobs, sizeof *job_index);
+  int next = 0, running = 0, done = 0;
+  while (done < n) {
+    while (running < o.jobs && next < n) {
+      int slot = 0;
+      while (jobs[slot].name) slot++;
+      jobs[slot] = start(&o, names[next]);
+      job_index[slot] = next++;
+      running++;
+    }
+    for (int s = 0; s < o.jobs; s++) {
+      if (!jobs[s].name) continue;
+      char reason[600];
+      Status st = jobs[s].pid < 0 ? report(reason, sizeof reason, FAILED, "could not start")
+                                  : finish(&jobs[s], reason, sizeof reason);
+      int i = job_index[s];
+      results[i] = st;
+      counts[st]++;
+      bool regressed = expect && st != PASSED && listed(expect, n_expect, names[i]);
+      regressions += regressed;
+      if (!o.quiet || st != PASSED || regressed)
+        printf("%s %s%s%s%s\n", status_names[st], names[i], *reason ? ": " : "", reason,
+               regressed ? "  [REGRESSION: listed as passing]" : "");
+      fflush(stdout);
+      jobs[s].name = NULL;
+      running--;
+      done++;
+      break;
+    }
+  }
+  printf("%d passed, %d failed, %d unsupported (of %d)\n", counts[PASSED], counts[FAILED], counts[UNSUPPORTED], n);
+  if (o.write_passing) {
+    FILE *f = fopen(o.write_passing, "w");
+    if (!f) return fprintf(stderr, "conformance: cannot write '%s'\n", o.write_passing), 2;
+    for (int i = 0; i < n; i++)
+      if (results[i] == PASSED) fprintf(f, "%s\n", names[i]);
+    fclose(f);
+  }
+  if (regressions) printf("%d listed test%s no longer pass\n", regressions, regressions == 1 ? "" : "s");
+  return regressions ? 1 : 0;
+}
