@@ -234,5 +234,21 @@ for f in "$GOLDEN"/errors/*.bin; do
   fi
 done
 
+# ---- end to end: compiled models (tests/e2e) -----------------------------------
+# tests/e2e/run.sh builds a model with mlcc, links a C program against its
+# model.h, model.so and the runtime library, and prints ok/FAIL lines.
+if [ -f tests/e2e/run.sh ]; then
+  limited "$UNIT_TIME_LIMIT" sh tests/e2e/run.sh "$MLCC" "$tmp/e2e" >"$tmp/e2e.out" 2>"$tmp/e2e.err"
+  e2e_rc=$?
+  while IFS= read -r line; do
+    case "$line" in
+      "ok "*) pass "${line#ok }" ;;
+      "FAIL "*) failed=$((failed + 1)); echo "$line" ;;
+      "    "*) echo "$line" ;;
+    esac
+  done <"$tmp/e2e.out"
+  [ "$e2e_rc" -eq 0 ] || fail "tests/e2e/run.sh" "exited with status $e2e_rc" "$tmp/e2e.err"
+fi
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -31,6 +31,8 @@ int cmd_fmt(int argc, char **argv);
 int cmd_equal(int argc, char **argv);
 int cmd_build(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+/* `mlcc run DIR`: the compiled-model form of run (cmd_run dispatches) */
+int cmd_run_model(int argc, char **argv);
 int cmd_schedule(int argc, char **argv);
 
 #endif

@@ -1,30 +1,194 @@
-/* cmd_build.c - `mlcc build MODULE.py -o LIB.so`: compile every prim func of
- * a module into one shared library the runtime loads (`mlcc run`), keeping
- * the generated C beside it so it can be read. */
+/* cmd_build.c - `mlcc build`: compile a module.
+ *
+ *   mlcc build MODULE.py -o LIB.so   every prim func into one shared library
+ *                                    the runtime loads (`mlcc run LIB.so`),
+ *                                    the generated C kept beside it;
+ *   mlcc build MODULE.py -o DIR      the entry graph function as a model:
+ *                                    weights bound from --params, the graph
+ *                                    pipeline, then DIR/model.{c,h,so} and
+ *                                    params.bin (`mlcc run DIR`).
+ * The weights come through the runtime's .npz reader, so the file format is
+ * read by exactly one piece of code; the memory plan is reported on stderr
+ * because it is the first thing to look at when a model's footprint is off. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "mlcc/codegen.h"
+#include "mlcc/runtime.h"
+#include "mlcc/text.h"
+#include "mlcc/transform.h"
+
+typedef struct BuildArgs {
+  const char *in, *out, *params, *entry, *dump_after;
+  bool embed;
+  MlcBuildOptions opt;
+} BuildArgs;
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), k = strlen(suffix);
+  return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+/* ---- weights ------------------------------------------------------------------ */
+
+/* the runtime's dtype codes in the compiler's terms (bool: 1 bit there, one
+ * byte per element in both) */
+#define DTYPE_CODES(X)          \
+  X(kDLInt, MLC_TC_INT)         \
+  X(kDLUInt, MLC_TC_UINT)       \
+  X(kDLFloat, MLC_TC_FLOAT)     \
+  X(kDLBfloat, MLC_TC_BFLOAT)   \
+  X(kDLBool, MLC_TC_BOOL)
+
+static bool compiler_dtype(DLDataType t, MlcDType *out) {
+#define X(dl, mlc)                                                                 \
+  if (t.code == (dl)) {                                                            \
+    *out = MLC_DT(mlc, (dl) == kDLBool ? 1 : t.bits, t.lanes);                     \
+    return t.lanes == 1;                                                           \
+  }
+  DTYPE_CODES(X)
+#undef X
+  return false;
+}
+
+/* points data[i] at the npz's tensors (bind_params copies them) */
+static bool npz_to_data(MlcCtx *ctx, const char *path, const MlcrtNpz *z, MlcTensorData *data, MlcTensorData **ptrs) {
+  for (int32_t i = 0; i < z->n; i++) {
+    DLTensor *t = &z->tensors[i]->dl;
+    char dt[32];
+    if (!compiler_dtype(t->dtype, &data[i].dtype))
+      return mlc_error(ctx, (MlcLoc){mlc_intern(ctx, path), 0, 0}, "entry '%s' has dtype %s, which a model cannot hold",
+                       z->names[i], mlcrt_dtype_name(t->dtype, dt, sizeof dt));
+    data[i].ndim = t->ndim;
+    data[i].shape = t->shape;
+    data[i].data = t->data;
+    data[i].nbytes = (size_t)mlcrt_tensor_nbytes(t);
+    ptrs[i] = &data[i];
+  }
+  return true;
+}
+
+static MlcModule *bind_weights(MlcCtx *ctx, MlcModule *m, const BuildArgs *a) {
+  MlcrtNpz *z = NULL;
+  if (mlcrt_npz_load(a->params, &z) != 0) {
+    mlc_error(ctx, (MlcLoc){mlc_intern(ctx, a->params), 0, 0}, "%s", mlcrt_last_error());
+    return NULL;
+  }
+  size_t n = (size_t)z->n + 1;
+  MlcTensorData *data = calloc(n, sizeof *data), **ptrs = calloc(n, sizeof *ptrs);
+  MlcModule *out = NULL;
+  if (!data || !ptrs) mlc_error(ctx, ctx->build_loc, "out of memory reading %s", a->params);
+  else if (npz_to_data(ctx, a->params, z, data, ptrs))
+    out = mlc_pass_bind_params(ctx, m, a->entry, (const char *const *)z->names, ptrs, z->n);
+  free(data);
+  free(ptrs);
+  mlcrt_npz_free(z);
+  return out;
+}
+
+/* ---- the model ------------------------------------------------------------------ */
+
+typedef struct Dump {
+  int pass; /* the pass whose module is printed, -1 none */
+  bool failed;
+} Dump;
+
+static void dump_module(void *user, MlcGraphPass pass, const MlcModule *m) {
+  Dump *d = user;
+  if ((int)pass != d->pass) return;
+  MlcStrBuf sb = {0};
+  mlc_print_module(m, &sb);
+  d->failed = !cli_write_stdout(mlc_sb_cstr(&sb), sb.len);
+  mlc_vec_free(&sb);
+}
+
+static void format_bytes(int64_t n, char *buf, size_t cap) {
+  static const char *const units[] = {"KiB", "MiB", "GiB", "TiB"};
+  if (n < 1024) {
+    snprintf(buf, cap, "%lld B", (long long)n);
+    return;
+  }
+  double v = (double)n / 1024;
+  int u = 0;
+  while (v >= 1024 && u < 3) v /= 1024, u++;
+  snprintf(buf, cap, "%.1f %s", v, units[u]);
+}
+
+static void report_plan(const MlcMemPlanStats *s, int n) {
+  for (int i = 0; i < n; i++) {
+    char planned[32], lower[32], naive[32];
+    format_bytes(s[i].planned_bytes, planned, sizeof planned);
+    format_bytes(s[i].lower_bound, lower, sizeof lower);
+    format_bytes(s[i].naive_bytes, naive, sizeof naive);
+    fprintf(stderr, "%s: memory plan %s (liveness lower bound %s, no reuse %s), %lld run-time allocation%s\n",
+            s[i].func, planned, lower, naive, (long long)s[i].n_dynamic, s[i].n_dynamic == 1 ? "" : "s");
+  }
+}
+
+static int pass_index(const char *name) {
+  for (int p = 0; p < MLC_PASS_COUNT; p++)
+    if (!strcmp(mlc_graph_pass_names[p], name)) return p;
+  return -1;
+}
+
+static int build_model(MlcCtx *ctx, MlcModule *m, const BuildArgs *a) {
+  Dump dump = {a->dump_after ? pass_index(a->dump_after) : -1, false};
+  if (m && a->params) m = bind_weights(ctx, m, a);
+  MlcMemPlanStats *stats = NULL;
+  int n_stats = 0;
+  if (m) m = mlc_graph_pipeline(ctx, m, MLC_PASS_COUNT - 1, dump_module, &dump, &stats, &n_stats);
+  if (m) report_plan(stats, n_stats);
+  free(stats);
+  if (dump.failed) return EXIT_ERR;
+  MlcModelOptions mo = {.entry = a->entry, .embed_params = a->embed};
+  if (!m || !mlc_build_model(ctx, m, a->out, &a->opt, &mo)) return cli_report(ctx);
+  return EXIT_YES;
+}
+
+/* ---- arguments ------------------------------------------------------------------ */
+
+static int parse(BuildArgs *a, int argc, char **argv) {
+  for (int i = 0; i < argc; i++) {
+    const char *s = argv[i];
+    bool next = i + 1 < argc;
+    if (!strcmp(s, "-o") && next) a->out = argv[++i];
+    else if (!strcmp(s, "--params") && next) a->params = argv[++i];
+    else if (!strcmp(s, "--entry") && next) a->entry = argv[++i];
+    else if (!strcmp(s, "--dump-after") && next) a->dump_after = argv[++i];
+    else if (!strcmp(s, "--embed-params")) a->embed = true;
+    else if (!strcmp(s, "--target") && next) {
+      const char *t = argv[++i];
+      if (!strcmp(t, "native")) a->opt.target = MLC_TARGET_NATIVE;
+      else if (!strcmp(t, "generic")) a->opt.target = MLC_TARGET_GENERIC;
+      else return cli_bad_usage("build: --target takes native or generic", t);
+    } else if (!a->in && (s[0] != '-' || s[1] == '\0')) a->in = s;
+    else return cli_bad_usage("build: unexpected argument", s);
+  }
+  if (!a->in) return cli_bad_usage("build: missing MODULE.py", NULL);
+  if (!a->out) return cli_bad_usage("build: missing -o LIB.so or -o DIR", NULL);
+  bool model_flags = a->params || a->entry || a->dump_after || a->embed;
+  if (ends_with(a->out, ".so") && model_flags)
+    return cli_bad_usage("build: --params, --entry, --embed-params and --dump-after build a model: give -o DIR",
+                         a->out);
+  if (a->dump_after && pass_index(a->dump_after) < 0) {
+    fprintf(stderr, "mlcc: build: --dump-after: no pass named '%s'; the passes are:", a->dump_after);
+    for (int p = 0; p < MLC_PASS_COUNT; p++) fprintf(stderr, " %s", mlc_graph_pass_names[p]);
+    fputc('\n', stderr);
+    return EXIT_ERR;
+  }
+  if (!a->entry) a->entry = "main";
+  return EXIT_YES;
+}
 
 int cmd_build(int argc, char **argv) {
-  const char *in = NULL, *out = NULL;
-  MlcBuildOptions opt = {.target = MLC_TARGET_NATIVE};
-  for (int i = 0; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "-o") && i + 1 < argc) out = argv[++i];
-    else if (!strcmp(a, "--target") && i + 1 < argc) {
-      const char *t = argv[++i];
-      if (!strcmp(t, "native")) opt.target = MLC_TARGET_NATIVE;
-      else if (!strcmp(t, "generic")) opt.target = MLC_TARGET_GENERIC;
-      else return cli_bad_usage("build: --target takes native or generic", t);
-    } else if (!in && (a[0] != '-' || a[1] == '\0')) in = a;
-    else return cli_bad_usage("build: unexpected argument", a);
-  }
-  if (!in) return cli_bad_usage("build: missing MODULE.py", NULL);
-  if (!out) return cli_bad_usage("build: missing -o LIB.so", NULL);
+  BuildArgs a = {.opt = {.target = MLC_TARGET_NATIVE}};
+  int rc = parse(&a, argc, argv);
+  if (rc != EXIT_YES) return rc;
   MlcCtx *ctx = mlc_ctx_new();
-  MlcModule *m = cli_load_module(ctx, in, NULL, NULL);
-  int rc = (m && mlc_build_shared(ctx, m, out, &opt)) ? EXIT_YES : cli_report(ctx);
+  MlcModule *m = cli_load_module(ctx, a.in, NULL, NULL);
+  if (ends_with(a.out, ".so")) rc = (m && mlc_build_shared(ctx, m, a.out, &a.opt)) ? EXIT_YES : cli_report(ctx);
+  else rc = m ? build_model(ctx, m, &a) : cli_report(ctx);
   mlc_ctx_free(ctx);
   return rc;
 }

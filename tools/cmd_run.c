@@ -1,5 +1,6 @@
 /* cmd_run.c - `mlcc run LIB.so --func F`: load a compiled module with the
- * runtime alone and call one of its functions on .npy inputs.
+ * runtime alone and call one of its functions on .npy inputs.  A directory
+ * instead of LIB.so is a compiled model: cmd_run_model.c runs it.
  *
  * Arguments bind in parameter order: each --in file is the next buffer
  * parameter; the remaining buffers are made with the shapes the descriptor
@@ -11,6 +12,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 enum { MAX_ARGS = 64 };
 
@@ -54,7 +56,22 @@ static int32_t timed(void *closure) {
   return mlcrt_func_call(c->f, c->args, c->n);
 }
 
+/* the first argument that is no option's value names what to run; a
+ * directory is a model */
+static bool runs_model(int argc, char **argv) {
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--func") || !strcmp(a, "--in") || !strcmp(a, "--out") || !strcmp(a, "--fill")) i++;
+    else if (a[0] != '-') {
+      struct stat st;
+      return stat(a, &st) == 0 && S_ISDIR(st.st_mode);
+    }
+  }
+  return false;
+}
+
 int cmd_run(int argc, char **argv) {
+  if (runs_model(argc, argv)) return cmd_run_model(argc, argv);
   const char *lib = NULL, *fname = NULL, *ins[MAX_ARGS], *outs[MAX_ARGS];
   int n_in = 0, n_out = 0;
   bool time = false;

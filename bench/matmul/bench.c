@@ -1,18 +1,21 @@
-/* bench.c - the matmul benchmark: mlcc's naive and hand-tiled 1024^3 float32
- * matmul against OpenBLAS's cblas_sgemm, at 1 and 2 threads, in one run.
+/* bench.c - the matmul benchmark: mlcc's naive, hand-tiled and scheduled
+ * 1024^3 float32 matmul against OpenBLAS's cblas_sgemm, at 1 and 2 threads,
+ * in one run.
  *
- * Both TVMScript programs go through the library exactly as a user's would
- * (mlc_read_module -> mlc_build_shared for the native target -> the runtime's
- * loader), so the numbers measure the generated code, not a special path.
- * Every result is checked against OpenBLAS before it is timed; a wrong
- * result fails the run instead of printing a fast number.  Implementations
- * are timed in alternation, so a change in the machine's load hits them
- * alike; the table gives GFLOPS (2*M*N*K over the median sample, and over
- * the fastest) and the ratio to OpenBLAS at the same thread count.  Last,
- * the cost of an empty parallel region of our thread pool beside OpenMP's.
+ * The TVMScript programs go through the library exactly as a user's would
+ * (mlc_read_module -> for "scheduled", the schedule script schedule.py
+ * applied to naive.py by mlc_sch_run_script -> mlc_build_shared for the
+ * native target -> the runtime's loader), so the numbers measure the
+ * generated code, not a special path.  Every result is checked against
+ * OpenBLAS before it is timed; a wrong result fails the run instead of
+ * printing a fast number.  Implementations are timed in alternation, so a
+ * change in the machine's load hits them alike; the table gives GFLOPS
+ * (2*M*N*K over the median sample, and over the fastest) and the ratio to
+ * OpenBLAS at the same thread count.  Last, the cost of an empty parallel
+ * region of our thread pool beside OpenMP's.
  *
  * Usage: bench [--src DIR] [--out DIR] [--no-naive] [--interp]
- *   --src       where naive.py and tiled.py are (default bench/matmul)
+ *   --src       where naive.py, tiled.py and schedule.py are (default bench/matmul)
  *   --out       where the .so and the generated .c go (default build/bench)
  *   --no-naive  skip the naive program (its one run takes seconds)
  *   --interp    also run tiled.py in the reference interpreter and compare
@@ -29,6 +32,7 @@
 #include "mlcc/codegen.h"
 #include "mlcc/interp.h"
 #include "mlcc/runtime.h"
+#include "mlcc/schedule.h"
 #include "mlcc/text.h"
 
 enum { N = 1024, ROUNDS = 11, CALLS_PER_SAMPLE = 3, REGION_ROUNDS = 7, REGION_CALLS = 20000 };
@@ -52,26 +56,45 @@ static float *data(MlcrtTensor *t) { return (float *)t->dl.data; }
 
 /* ---- building and loading --------------------------------------------------- */
 
-/* read SRC/name.py, build OUT/name.so, load it; NULL after printing why */
-static MlcrtModule *build(const char *src_dir, const char *out_dir, const char *name) {
-  char py[1024], so[1024];
-  snprintf(py, sizeof py, "%s/%s.py", src_dir, name);
+static void print_ctx_error(MlcCtx *ctx) {
+  MlcStrBuf sb = {0};
+  mlc_format_error(ctx, &sb);
+  fprintf(stderr, "bench: %s\n", mlc_sb_cstr(&sb));
+  mlc_vec_free(&sb);
+}
+
+/* SRC/py.py, with the schedule script SRC/script.py applied when script is
+ * not NULL; NULL with an error in ctx */
+static const MlcModule *read_program(MlcCtx *ctx, const char *src_dir, const char *py, const char *script) {
+  char path[1024];
+  size_t len = 0;
+  snprintf(path, sizeof path, "%s/%s.py", src_dir, py);
+  char *text = mlc_read_file(ctx, path, 1 << 20, &len);
+  const MlcModule *m = text ? mlc_read_module(ctx, path, text, len) : NULL;
+  free(text);
+  if (!m || !script) return m;
+  snprintf(path, sizeof path, "%s/%s.py", src_dir, script);
+  text = mlc_read_file(ctx, path, 1 << 20, &len);
+  MlcSchedule *sch = text ? mlc_sch_new(ctx, m, NULL, 0) : NULL;
+  m = sch && mlc_sch_run_script(sch, path, text, len) ? mlc_sch_module(sch) : NULL;
+  if (sch) mlc_sch_free(sch);
+  free(text);
+  return m;
+}
+
+/* build OUT/name.so from read_program(py, script), load it; NULL after
+ * printing why */
+static MlcrtModule *build(const char *src_dir, const char *out_dir, const char *name, const char *py,
+                          const char *script) {
+  char so[1024];
   snprintf(so, sizeof so, "%s/%s.so", out_dir, name);
   MlcCtx *ctx = mlc_ctx_new();
-  size_t len = 0;
-  char *text = mlc_read_file(ctx, py, 1 << 20, &len);
-  MlcModule *m = text ? mlc_read_module(ctx, py, text, len) : NULL;
   MlcBuildOptions opt = {.target = MLC_TARGET_NATIVE};
   double t0 = now_s();
+  const MlcModule *m = read_program(ctx, src_dir, py, script);
   bool ok = m && mlc_build_shared(ctx, m, so, &opt);
-  if (!ok) {
-    MlcStrBuf sb = {0};
-    mlc_format_error(ctx, &sb);
-    fprintf(stderr, "bench: %s\n", mlc_sb_cstr(&sb));
-    mlc_vec_free(&sb);
-  }
+  if (!ok) print_ctx_error(ctx);
   double secs = now_s() - t0;
-  free(text);
   mlc_ctx_free(ctx);
   if (!ok) return NULL;
   MlcrtModule *mod = NULL;
@@ -79,11 +102,11 @@ static MlcrtModule *build(const char *src_dir, const char *out_dir, const char *
     fprintf(stderr, "bench: loading %s: %s\n", so, mlcrt_last_error());
     return NULL;
   }
-  printf("built %-6s -> %s (%.2f s; generated C beside it)\n", name, so, secs);
+  printf("built %-9s -> %s (%.2f s; generated C beside it)\n", name, so, secs);
   return mod;
 }
 
-/* ---- the three implementations ---------------------------------------------- */
+/* ---- the implementations ---------------------------------------------- */
 
 typedef struct Job {
   const MlcrtFunc *fn; /* NULL: OpenBLAS */
@@ -249,13 +272,13 @@ static void fill_random(float *x, size_t n, uint64_t seed) {
 }
 
 static void print_table(const Row *rows, int n) {
-  printf("\n%-16s %7s %8s %8s %12s %10s\n", "implementation", "threads", "GFLOPS", "(best)", "vs OpenBLAS",
+  printf("\n%-18s %7s %8s %8s %12s %10s\n", "implementation", "threads", "GFLOPS", "(best)", "vs OpenBLAS",
          "(best)");
   for (int i = 0; i < n; i++) {
     const Row *blas = NULL;
     for (int k = 0; k < n; k++)
       if (!strcmp(rows[k].name, "OpenBLAS sgemm") && rows[k].threads == rows[i].threads) blas = &rows[k];
-    printf("%-16s %7d %8.1f %8.1f %11.1f%% %9.1f%%\n", rows[i].name, rows[i].threads,
+    printf("%-18s %7d %8.1f %8.1f %11.1f%% %9.1f%%\n", rows[i].name, rows[i].threads,
            FLOPS / rows[i].median_s * 1e-9, FLOPS / rows[i].best_s * 1e-9,
            blas ? blas->median_s / rows[i].median_s * 100 : 0, blas ? blas->best_s / rows[i].best_s * 100 : 0);
   }
@@ -284,10 +307,11 @@ int main(int argc, char **argv) {
   printf("OpenBLAS: %s (core %s; OPENBLAS_CORETYPE=%s)\n", openblas_get_config(), openblas_get_corename(),
          coretype ? coretype : "unset");
 
-  MlcrtModule *naive = with_naive ? build(src_dir, out_dir, "naive") : NULL;
-  MlcrtModule *tiled = build(src_dir, out_dir, "tiled");
+  MlcrtModule *naive = with_naive ? build(src_dir, out_dir, "naive", "naive", NULL) : NULL;
+  MlcrtModule *tiled = build(src_dir, out_dir, "tiled", "tiled", NULL);
+  MlcrtModule *sched = build(src_dir, out_dir, "scheduled", "naive", "schedule");
   Mats m = {matrix(), matrix(), matrix(), matrix()};
-  if ((with_naive && !naive) || !tiled || !m.a || !m.b || !m.c || !m.ref) return 1;
+  if ((with_naive && !naive) || !tiled || !sched || !m.a || !m.b || !m.c || !m.ref) return 1;
   fill_random(data(m.a), (size_t)N * N, 1);
   fill_random(data(m.b), (size_t)N * N, 2);
   Job ref = {NULL, &m, m.ref};
@@ -295,8 +319,9 @@ int main(int argc, char **argv) {
 
   Job jn = {naive ? mlcrt_module_get_func(naive, "matmul") : NULL, &m, m.c};
   Job jt = {mlcrt_module_get_func(tiled, "matmul"), &m, m.c};
+  Job js = {mlcrt_module_get_func(sched, "matmul"), &m, m.c};
   Job jb = {NULL, &m, m.c};
-  if ((naive && !jn.fn) || !jt.fn) {
+  if ((naive && !jn.fn) || !jt.fn || !js.fn) {
     fprintf(stderr, "bench: %s\n", mlcrt_last_error());
     return 1;
   }
@@ -309,19 +334,21 @@ int main(int argc, char **argv) {
     Row *naive_row = &rows[nrows++];
     ok = ok && time_jobs((Job *[]){&jn}, &naive_row, 1, 1, 1); /* slow: once is enough */
   }
+  /* the three fast ones in alternation, per thread count */
+  Job *timed[3] = {&js, &jt, &jb};
+  const char *names[3] = {"scheduled (mlcc)", "tiled (mlcc)", "OpenBLAS sgemm"};
   for (int threads = 1; ok && threads <= 2; threads++) {
     mlcrt_threads_set(threads);
     openblas_set_num_threads(threads);
-    char what[64];
-    snprintf(what, sizeof what, "tiled (mlcc) x%d", threads);
-    ok = check(what, &jt);
-    snprintf(what, sizeof what, "OpenBLAS x%d", threads);
-    ok = ok && check(what, &jb);
-    rows[nrows] = (Row){"tiled (mlcc)", threads, 0, 0};
-    rows[nrows + 1] = (Row){"OpenBLAS sgemm", threads, 0, 0};
-    Row *pair[2] = {&rows[nrows], &rows[nrows + 1]};
-    ok = ok && time_jobs((Job *[]){&jt, &jb}, pair, 2, ROUNDS, CALLS_PER_SAMPLE);
-    nrows += 2;
+    Row *group[3];
+    for (int i = 0; i < 3; i++) {
+      char what[64];
+      snprintf(what, sizeof what, "%s x%d", names[i], threads);
+      ok = ok && check(what, timed[i]);
+      rows[nrows] = (Row){names[i], threads, 0, 0};
+      group[i] = &rows[nrows++];
+    }
+    ok = ok && time_jobs(timed, group, 3, ROUNDS, CALLS_PER_SAMPLE);
   }
   if (ok && interp) ok = interp_check(src_dir, &m);
   if (!ok) return 1;
@@ -348,5 +375,6 @@ int main(int argc, char **argv) {
   mlcrt_tensor_free(m.ref);
   if (naive) mlcrt_module_free(naive);
   mlcrt_module_free(tiled);
+  mlcrt_module_free(sched);
   return 0;
 }

@@ -7,6 +7,9 @@
  *   - no block realizes: blocks became loops, their iter vars were replaced
  *     by their bindings, predicates became ifs, an init runs under the
  *     condition that every reduce binding is at its domain's minimum;
+ *   - intermediate buffers are allocated where they are used, with the
+ *     shape of what they hold there (mlc_lower_compact: the tile a cache
+ *     of a schedule holds per iteration, not the whole tensor);
  *   - every buffer is one-dimensional: params' buffers were flattened in
  *     place (shape [numel], elem_offset folded into indices), intermediate
  *     buffers are introduced by MLC_STMT_ALLOCATE with their scope;
@@ -28,6 +31,7 @@
 
 typedef enum MlcLowerStage {
   MLC_LOWER_BLOCKS,     /* blocks -> loops, allocations */
+  MLC_LOWER_COMPACT,    /* allocations moved in and shrunk to what they hold */
   MLC_LOWER_FLATTEN,    /* N-d buffers -> 1-d */
   MLC_LOWER_UNROLL,
   MLC_LOWER_SIMPLIFY,   /* also folds the constants unrolling introduced */
@@ -48,6 +52,12 @@ MlcPrimFunc *mlc_lower_prim_func(MlcCtx *ctx, const MlcPrimFunc *f, MlcLowerStag
 
 /* The stages, one by one. */
 MlcPrimFunc *mlc_lower_blocks(MlcCtx *ctx, const MlcPrimFunc *f);
+/* Each intermediate buffer is allocated at the innermost statement enclosing
+ * its accesses (inside a loop only when iterations touch disjoint elements)
+ * and shrunk there to the constant-extent region they touch, indices
+ * shifted by the region's min (symbolic in the outer loop vars).  What it
+ * cannot prove stays as it was. */
+MlcPrimFunc *mlc_lower_compact(MlcCtx *ctx, const MlcPrimFunc *f);
 MlcPrimFunc *mlc_lower_flatten(MlcCtx *ctx, const MlcPrimFunc *f);
 MlcPrimFunc *mlc_lower_unroll(MlcCtx *ctx, const MlcPrimFunc *f);
 MlcPrimFunc *mlc_lower_simplify(MlcCtx *ctx, const MlcPrimFunc *f);

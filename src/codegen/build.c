@@ -3,13 +3,16 @@
  *
  * The compiler is $CC (or "cc"); its messages are captured and, when it
  * fails, returned in the error together with the path of the .c file, so a
- * user can open the file the message talks about. */
-#include "mlcc/codegen.h"
+ * user can open the file the message talks about.  A model build writes its
+ * directory's files (model.c, model.h, params.bin) before compiling, so
+ * they can be read when the compiler complains. */
+#include "c_model.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -74,41 +77,94 @@ static int run(char **argv, MlcStrBuf *out) {
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
+/* Compile the C file cpath into the shared object out_so. */
+static bool compile_so(MlcCtx *ctx, const char *cpath, const char *out_so, const MlcBuildOptions *opt) {
+  MlcStrBuf log = {0};
+  const char *cc = opt->cc ? opt->cc : getenv("CC");
+  if (!cc || !*cc) cc = "cc";
+  char *ccbuf = mlc_xstrdup(cc), *flags = mlc_xstrdup(opt->extra_cflags ? opt->extra_cflags : "");
+  char *argv[MAX_ARGS];
+  int argc = split(ccbuf, argv, 0, MAX_ARGS);
+  /* -ffp-contract=fast: a*b + c becomes one FMA instruction (one rounding
+   * instead of two), which halves a matmul's arithmetic instructions; it
+   * is GCC's default in GNU mode, spelled out so any compiler does it */
+  const char *fixed[] = {"-std=gnu11", "-O3", "-ffp-contract=fast", "-fPIC", "-shared", "-fvisibility=hidden", "-w"};
+  for (size_t i = 0; i < sizeof fixed / sizeof *fixed && argc < MAX_ARGS - 8; i++) argv[argc++] = (char *)fixed[i];
+  if (opt->target == MLC_TARGET_NATIVE) argv[argc++] = "-march=native";
+  argc = split(flags, argv, argc, MAX_ARGS - 5);
+  argv[argc++] = "-o";
+  argv[argc++] = (char *)out_so;
+  argv[argc++] = (char *)cpath;
+  argv[argc++] = "-lm";
+  argv[argc] = NULL;
+  int status = argc > 0 ? run(argv, &log) : -1;
+  bool ok = status == 0;
+  if (!ok)
+    mlc_error(ctx, (MlcLoc){0}, "C compiler '%s' failed (status %d) on the generated file %s:\n%s", cc, status, cpath,
+              mlc_sb_cstr(&log));
+  free(ccbuf);
+  free(flags);
+  mlc_vec_free(&log);
+  return ok;
+}
+
 bool mlc_build_shared(MlcCtx *ctx, const MlcModule *m, const char *out_so, const MlcBuildOptions *opt) {
   MlcBuildOptions dflt = {0};
   if (!opt) opt = &dflt;
   size_t n = strlen(out_so);
-  MlcStrBuf cpath = {0}, src = {0}, log = {0};
+  MlcStrBuf cpath = {0}, src = {0};
   if (n > 3 && !strcmp(out_so + n - 3, ".so")) mlc_sb_printf(&cpath, "%.*s.c", (int)(n - 3), out_so);
   else mlc_sb_printf(&cpath, "%s.c", out_so);
-  bool ok = mlc_codegen_c(ctx, m, &src) && write_text(ctx, mlc_sb_cstr(&cpath), &src);
-  if (ok) {
-    const char *cc = opt->cc ? opt->cc : getenv("CC");
-    if (!cc || !*cc) cc = "cc";
-    char *ccbuf = mlc_xstrdup(cc), *flags = mlc_xstrdup(opt->extra_cflags ? opt->extra_cflags : "");
-    char *argv[MAX_ARGS];
-    int argc = split(ccbuf, argv, 0, MAX_ARGS);
-    /* -ffp-contract=fast: a*b + c becomes one FMA instruction (one rounding
-     * instead of two), which halves a matmul's arithmetic instructions; it
-     * is GCC's default in GNU mode, spelled out so any compiler does it */
-    const char *fixed[] = {"-std=gnu11", "-O3", "-ffp-contract=fast", "-fPIC", "-shared", "-fvisibility=hidden", "-w"};
-    for (size_t i = 0; i < sizeof fixed / sizeof *fixed && argc < MAX_ARGS - 8; i++) argv[argc++] = (char *)fixed[i];
-    if (opt->target == MLC_TARGET_NATIVE) argv[argc++] = "-march=native";
-    argc = split(flags, argv, argc, MAX_ARGS - 5);
-    argv[argc++] = "-o";
-    argv[argc++] = (char *)out_so;
-    argv[argc++] = (char *)mlc_sb_cstr(&cpath);
-    argv[argc++] = "-lm";
-    argv[argc] = NULL;
-    int status = argc > 0 ? run(argv, &log) : -1;
-    if (status != 0)
-      ok = mlc_error(ctx, (MlcLoc){0}, "C compiler '%s' failed (status %d) on the generated file %s:\n%s", cc, status,
-                     mlc_sb_cstr(&cpath), mlc_sb_cstr(&log));
-    free(ccbuf);
-    free(flags);
-  }
+  bool ok = mlc_codegen_c(ctx, m, &src) && write_text(ctx, mlc_sb_cstr(&cpath), &src) &&
+            compile_so(ctx, mlc_sb_cstr(&cpath), out_so, opt);
   mlc_vec_free(&cpath);
   mlc_vec_free(&src);
-  mlc_vec_free(&log);
+  return ok;
+}
+
+/* params.bin: the 32-byte header of runtime.h, little endian, then the payload */
+static bool write_params(MlcCtx *ctx, const char *path, const void *payload, size_t nbytes) {
+  uint8_t head[MLCRT_PARAMS_HEADER] = {0};
+  uint64_t fields[3] = {1u /* version, then a zero uint32 */, nbytes, c_fnv1a64(payload, nbytes)};
+  memcpy(head, MLCRT_PARAMS_MAGIC, 8);
+  for (int f = 0; f < 3; f++)
+    for (int b = 0; b < 8; b++) head[8 + 8 * f + b] = (uint8_t)(fields[f] >> (8 * b));
+  MlcStrBuf text = {0};
+  mlc__vec_reserve((void **)&text.data, &text.cap, sizeof head + nbytes + 1, 1);
+  memcpy(text.data, head, sizeof head);
+  if (nbytes) memcpy(text.data + sizeof head, payload, nbytes);
+  text.len = sizeof head + nbytes;
+  bool ok = write_text(ctx, path, &text);
+  mlc_vec_free(&text);
+  return ok;
+}
+
+bool mlc_build_model(MlcCtx *ctx, const MlcModule *m, const char *dir, const MlcBuildOptions *opt,
+                     const MlcModelOptions *mo) {
+  MlcBuildOptions dflt = {0};
+  MlcModelOptions mdflt = {0};
+  if (!opt) opt = &dflt;
+  if (!mo) mo = &mdflt;
+  if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+    return mlc_error(ctx, (MlcLoc){mlc_intern(ctx, dir), 0, 0}, "cannot create the directory: %s", strerror(errno));
+  MlcStrBuf cpath = {0}, hpath = {0}, ppath = {0}, sopath = {0}, src = {0}, hdr = {0};
+  mlc_sb_printf(&cpath, "%s/model.c", dir);
+  mlc_sb_printf(&hpath, "%s/model.h", dir);
+  mlc_sb_printf(&ppath, "%s/params.bin", dir);
+  mlc_sb_printf(&sopath, "%s/model.so", dir);
+  void *payload = NULL;
+  size_t nbytes = 0;
+  bool ok = c_model_files(ctx, m, mo, &src, &hdr) &&
+            write_text(ctx, mlc_sb_cstr(&cpath), &src) && write_text(ctx, mlc_sb_cstr(&hpath), &hdr);
+  if (ok && !mo->embed_params)
+    ok = mlc_model_params(ctx, m, &payload, &nbytes) && write_params(ctx, mlc_sb_cstr(&ppath), payload, nbytes);
+  ok = ok && compile_so(ctx, mlc_sb_cstr(&cpath), mlc_sb_cstr(&sopath), opt);
+  free(payload);
+  mlc_vec_free(&cpath);
+  mlc_vec_free(&hpath);
+  mlc_vec_free(&ppath);
+  mlc_vec_free(&sopath);
+  mlc_vec_free(&src);
+  mlc_vec_free(&hdr);
   return ok;
 }

@@ -64,4 +64,20 @@ typedef struct CBody {
 void c_body_begin(CEmit *e, CBody *b);
 void c_body_end(CEmit *e, CBody *b);
 
+/* A kernel written by c_emit_module: the prim func as written, its static C
+ * function name, and its symbolic sizes in the order of its syms[] argument
+ * (arena-allocated). */
+typedef struct CKernel {
+  const MlcPrimFunc *func;
+  const char *cname;
+  const MlcExpr *const *syms;
+  int n_syms;
+} CKernel;
+typedef MLC_VEC(CKernel) CKernelVec;
+
+/* The C file of every prim func of m (mlc_codegen_c); kernels, when not
+ * NULL, gets one entry per function written, for callers that add code
+ * calling the kernels after it (the model executor). */
+bool c_emit_module(MlcCtx *ctx, const MlcModule *m, MlcStrBuf *out, CKernelVec *kernels);
+
 #endif

@@ -47,12 +47,14 @@ static const char PREAMBLE[] =
     "#include <stdint.h>\n\n"
     "/* the runtime's module ABI (docs/runtime.md), version 1 */\n"
     "typedef struct { uint8_t code; uint8_t bits; uint16_t lanes; } mlc_dtype;\n"
+    "struct MlcrtExtern;\n"
     "typedef struct MlcrtEnv {\n"
     "  uint32_t version;\n"
     "  int32_t (*parallel_for)(int64_t n, int32_t (*body)(int64_t, int64_t, void *), void *closure);\n"
     "  void *(*workspace_alloc)(size_t nbytes, size_t align);\n"
     "  void (*workspace_free)(void *p);\n"
     "  void (*set_error)(const char *msg);\n"
+    "  int32_t (*get_extern)(const char *name, struct MlcrtExtern *out); /* version >= 2 */\n"
     "} MlcrtEnv;\n"
     "typedef struct { const char *name; int32_t is_buffer; mlc_dtype dtype; int32_t ndim; const int64_t *dims; int32_t align; } mlc_param_desc;\n"
     "typedef struct { const char *name; int32_t n_params; const mlc_param_desc *params; int32_t n_syms;\n"
@@ -181,7 +183,7 @@ static void emit_desc(MlcStrBuf *out, const MlcPrimFunc *f, const Sig *sig, cons
   (void)kname;
 }
 
-bool mlc_codegen_c(MlcCtx *ctx, const MlcModule *m, MlcStrBuf *out) {
+bool c_emit_module(MlcCtx *ctx, const MlcModule *m, MlcStrBuf *out, CKernelVec *written) {
   MlcStrBuf helpers = {0}, closures = {0}, kernels = {0}, descs = {0}, table = {0};
   bool ok = true;
   int nf = 0;
@@ -212,6 +214,10 @@ bool mlc_codegen_c(MlcCtx *ctx, const MlcModule *m, MlcStrBuf *out) {
       mlc_sb_printf(&table, "  {\"%s\", %d, mlc_params_%d, %zu, mlc_syms_%d, %s},\n", orig->name, orig->n_params, nf,
                     sig.syms.len, nf, kname);
       nf++;
+      if (written) {
+        const MlcExpr *const *syms = sig.syms.len ? mlc_vec_to_arena(&ctx->arena, &sig.syms) : NULL;
+        mlc_vec_push(written, ((CKernel){orig, kname, syms, (int)sig.syms.len}));
+      }
     }
     mlc_map_free(&e.names);
     mlc_map_free(&e.taken);
@@ -241,3 +247,5 @@ bool mlc_codegen_c(MlcCtx *ctx, const MlcModule *m, MlcStrBuf *out) {
   mlc_vec_free(&table);
   return ok;
 }
+
+bool mlc_codegen_c(MlcCtx *ctx, const MlcModule *m, MlcStrBuf *out) { return c_emit_module(ctx, m, out, NULL); }

@@ -27,10 +27,6 @@ static MlcExpr *node(MlcCtx *ctx, MlcExprKind kind, MlcDType t) {
   return e;
 }
 
-static bool fail(MlcCtx *ctx, const char *fmt, const char *a, const char *b, const char *c) {
-  return mlc_error(ctx, (MlcLoc){0}, fmt, a, b, c);
-}
-
 MlcExpr *mlc_e_var(MlcCtx *ctx, const char *name, MlcDType t) {
   MlcExpr *e = node(ctx, MLC_EXPR_VAR, t);
   e->var.name = mlc_intern(ctx, name && *name ? name : "v");
@@ -88,21 +84,21 @@ MlcExpr *mlc_e_bin(MlcCtx *ctx, MlcBinOp op, MlcExpr *a, MlcExpr *b) {
   const MlcBinOpInfo *info = &mlc_binop_info[op];
   const char *opname = info->py ? info->py : info->call;
   if (!mlc_dtype_eq(a->dtype, b->dtype)) {
-    fail(ctx, "operands of '%s' have different dtypes: %s and %s", opname,
-         mlc_dtype_str(a->dtype, ba), mlc_dtype_str(b->dtype, bb));
+    mlc_error(ctx, (MlcLoc){0}, "operands of '%s' have different dtypes: %s and %s", opname,
+              mlc_dtype_str(a->dtype, ba), mlc_dtype_str(b->dtype, bb));
     return NULL;
   }
   MlcDType t = a->dtype;
   if (t.code == MLC_TC_HANDLE || t.code == MLC_TC_VOID) {
-    fail(ctx, "operator '%s' does not apply to %s%s", opname, mlc_dtype_str(t, ba), "");
+    mlc_error(ctx, (MlcLoc){0}, "operator '%s' does not apply to %s", opname, mlc_dtype_str(t, ba));
     return NULL;
   }
   if ((op == MLC_BIN_AND || op == MLC_BIN_OR) && t.code != MLC_TC_BOOL) {
-    fail(ctx, "operator '%s' needs bool operands, got %s%s", opname, mlc_dtype_str(t, ba), "");
+    mlc_error(ctx, (MlcLoc){0}, "operator '%s' needs bool operands, got %s", opname, mlc_dtype_str(t, ba));
     return NULL;
   }
   if (t.code == MLC_TC_BOOL && !info->is_bool) {
-    fail(ctx, "operator '%s' does not apply to %s%s", opname, mlc_dtype_str(t, ba), "");
+    mlc_error(ctx, (MlcLoc){0}, "operator '%s' does not apply to %s", opname, mlc_dtype_str(t, ba));
     return NULL;
   }
   MlcExpr *e = node(ctx, MLC_EXPR_BINARY, info->is_bool ? mlc_dtype_with_lanes(MLC_BOOL, t.lanes) : t);
@@ -116,7 +112,7 @@ MlcExpr *mlc_e_not(MlcCtx *ctx, MlcExpr *a) {
   if (!a) return NULL;
   char buf[32];
   if (a->dtype.code != MLC_TC_BOOL) {
-    fail(ctx, "'not' needs a bool operand, got %s%s%s", mlc_dtype_str(a->dtype, buf), "", "");
+    mlc_error(ctx, (MlcLoc){0}, "'not' needs a bool operand, got %s", mlc_dtype_str(a->dtype, buf));
     return NULL;
   }
   MlcExpr *e = node(ctx, MLC_EXPR_NOT, a->dtype);
@@ -128,7 +124,7 @@ MlcExpr *mlc_e_neg(MlcCtx *ctx, MlcExpr *a) {
   if (!a) return NULL;
   char buf[32];
   if (!mlc_dtype_is_int(a->dtype) && !mlc_dtype_is_float(a->dtype)) {
-    fail(ctx, "unary '-' does not apply to %s%s%s", mlc_dtype_str(a->dtype, buf), "", "");
+    mlc_error(ctx, (MlcLoc){0}, "unary '-' does not apply to %s", mlc_dtype_str(a->dtype, buf));
     return NULL;
   }
   MlcExpr *e = node(ctx, MLC_EXPR_NEG, a->dtype);
@@ -140,12 +136,12 @@ MlcExpr *mlc_e_select(MlcCtx *ctx, MlcExpr *c, MlcExpr *t, MlcExpr *f) {
   if (!c || !t || !f) return NULL;
   char ba[32], bb[32];
   if (c->dtype.code != MLC_TC_BOOL) {
-    fail(ctx, "select condition must be bool, got %s%s%s", mlc_dtype_str(c->dtype, ba), "", "");
+    mlc_error(ctx, (MlcLoc){0}, "select condition must be bool, got %s", mlc_dtype_str(c->dtype, ba));
     return NULL;
   }
   if (!mlc_dtype_eq(t->dtype, f->dtype)) {
-    fail(ctx, "select branches have different dtypes: %s and %s%s", mlc_dtype_str(t->dtype, ba),
-         mlc_dtype_str(f->dtype, bb), "");
+    mlc_error(ctx, (MlcLoc){0}, "select branches have different dtypes: %s and %s",
+              mlc_dtype_str(t->dtype, ba), mlc_dtype_str(f->dtype, bb));
     return NULL;
   }
   MlcExpr *e = node(ctx, MLC_EXPR_SELECT, t->dtype);
@@ -159,7 +155,7 @@ MlcExpr *mlc_e_cast(MlcCtx *ctx, MlcDType t, MlcExpr *a) {
   if (!a) return NULL;
   char ba[32], bb[32];
   if (t.code == MLC_TC_VOID || a->dtype.code == MLC_TC_VOID || t.lanes != a->dtype.lanes) {
-    fail(ctx, "cannot cast %s to %s%s", mlc_dtype_str(a->dtype, ba), mlc_dtype_str(t, bb), "");
+    mlc_error(ctx, (MlcLoc){0}, "cannot cast %s to %s", mlc_dtype_str(a->dtype, ba), mlc_dtype_str(t, bb));
     return NULL;
   }
   MlcExpr *e = node(ctx, MLC_EXPR_CAST, t);
@@ -204,8 +200,8 @@ MlcExpr *mlc_e_ramp(MlcCtx *ctx, MlcExpr *base, MlcExpr *stride, int lanes) {
   char ba[32], bb[32];
   if (!mlc_dtype_is_int(base->dtype) || !mlc_dtype_eq(base->dtype, stride->dtype) ||
       base->dtype.lanes != 1) {
-    fail(ctx, "ramp needs scalar integer base and stride of one dtype, got %s and %s%s",
-         mlc_dtype_str(base->dtype, ba), mlc_dtype_str(stride->dtype, bb), "");
+    mlc_error(ctx, (MlcLoc){0}, "ramp needs scalar integer base and stride of one dtype, got %s and %s",
+              mlc_dtype_str(base->dtype, ba), mlc_dtype_str(stride->dtype, bb));
     return NULL;
   }
   if (lanes < 2 || lanes > 1024) {
@@ -239,8 +235,8 @@ MlcExpr *mlc_e_let(MlcCtx *ctx, MlcExpr *var, MlcExpr *value, MlcExpr *body) {
     return NULL;
   }
   if (!mlc_dtype_eq(var->dtype, value->dtype)) {
-    fail(ctx, "let variable '%s' is %s but its value is %s", var->var.name,
-         mlc_dtype_str(var->dtype, ba), mlc_dtype_str(value->dtype, bb));
+    mlc_error(ctx, (MlcLoc){0}, "let variable '%s' is %s but its value is %s", var->var.name,
+              mlc_dtype_str(var->dtype, ba), mlc_dtype_str(value->dtype, bb));
     return NULL;
   }
   MlcExpr *e = node(ctx, MLC_EXPR_LET, body->dtype);
@@ -263,25 +259,26 @@ MlcExpr *mlc_e_call(MlcCtx *ctx, MlcIntrin op, MlcExpr **args, int n) {
   MlcDType t;
   if (info->rule == 1) { /* if_then_else(cond, a, b) */
     if (args[0]->dtype.code != MLC_TC_BOOL) {
-      fail(ctx, "%s condition must be bool, got %s%s", info->name, mlc_dtype_str(args[0]->dtype, ba), "");
+      mlc_error(ctx, (MlcLoc){0}, "%s condition must be bool, got %s", info->name,
+                mlc_dtype_str(args[0]->dtype, ba));
       return NULL;
     }
     if (!mlc_dtype_eq(args[1]->dtype, args[2]->dtype)) {
-      fail(ctx, "%s branches have different dtypes: %s and %s", info->name,
-           mlc_dtype_str(args[1]->dtype, ba), mlc_dtype_str(args[2]->dtype, bb));
+      mlc_error(ctx, (MlcLoc){0}, "%s branches have different dtypes: %s and %s", info->name,
+                mlc_dtype_str(args[1]->dtype, ba), mlc_dtype_str(args[2]->dtype, bb));
       return NULL;
     }
     t = args[1]->dtype;
   } else {
     t = args[0]->dtype;
     if (!mlc_dtype_is_float(t)) {
-      fail(ctx, "%s needs a float argument, got %s%s", info->name, mlc_dtype_str(t, ba), "");
+      mlc_error(ctx, (MlcLoc){0}, "%s needs a float argument, got %s", info->name, mlc_dtype_str(t, ba));
       return NULL;
     }
     for (int i = 1; i < n; i++)
       if (!mlc_dtype_eq(args[i]->dtype, t)) {
-        fail(ctx, "%s arguments have different dtypes: %s and %s", info->name,
-             mlc_dtype_str(t, ba), mlc_dtype_str(args[i]->dtype, bb));
+        mlc_error(ctx, (MlcLoc){0}, "%s arguments have different dtypes: %s and %s", info->name,
+                  mlc_dtype_str(t, ba), mlc_dtype_str(args[i]->dtype, bb));
         return NULL;
       }
   }

@@ -96,4 +96,22 @@ MlcExpr *mlc_op_read_broadcast(MlcCtx *ctx, const MlcTeTensor *x, MlcExpr **out_
 /* an immediate of dtype t */
 MlcExpr *mlc_op_const(MlcCtx *ctx, MlcDType t, double v);
 
+
+/* ---- CORE: signatures (registry.c) ------------------------------------------
+ * A signature's parameters, parsed from MlcOpDef.signature. */
+typedef struct MlcOpParam {
+  char kind;      /* 'T' tensor, 'U' tuple of tensors, 'V' any value, 'A' attribute */
+  bool optional;  /* written with a trailing '?' */
+  char name[32];
+} MlcOpParam;
+
+/* the parameters of op's signature into out (at most MLC_OP_MAX_PARAMS);
+ * their count, or -1 when the signature is malformed */
+int mlc_op_sig_parse(const MlcOpDef *op, MlcOpParam *out);
+
+/* A te function's outs has room for MLC_OP_MAX_OUTS tensors; *n_outs holds
+ * that room on entry and must hold the count written on return.  Its inputs
+ * are the present T params in order, U params' fields flattened in place. */
+#define MLC_OP_MAX_OUTS 256
+
 #endif

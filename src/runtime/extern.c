@@ -2,7 +2,10 @@
  * reaches by name through call_dps_packed.
  *
  * A small table under a mutex: lookups happen when a model is created, not
- * per call, so a linear scan is enough.  Names are copied. */
+ * per call, so a linear scan is enough.  Names are copied.  The built-in
+ * functions are registered before anything else touches the table, so a
+ * program's own function of the same name, registered later, replaces them
+ * rather than the other way round. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,8 +23,7 @@ static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 static Entry g_table[MAX_EXTERNS];
 static int g_n;
 
-int mlcrt_extern_register(const char *name, MlcrtExternFn fn) {
-  if (!name || !*name || !fn) return mlcrt_set_error("extern_register: a name and a function are required");
+int mlcrt__extern_put(const char *name, MlcrtExternFn fn) {
   int rc = 0;
   pthread_mutex_lock(&g_lock);
   int i = 0;
@@ -37,6 +39,12 @@ int mlcrt_extern_register(const char *name, MlcrtExternFn fn) {
   }
   pthread_mutex_unlock(&g_lock);
   return rc;
+}
+
+int mlcrt_extern_register(const char *name, MlcrtExternFn fn) {
+  if (!name || !*name || !fn) return mlcrt_set_error("extern_register: a name and a function are required");
+  mlcrt__register_builtin_externs();
+  return mlcrt__extern_put(name, fn);
 }
 
 int mlcrt_extern_get(const char *name, MlcrtExtern *out) {

@@ -38,6 +38,28 @@ int mlcrt__npy_header(const DLTensor *t, char *hdr, size_t cap, size_t *hdr_len)
 
 /* register the runtime's own externs (env.linear, ...) once; thread-safe */
 void mlcrt__register_builtin_externs(void);
+/* add or replace a registry entry without registering the built-ins first
+ * (what the built-ins' own registration uses) */
+int mlcrt__extern_put(const char *name, MlcrtExternFn fn);
+
+/* ---- argument checks (check.c) ----------------------------------------------- */
+
+/* where a call's checked arguments go: the kernel's argument pointers, the
+ * symbolic sizes and the parameter that bound each (-1 while unbound), and
+ * copies of scalars (NULL is fine when every parameter is a buffer) */
+typedef struct MlcrtBinding {
+  int64_t *syms;
+  int32_t *from;
+  void **argp;
+  MlcrtValue *scalars;
+} MlcrtBinding;
+
+/* Check args against d's parameters (d->fn is not used) and bind them;
+ * messages read "NAME: NOUN 'X' (#i): why", NOUN "argument" or "input". */
+int mlcrt__bind_args(const MlcrtFuncDesc *d, const char *noun, const MlcrtValue *args, MlcrtBinding *b);
+
+/* a declared shape with symbolic sizes by name: "(n, 128)" */
+void mlcrt__declared_shape(const MlcrtParamDesc *p, const char *const *sym_names, char *buf, size_t cap);
 
 /* a function handle points at its descriptor, which the module keeps alive */
 struct MlcrtFunc {

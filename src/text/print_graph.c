@@ -608,6 +608,34 @@ static void pr_signature(MlcPrinter *p, const MlcGFunc *f) {
   p->signature = false;
 }
 
+static void note_var_use(void *user, const MlcGExpr *e) {
+  if (e->kind == MLC_G_VAR || e->kind == MLC_G_DFVAR) mlc_map_put(user, e, (void *)e);
+}
+
+/* vars read anywhere in seq (a var bound inside an if branch counts too,
+ * which only makes the caller more careful) */
+static void note_seq_uses(const MlcGExpr *seq, MlcMap *used) {
+  for (int i = 0; i < seq->seq.n; i++)
+    for (int j = 0; j < seq->seq.blocks[i]->n; j++) walk_g(seq->seq.blocks[i]->bindings[j].value, note_var_use, used);
+  walk_g(seq->seq.result, note_var_use, used);
+}
+
+/* Calls kept for their effect (a destination-passing call after explicit
+ * allocation) bind vars named "_" that nothing reads; each prints as `_`,
+ * which the reader accepts any number of times, instead of `_`, `__1`... */
+static void alias_effect_vars(MlcPrinter *p, const MlcGExpr *seq, const MlcMap *used) {
+  for (int i = 0; i < seq->seq.n; i++)
+    for (int j = 0; j < seq->seq.blocks[i]->n; j++) {
+      const MlcBinding *b = &seq->seq.blocks[i]->bindings[j];
+      if (b->var->kind == MLC_G_VAR && seq->seq.blocks[i]->dataflow) continue; /* an output */
+      if (strcmp(b->var->var.name, "_") == 0 && !mlc_map_has(used, b->var)) mlc_pt_alias(p, b->var, "_");
+      if (b->value->kind == MLC_G_IF) {
+        alias_effect_vars(p, b->value->if_.then_e, used);
+        alias_effect_vars(p, b->value->if_.else_e, used);
+      }
+    }
+}
+
 void mlc_pt_gfunc(MlcPrinter *p, const MlcGFunc *f) {
   size_t mark = mlc_pt_scope(p);
   bool uses_cls = false;
@@ -622,6 +650,10 @@ void mlc_pt_gfunc(MlcPrinter *p, const MlcGFunc *f) {
   sym_sinfo(&sv, f->ret);
   walk_g(f->body, note_gexpr_syms, &sv);
   for (size_t i = 0; i < sv.list.len; i++) mlc_pt_define(p, sv.list.data[i], sv.list.data[i]->var.name);
+  MlcMap used = {0};
+  note_seq_uses(f->body, &used);
+  alias_effect_vars(p, f->body, &used);
+  mlc_map_free(&used);
 
   mlc_pt_line(p, f->pure ? "@R.function" : "@R.function(pure=False)");
   pr_signature(p, f);

@@ -50,6 +50,7 @@ typedef struct GReader {
   int df_block;       /* id of the dataflow block being read, 0 outside */
   int df_count;
   int branch_depth;   /* > 0 inside an if branch */
+  bool effect;        /* reading the value of `_ = ...` or of a call statement */
   MlcGExpr *last_var; /* var bound by the statement just read, NULL if none */
 } GReader;
 
@@ -1010,6 +1011,48 @@ static MlcGExpr *read_tuple_call(GReader *g, const Ast *call) {
   return check_call_form(g, call, kws, INT_MAX, "R.tuple") ? read_tuple_items(g, &call->items) : NULL;
 }
 
+/* sinfo_args= of R.call_packed: one struct info, or a tuple / list of them */
+static bool read_sinfo_args(GReader *g, const Ast *a, MlcSInfo ***out, int *n) {
+  bool many = a->kind == AST_TUPLE || a->kind == AST_LIST;
+  int k = many ? a->items.n : 1;
+  MlcSInfo **s = mlc_arena_array(&g->ctx->arena, (size_t)(k ? k : 1), sizeof *s);
+  for (int i = 0; i < k; i++)
+    if (!(s[i] = read_sinfo(g, many ? a->items.items[i] : a, false))) return false;
+  *out = s;
+  *n = k;
+  return true;
+}
+
+/* R.call_packed("env.f", args..., sinfo_args=...): a call of an extern
+ * function that is not in destination-passing form (it returns its result
+ * or writes the args it is given).  Like any call, its value's struct info
+ * is the binding's annotation (object without one). */
+static MlcGExpr *read_call_packed(GReader *g, const Ast *call, MlcSInfo *hint) {
+  static const char *const kws[] = {"sinfo_args", NULL};
+  if (!check_call_form(g, call, kws, INT_MAX, "R.call_packed")) return NULL;
+  const Ast *name = call->items.n ? call->items.items[0] : NULL;
+  if (!name || name->kind != AST_STR)
+    return mlc_error(g->ctx, name ? name->loc : call->loc, "R.call_packed expects a function name string "
+                                                           "first"), NULL;
+  const Ast *sa = kw_value(call, "sinfo_args");
+  MlcSInfo **sargs = NULL;
+  int n_sargs = 0;
+  if (sa && !read_sinfo_args(g, sa, &sargs, &n_sargs)) return NULL;
+  GExprVec args = {0};
+  MlcGExpr *e = NULL;
+  int i = 1;
+  for (; i < call->items.n; i++) {
+    MlcGExpr *v = read_gexpr(g, call->items.items[i], NULL);
+    if (!v) break;
+    mlc_vec_push(&args, v);
+  }
+  if (i == call->items.n)
+    e = mlc_g_call(g->ctx, mlc_g_extern(g->ctx, name->str), args.data, (int)args.len, (MlcAttrs){0},
+                   sargs, n_sargs, hint ? hint : mlc_sinfo_object(g->ctx));
+  mlc_vec_free(&args);
+  return e;
+}
+
 typedef MlcGExpr *(*RCall)(GReader *g, const Ast *call);
 
 /* R. calls that are not ops: the name after `R.` and its reader */
@@ -1082,6 +1125,7 @@ static MlcGExpr *finish_call(GReader *g, MlcGExpr *callee, const Ast *call, bool
 }
 
 static MlcGExpr *read_r_call(GReader *g, const Ast *call, const char *path, MlcSInfo *hint) {
+  if (strcmp(path, "call_packed") == 0) return read_call_packed(g, call, hint);
   for (size_t i = 0; i < sizeof r_value_calls / sizeof *r_value_calls; i++)
     if (strcmp(r_value_calls[i].name, path) == 0) return r_value_calls[i].read(g, call);
   for (size_t i = 0; i < sizeof r_not_values / sizeof *r_not_values; i++)
@@ -1107,12 +1151,18 @@ static MlcGExpr *read_func_call(GReader *g, const Ast *call, MlcSInfo *hint) {
     return mlc_error(g->ctx, f->loc, "unsupported callee in a graph function"), NULL;
   }
   if (!callee) return NULL;
-  if (callee->kind == MLC_G_GLOBAL && global_kind(g, callee->str) == MLC_FUNC_PRIM + 1)
-    return mlc_error(g->ctx, f->loc, "'%s' is a prim func: call it through R.call_tir", callee->str), NULL;
+  /* a prim func called directly is a destination-passing call (outputs
+   * last), the form explicit allocation makes */
+  bool prim = callee->kind == MLC_G_GLOBAL && global_kind(g, callee->str) == MLC_FUNC_PRIM + 1;
+  if (prim && !g->effect)
+    return mlc_error(g->ctx, f->loc, "'%s' is a prim func: call it through R.call_tir (a destination-"
+                                     "passing call is written `_ = cls.%s(args..., outputs...)`)",
+                     callee->str, callee->str), NULL;
   if (callee->kind != MLC_G_GLOBAL && callee->kind != MLC_G_VAR && callee->kind != MLC_G_DFVAR)
     return mlc_error(g->ctx, f->loc, "'%s' is not a function", f->name), NULL;
   if (call->n_kws)
-    return mlc_error(g->ctx, call->kws[0].loc, "calls of graph functions take no keywords"), NULL;
+    return mlc_error(g->ctx, call->kws[0].loc, "calls of %s take no keywords",
+                     prim ? "prim funcs" : "graph functions"), NULL;
   return finish_call(g, callee, call, false, (MlcAttrs){0}, hint);
 }
 
@@ -1204,7 +1254,9 @@ static bool read_binding(GReader *g, const Ast *s, BindVec *out) {
   /* `_` is the printer's name for a call kept for its effect; it may repeat */
   if (g->df_block && old && old->df_block == g->df_block && !old->ended && strcmp(t->name, "_") != 0)
     return mlc_error(g->ctx, t->loc, "'%s' is already bound in this dataflow block", t->name);
+  g->effect = strcmp(t->name, "_") == 0;
   MlcGExpr *value = read_gexpr(g, s->value, annot);
+  g->effect = false;
   MlcSInfo *si = value ? binding_sinfo(g, annot, s->annot, value) : NULL;
   if (!si) return false;
   bool dataflow = g->df_block && !mlc_map_get(&g->outputs, t->name);
@@ -1240,7 +1292,9 @@ static bool read_expr_stmt(GReader *g, const Ast *s, BindVec *out) {
     return mlc_error(g->ctx, e->loc, g->df_block ? "R.output must be the last statement of its dataflow "
                                                    "block" : "R.output outside a dataflow block");
   if (e->kind != AST_CALL) return mlc_error(g->ctx, e->loc, "an expression statement must be a call");
+  g->effect = true;
   MlcGExpr *value = read_gexpr(g, e, NULL);
+  g->effect = false;
   if (!value) return false;
   push_binding(out, mlc_g_var(g->ctx, "_", value->sinfo, g->df_block != 0), value, e->loc);
   return true;

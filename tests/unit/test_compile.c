@@ -31,32 +31,17 @@
 #include "mlcc/runtime.h"
 #include "mlcc/text.h"
 
+#define RAND_UTIL_SEED 0x13198a2e03707344ull
+#include "rand_util.h"
+
 #include <dirent.h>
 #include <math.h>
 #include <unistd.h>
 
 enum { MAX_PARAMS = 32, MAX_SYMS = 8, MAX_FILES = 64, MAX_FUNCS = 64 };
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_SANITIZER 1
-#endif
-#endif
-#ifndef UNDER_SANITIZER
-#define UNDER_SANITIZER 0
-#endif
-#define SAN_WORK 20000000.0
-
 static MlcCtx *ctx;
 static char tmpdir[4096];
-
-static uint64_t rng = 0x13198a2e03707344ull;
-static double urand(void) {
-  rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-  return (double)(rng >> 11) / 9007199254740992.0;
-}
 
 static void print_error(const char *what) {
   MlcStrBuf sb = {0};
@@ -142,33 +127,6 @@ typedef struct Args {
   MlcrtValue value[MAX_PARAMS];
 } Args;
 
-static void fill_random(MlcDType t, void *p, size_t count) {
-  for (size_t i = 0; i < count; i++) {
-    double u = urand();
-    int64_t k = (int64_t)(u * 100) - 50; /* nonzero: the programs divide by their inputs */
-    if (k == 0) k = 7;
-    switch (t.code) {
-    case MLC_TC_FLOAT:
-      if (t.bits == 64) ((double *)p)[i] = u * 2 - 1;
-      else ((float *)p)[i] = (float)(u * 2 - 1);
-      break;
-    case MLC_TC_BOOL: ((uint8_t *)p)[i] = u < 0.5; break;
-    case MLC_TC_UINT: k = k < 0 ? -k : k; /* fall through */
-    default:
-      if (t.bits == 8) ((int8_t *)p)[i] = (int8_t)k;
-      else if (t.bits == 16) ((int16_t *)p)[i] = (int16_t)k;
-      else if (t.bits == 32) ((int32_t *)p)[i] = (int32_t)k;
-      else ((int64_t *)p)[i] = k;
-    }
-  }
-}
-
-static bool supported(MlcDType t) {
-  if (t.lanes != 1) return false;
-  if (t.code == MLC_TC_FLOAT) return t.bits == 32 || t.bits == 64;
-  return t.code == MLC_TC_INT || t.code == MLC_TC_UINT || t.code == MLC_TC_BOOL;
-}
-
 static DLDataType dl_dtype(MlcDType t) {
   static const uint8_t codes[] = {[MLC_TC_INT] = kDLInt, [MLC_TC_UINT] = kDLUInt, [MLC_TC_FLOAT] = kDLFloat,
                                   [MLC_TC_BFLOAT] = kDLBfloat, [MLC_TC_BOOL] = kDLBool};
@@ -197,20 +155,8 @@ static bool make_args(const MlcPrimFunc *f, const int64_t *sizes, Args *a) {
       continue;
     }
     if (!supported(b->dtype) || b->ndim > 8) return false;
-    size_t count = 1;
-    for (int d = 0; d < b->ndim; d++) {
-      const MlcExpr *dim = b->shape[d];
-      int64_t v = dim->kind == MLC_EXPR_INT ? dim->int_val : -1;
-      for (int k = 0; dim->kind == MLC_EXPR_VAR && k <= nsyms && k < MAX_SYMS; k++)
-        if (k == nsyms || syms[k] == dim) {
-          if (k == nsyms) syms[nsyms++] = dim;
-          v = sizes[k];
-          break;
-        }
-      if (v < 0) return false;
-      a->shape[i][d] = v;
-      count *= (size_t)v;
-    }
+    size_t count;
+    if (!buffer_shape(b, sizes, syms, &nsyms, MAX_SYMS, a->shape[i], &count)) return false;
     a->bytes[i] = count * mlc_dtype_bytes(b->dtype);
     a->init[i] = malloc(a->bytes[i] + 1);
     a->interp[i] = malloc(a->bytes[i] + 1);
@@ -234,21 +180,14 @@ static void free_args(Args *a) {
 static bool same_results(const MlcPrimFunc *f, const Args *a, const char *at, double atol) {
   for (int i = 0; i < a->n; i++) {
     const MlcBuffer *b = f->params[i].buf;
-    if (!b || !memcmp(a->compiled[i], a->interp[i], a->bytes[i])) continue;
-    if (!mlc_dtype_is_float(b->dtype)) {
+    RandDiff d;
+    if (!b || same_buffer(b->dtype, a->compiled[i], a->interp[i], a->bytes[i], 1e-5, atol, NULL, &d)) continue;
+    if (!mlc_dtype_is_float(b->dtype))
       printf("    %s%s: integer buffer '%s' differs from the interpreter's\n", f->name, at, b->name);
-      return false;
-    }
-    size_t count = a->bytes[i] / mlc_dtype_bytes(b->dtype);
-    for (size_t k = 0; k < count; k++) {
-      double g = b->dtype.bits == 64 ? ((double *)a->compiled[i])[k] : ((float *)a->compiled[i])[k];
-      double w = b->dtype.bits == 64 ? ((double *)a->interp[i])[k] : ((float *)a->interp[i])[k];
-      if (g == w || (isnan(g) && isnan(w))) continue;
-      if (!(fabs(g - w) <= atol + 1e-5 * fabs(w))) {
-        printf("    %s%s: '%s'[%zu] is %.9g compiled, %.9g interpreted\n", f->name, at, b->name, k, g, w);
-        return false;
-      }
-    }
+    else
+      printf("    %s%s: '%s'[%zu] is %.9g compiled, %.9g interpreted\n", f->name, at, b->name, d.index, d.got,
+             d.want);
+    return false;
   }
   return true;
 }
@@ -260,26 +199,6 @@ static bool symbolic(const MlcPrimFunc *f) {
     for (int d = 0; f->params[i].buf && d < f->params[i].buf->ndim; d++)
       if (f->params[i].buf->shape[d]->kind != MLC_EXPR_INT) return true;
   return false;
-}
-
-/* Iterations of the innermost statements, roughly: constant extents
- * multiplied along the nesting, symbolic ones counted as 16. */
-static double work(const MlcStmt *s) {
-  int64_t n;
-  double w = 0;
-  if (!s) return 0;
-  switch (s->kind) {
-  case MLC_STMT_FOR: return (mlc_e_is_const_int(s->loop.extent, &n) ? (double)n : 16) * work(s->loop.body);
-  case MLC_STMT_BLOCK_REALIZE: return work(s->realize.block->init) + work(s->realize.block->body);
-  case MLC_STMT_SEQ:
-    for (int i = 0; i < s->seq.n; i++) w += work(s->seq.items[i]);
-    return w;
-  case MLC_STMT_IF: return work(s->if_.then_s) + work(s->if_.else_s);
-  case MLC_STMT_LET: return work(s->let.body);
-  case MLC_STMT_ALLOCATE: return work(s->alloc.body);
-  case MLC_STMT_STORE: case MLC_STMT_EVALUATE: return 1;
-  }
-  return 1;
 }
 
 /* the var of the first thread-bound loop in s, or NULL */

@@ -22,31 +22,14 @@
 #include "mlcc/interp.h"
 #include "mlcc/lower.h"
 #include "mlcc/text.h"
+#include "rand_util.h"
 
 #include <dirent.h>
 #include <math.h>
 
 enum { MAX_PARAMS = 32, MAX_SYMS = 8, MAX_FILES = 64, MAX_SEEN = 256 };
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_SANITIZER 1
-#endif
-#endif
-#ifndef UNDER_SANITIZER
-#define UNDER_SANITIZER 0
-#endif
-#define SAN_WORK 20000000.0
-
 static MlcCtx *ctx;
-
-static uint64_t rng = 0x243f6a8885a308d3ull;
-static double urand(void) {
-  rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-  return (double)(rng >> 11) / 9007199254740992.0;
-}
 
 static void print_error(const char *what) {
   MlcStrBuf sb = {0};
@@ -84,34 +67,6 @@ typedef struct Args {
   void *init[MAX_PARAMS], *work[MAX_PARAMS];
 } Args;
 
-static void fill_random(MlcDType t, void *p, size_t count) {
-  for (size_t i = 0; i < count; i++) {
-    double u = urand();
-    /* nonzero integers: the programs divide by their inputs */
-    int64_t k = (int64_t)(u * 100) - 50;
-    if (k == 0) k = 7;
-    switch (t.code) {
-    case MLC_TC_FLOAT:
-      if (t.bits == 64) ((double *)p)[i] = u * 2 - 1;
-      else ((float *)p)[i] = (float)(u * 2 - 1);
-      break;
-    case MLC_TC_BOOL: ((uint8_t *)p)[i] = u < 0.5; break;
-    case MLC_TC_UINT: k = k < 0 ? -k : k; /* fall through */
-    default:
-      if (t.bits == 8) ((int8_t *)p)[i] = (int8_t)k;
-      else if (t.bits == 16) ((int16_t *)p)[i] = (int16_t)k;
-      else if (t.bits == 32) ((int32_t *)p)[i] = (int32_t)k;
-      else ((int64_t *)p)[i] = k;
-    }
-  }
-}
-
-static bool supported(MlcDType t) {
-  if (t.lanes != 1) return false;
-  if (t.code == MLC_TC_FLOAT) return t.bits == 32 || t.bits == 64;
-  return t.code == MLC_TC_INT || t.code == MLC_TC_UINT || t.code == MLC_TC_BOOL;
-}
-
 /* Elements a buffer with constant strides and offset spans (the dense
  * count without them). */
 static size_t storage_elems(const MlcBuffer *b, const int64_t *shape, size_t dense) {
@@ -142,21 +97,9 @@ static bool make_args(const MlcPrimFunc *f, const int64_t *sizes, Args *a, const
       continue;
     }
     if (!supported(b->dtype) || b->ndim > 8) return *why = "a buffer dtype or rank the test does not generate", false;
-    size_t count = 1;
-    for (int d = 0; d < b->ndim; d++) {
-      const MlcExpr *dim = b->shape[d];
-      int64_t v = -1;
-      if (dim->kind == MLC_EXPR_INT) v = dim->int_val;
-      for (int k = 0; dim->kind == MLC_EXPR_VAR && k <= nsyms && k < MAX_SYMS; k++)
-        if (k == nsyms || syms[k] == dim) {
-          if (k == nsyms) syms[nsyms++] = dim;
-          v = sizes[k];
-          break;
-        }
-      if (v < 0) return *why = "a buffer dim that is an expression", false;
-      a->shape[i][d] = v;
-      count *= (size_t)v;
-    }
+    size_t count;
+    if (!buffer_shape(b, sizes, syms, &nsyms, MAX_SYMS, a->shape[i], &count))
+      return *why = "a buffer dim that is an expression", false;
     count = storage_elems(b, a->shape[i], count);
     a->bytes[i] = count * mlc_dtype_bytes(b->dtype);
     a->init[i] = malloc(a->bytes[i] + 1);
@@ -194,22 +137,14 @@ static void free_snapshot(void **s, int n) {
 static bool same_results(const MlcPrimFunc *f, const Args *a, void **ref, const char *stage, long *inexact) {
   for (int i = 0; i < a->n; i++) {
     const MlcBuffer *b = f->params[i].buf;
-    if (!b || !memcmp(a->work[i], ref[i], a->bytes[i])) continue;
-    if (!mlc_dtype_is_float(b->dtype)) {
+    RandDiff d;
+    if (!b || same_buffer(b->dtype, a->work[i], ref[i], a->bytes[i], 1e-5, 1e-6, inexact, &d)) continue;
+    if (!mlc_dtype_is_float(b->dtype))
       printf("    %s after %s: integer buffer '%s' differs\n", f->name, stage, b->name);
-      return false;
-    }
-    size_t count = a->bytes[i] / mlc_dtype_bytes(b->dtype);
-    for (size_t k = 0; k < count; k++) {
-      double g = b->dtype.bits == 64 ? ((double *)a->work[i])[k] : ((float *)a->work[i])[k];
-      double w = b->dtype.bits == 64 ? ((double *)ref[i])[k] : ((float *)ref[i])[k];
-      if (g == w || (isnan(g) && isnan(w))) continue;
-      if (!(fabs(g - w) <= 1e-5 * fabs(w) + 1e-6)) {
-        printf("    %s after %s: '%s'[%zu] is %.9g, %.9g before lowering\n", f->name, stage, b->name, k, g, w);
-        return false;
-      }
-      (*inexact)++;
-    }
+    else
+      printf("    %s after %s: '%s'[%zu] is %.9g, %.9g before lowering\n", f->name, stage, b->name, d.index,
+             d.got, d.want);
+    return false;
   }
   return true;
 }
@@ -233,26 +168,6 @@ static bool unchanged(const MlcPrimFunc *a, const MlcPrimFunc *b) {
   for (int i = 0; i < a->n_params; i++)
     if (a->params[i].buf != b->params[i].buf || a->params[i].var != b->params[i].var) return false;
   return true;
-}
-
-/* Iterations of the innermost statements, roughly: constant extents
- * multiplied along the nesting, symbolic ones counted as 16. */
-static double work(const MlcStmt *s) {
-  int64_t n;
-  double w = 0;
-  if (!s) return 0;
-  switch (s->kind) {
-  case MLC_STMT_FOR: return (mlc_e_is_const_int(s->loop.extent, &n) ? (double)n : 16) * work(s->loop.body);
-  case MLC_STMT_BLOCK_REALIZE: return work(s->realize.block->init) + work(s->realize.block->body);
-  case MLC_STMT_SEQ:
-    for (int i = 0; i < s->seq.n; i++) w += work(s->seq.items[i]);
-    return w;
-  case MLC_STMT_IF: return work(s->if_.then_s) + work(s->if_.else_s);
-  case MLC_STMT_LET: return work(s->let.body);
-  case MLC_STMT_ALLOCATE: return work(s->alloc.body);
-  case MLC_STMT_STORE: case MLC_STMT_EVALUATE: return 1;
-  }
-  return 1;
 }
 
 /* Interpret f and f after each stage on one set of inputs; false on the

@@ -19,8 +19,8 @@
  * the trace (and the refused instruction) as `#` lines: a script that
  * `mlcc schedule` replays.  MLC_SCHED_FUZZ_SECONDS=N runs for N seconds
  * (split evenly over the programs) instead of a fixed number of sequences
- * and prints per-primitive counts.  Miscompiles already reported are
- * counted as known (see known_bug) unless MLC_SCHED_FUZZ_ALL=1. */
+ * and prints per-primitive counts.  MLC_SCHED_FUZZ_ALL=1 adds the text
+ * round trip of every final module (see check_text_round_trip). */
 #include <assert.h>
 #include <math.h>
 #include <stdint.h>
@@ -81,7 +81,7 @@ static const MlcSchPrim fuzz_prim_ids[FP_COUNT] = {
 #undef X
 };
 
-typedef struct Counts { long accepted, refused, checked, failures, known; } Counts;
+typedef struct Counts { long accepted, refused, checked, failures; } Counts;
 static Counts counts[FP_COUNT];
 static long n_sequences, n_replays, n_trace_failures;
 
@@ -277,10 +277,7 @@ typedef struct Seq {
    * trace printer numbers the outputs of recorded instructions */
   int names[4096];
   int next_name;
-  /* blocks moved by an accepted compute_at (see known_bug) */
-  const char *computed_at[MAX_BLOCKS];
-  int n_computed_at;
-  bool stop; /* a known bug was hit: the rest of the sequence is moot */
+  bool stop; /* a step computed a wrong result: the rest of the sequence is moot */
 } Seq;
 
 static MlcSchVal v_int(int64_t i) { return (MlcSchVal){.kind = MLC_SV_INT, .i = i}; }
@@ -565,79 +562,7 @@ static const GenFn generators[FP_COUNT] = {
     [FP_transform_layout] = gen_transform_layout,
 };
 
-/* ---- known bugs ---------------------------------------------------------------------
- * Miscompiles the fuzzer found, reported, and not yet fixed where they live.
- * In the default run a failure with a known bug's signature is counted in
- * the `known` column instead of failing, and its sequence stops there (the
- * steps after it would work on a wrong program); MLC_SCHED_FUZZ_ALL=1
- * reports them as failures like any other.
- *
- * decompose_reduction of a reduction block that compute_at placed under a
- * consumer's loop, so that the whole reduction re-runs at each iteration of
- * some loop at or below the decomposition point (a loop binding none of
- * the block's iter vars, or a fused loop binding `vi` as `fused // 16`):
- * the init is placed above that loop, and the update then accumulates over
- * it -- layer_norm's row sum comes out 16 times too large.  Repro:
- *   b0 = sch.get_block("sum")
- *   l1, l2 = sch.get_loops(sch.get_block("norm"))
- *   sch.compute_at(b0, l2)
- *   l3, l4, l5 = sch.get_loops(b0)
- *   sch.decompose_reduction(b0, l4)
- * A block blockize makes around such a block counts as moved too.
- *
- * decompose_reduction of a block with a predicate (left by a split that
- * does not divide) whose init needs no loops (its spatial bindings are
- * constants, as after blockize): the init block loses the predicate, so it
- * also runs on the iterations the predicate excludes -- after the update --
- * and reduce_sum's result comes out zero.  Repro:
- *   l1, l2 = sch.get_loops(sch.get_block("R"))
- *   b3 = sch.blockize(l2, preserve_unit_iters=False)
- *   l4, l5 = sch.split(l1, factors=[2, None])
- *   sch.decompose_reduction(b3, l5) */
-
-static bool fuzz_all;
-
-static bool in_list(const char *const *names, int n, const char *name) {
-  for (int i = 0; i < n; i++)
-    if (names[i] == name) return true;
-  return false;
-}
-
-/* the name of the block a handle argument names (read from the handle,
- * which need not name an existing block) */
-static const char *block_arg(Seq *q, MlcSchPrim prim, const MlcSchVal *args) {
-  const MlcSchVal *v = &args[param_index(prim, "block")];
-  bool ok = v->kind == MLC_SV_BLOCK && v->rv >= 0 && (size_t)v->rv < q->s->rvs.len;
-  return ok ? q->s->rvs.data[v->rv].block : NULL;
-}
-
-/* called after every step: remembers what the signatures need (before a
- * later step renames it: a handle follows its block) */
-static void note_step(Seq *q, FuzzPrim fp, const MlcSchVal *args, const MlcSchVal *outs, bool accepted) {
-  const char *moved = NULL;
-  if (accepted && fp == FP_compute_at) moved = block_arg(q, MLC_SCH_compute_at, args);
-  if (accepted && fp == FP_blockize && outs[0].kind == MLC_SV_BLOCK) {
-    const char *inner[MAX_BLOCKS], *outer = q->s->rvs.data[outs[0].rv].block;
-    const MlcBlock *b = find_block(mlc_sch_func(q->s)->body, outer);
-    int n = 0;
-    if (b) collect_blocks(b->body, inner, &n);
-    for (int i = 0; i < n && !moved; i++)
-      if (in_list(q->computed_at, q->n_computed_at, inner[i])) moved = outer;
-  }
-  if (moved && q->n_computed_at < MAX_BLOCKS) q->computed_at[q->n_computed_at++] = moved;
-}
-
-static bool has_predicate(Seq *q, const char *name) {
-  const MlcStmt *r = name ? find_realize(mlc_sch_func(q->s)->body, name) : NULL;
-  const MlcExpr *p = r ? r->realize.pred : NULL;
-  return p && !(p->kind == MLC_EXPR_INT && p->int_val != 0);
-}
-
-static bool known_bug(Seq *q, FuzzPrim fp, const MlcSchVal *args) {
-  if (fuzz_all || fp != FP_decompose_reduction) return false;
-  const char *name = block_arg(q, MLC_SCH_decompose_reduction, args);
-  return in_list(q->computed_at, q->n_computed_at, name) || has_predicate(q, name);
-}
+static bool fuzz_all; /* MLC_SCHED_FUZZ_ALL=1: also check_text_round_trip */
 
 /* ---- checks ------------------------------------------------------------------------ */
 
@@ -797,7 +722,6 @@ static void step(Program *p, Seq *q, uint64_t seed, int k) {
   if (!generators[fp](q, prim, args)) return;
   const MlcModule *before = mlc_sch_module(q->s);
   uint64_t before_hash = mlc_module_hash(before);
-  bool suspect = known_bug(q, fp, args); /* before the step may rename what args name */
   MlcStrBuf why = {0};
   bool ok = apply(q, prim, args, outs, &n_outs);
   const char *bad;
@@ -810,14 +734,10 @@ static void step(Program *p, Seq *q, uint64_t seed, int k) {
     bad = check_unchanged(q, before, before_hash, &why);
   }
   counts[fp].checked++;
-  if (bad && ok && suspect) {
-    counts[fp].known++;
-    q->stop = true;
-  } else if (bad) {
+  if (bad) {
     report(p, q, seed, k, fp, bad, ok ? NULL : args);
     q->stop = ok; /* the steps after a wrong result would only repeat it */
   }
-  note_step(q, fp, args, outs, ok);
   mlc_clear_error(q->ctx);
   mlc_vec_free(&why);
 }
@@ -876,16 +796,16 @@ CORPUS(X)
 
 static void print_counts(void) {
   Counts total = {0};
-  printf("# %-24s %10s %10s %10s %8s %6s\n", "primitive", "accepted", "refused", "checked", "failures", "known");
+  printf("# %-24s %10s %10s %10s %8s\n", "primitive", "accepted", "refused", "checked", "failures");
   for (int i = 0; i < FP_COUNT; i++) {
     const Counts *c = &counts[i];
-    printf("# %-24s %10ld %10ld %10ld %8ld %6ld\n", mlc_sch_prim_names[fuzz_prim_ids[i]], c->accepted, c->refused,
-           c->checked, c->failures, c->known);
+    printf("# %-24s %10ld %10ld %10ld %8ld\n", mlc_sch_prim_names[fuzz_prim_ids[i]], c->accepted, c->refused,
+           c->checked, c->failures);
     total.accepted += c->accepted, total.refused += c->refused, total.checked += c->checked;
-    total.failures += c->failures, total.known += c->known;
+    total.failures += c->failures;
   }
-  printf("# %-24s %10ld %10ld %10ld %8ld %6ld\n", "total", total.accepted, total.refused, total.checked,
-         total.failures, total.known);
+  printf("# %-24s %10ld %10ld %10ld %8ld\n", "total", total.accepted, total.refused, total.checked,
+         total.failures);
   printf("# %ld sequences of up to %d steps, %ld trace replays; %ld failures of whole sequences\n", n_sequences,
          STEPS, n_replays, n_trace_failures);
 }

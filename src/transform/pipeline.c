@@ -1,0 +1,35 @@
+/* pipeline.c - the graph passes in order, as one flat function.
+ *
+ * Each stage is one line, so the order is read at a glance and any stage's
+ * module can be dumped (the hook sees it before the next stage runs).
+ * Legalization infers struct info itself, so the separate inference stage
+ * only makes the inferred module visible to the dump. */
+#include "transform/pass.h"
+
+const char *const mlc_graph_pass_names[MLC_PASS_COUNT] = {
+#define X(id, s) s,
+    MLC_GRAPH_PASSES(X)
+#undef X
+};
+
+#define STAGE(id, expr)                                  \
+  do {                                                   \
+    if (!(m = (expr))) goto fail;                        \
+    if (dump) dump(user, MLC_PASS_##id, m);              \
+    if (last == MLC_PASS_##id) return (MlcModule *)m;    \
+  } while (0)
+
+MlcModule *mlc_graph_pipeline(MlcCtx *ctx, const MlcModule *m, MlcGraphPass last, MlcPassDump dump,
+                              void *user, MlcMemPlanStats **stats, int *n_stats) {
+  if (stats) *stats = NULL;
+  if (n_stats) *n_stats = 0;
+  STAGE(INFER_SINFO, mlc_pass_infer_sinfo(ctx, m));
+  STAGE(LEGALIZE, mlc_pass_legalize_ops(ctx, m));
+  STAGE(CANONICALIZE, mlc_pass_canonicalize_bindings(ctx, m));
+  STAGE(DEAD_CODE, mlc_pass_dead_code(ctx, m));
+  STAGE(EXPLICIT_ALLOC, mlc_pass_explicit_alloc(ctx, m));
+  STAGE(PLAN_MEMORY, mlc_pass_plan_memory(ctx, m, stats, n_stats));
+  return (MlcModule *)m;
+fail:
+  return NULL;
+}

@@ -1,0 +1,21 @@
+# The end-to-end test's network with a symbolic batch n: its intermediates
+# are allocated when the model runs, sized from the input.
+from tvm.script import ir as I
+from tvm.script import tir as T
+from tvm.script import relax as R
+
+
+@I.ir_module
+class Module:
+    @R.function
+    def main(x: R.Tensor(("n", 8), "float32"), w0: R.Tensor((8, 16), "float32"),
+             b0: R.Tensor((16,), "float32"), w1: R.Tensor((4, 16), "float32"),
+             b1: R.Tensor((4,), "float32")) -> R.Tensor(("n", 4), "float32"):
+        n = T.int64()
+        with R.dataflow():
+            lv0 = R.matmul(x, w0)
+            lv1 = R.add(lv0, b0)
+            lv2 = R.nn.relu(lv1)
+            out = R.call_dps_packed("env.linear", (lv2, w1, b1), out_sinfo=R.Tensor((n, 4), "float32"))
+            R.output(out)
+        return out

@@ -1,0 +1,111 @@
+#!/bin/sh
+# run.sh - the end-to-end test of compiled models: `mlcc build` of a graph
+# module with weights from an .npz, then a C program (consumer.c) compiled
+# against the generated model.h and linked with model.so and the runtime
+# library only, checked against its own plain C computation; and the same
+# model through `mlcc run`.  Prints "ok NAME" / "FAIL NAME: ..." lines
+# (tests/run.sh counts them).
+#   sh tests/e2e/run.sh MLCC SCRATCH_DIR
+set -u
+MLCC=$1
+dir=$2
+here=$(dirname "$0")
+bin=$(dirname "$MLCC")
+librt=$bin/libmlcrt.a
+CC=${CC:-cc}
+# a sanitizer build's runtime needs the sanitizers in the program too
+case "$bin" in
+  */san) san="-fsanitize=address,undefined" ;;
+  *) san="" ;;
+esac
+mkdir -p "$dir" || exit 2
+
+fail() { # NAME REASON [FILE]
+  echo "FAIL $1: $2"
+  if [ $# -ge 3 ] && [ -s "$3" ]; then head -n 12 "$3" | sed 's/^/    /'; fi
+}
+
+# `make test` builds the CLI and the unit tests; the runtime library alone
+# may not be there yet
+if [ ! -f "$librt" ]; then
+  sanflag=""
+  [ -n "$san" ] && sanflag="SAN=1"
+  make -s $sanflag "$librt" >"$dir/make.log" 2>&1 || { fail "e2e" "cannot build $librt" "$dir/make.log"; exit 0; }
+fi
+if ! $CC -std=c11 -O1 $san -Iinclude "$here/make_data.c" "$librt" -lpthread -ldl -lz -lm \
+     -o "$dir/make_data" 2>"$dir/cc.log"; then
+  fail "e2e: make_data" "does not compile" "$dir/cc.log"
+  exit 0
+fi
+
+# report CASE RC OUT ERR: the consumer's lines under the case's name; a
+# non-zero exit without a FAIL line (a crash) is a failure too
+report() {
+  sed -e "s/^ok /ok e2e $1: /" -e "s/^FAIL /FAIL e2e $1: /" "$3"
+  if [ "$2" -ne 0 ] && ! grep -q '^FAIL ' "$3"; then fail "e2e $1" "exited with status $2" "$4"; fi
+}
+
+# e2e_case NAME MODULE BATCH CONSUMER_BATCHES...
+e2e_case() {
+  name=$1 module=$2 batch=$3
+  shift 3
+  out=$dir/$name
+  mkdir -p "$out"
+  "$dir/make_data" "$out" "$batch" || { fail "e2e $name: data" "make_data failed"; return; }
+  # the model, with weights in params.bin and embedded
+  if ! "$MLCC" build "$module" -o "$out/model" --params "$out/weights.npz" 2>"$out/build.err"; then
+    fail "e2e $name: build" "mlcc build failed" "$out/build.err"; return
+  fi
+  if grep -q "^main: memory plan .* (liveness lower bound .*, no reuse .*), [0-9]* run-time allocation" "$out/build.err"; then
+    echo "ok e2e $name: memory plan reported"
+  else
+    fail "e2e $name: memory plan" "no 'main: memory plan' line on stderr" "$out/build.err"
+  fi
+  if ! "$MLCC" build "$module" -o "$out/embedded" --params "$out/weights.npz" --embed-params 2>"$out/build.err"; then
+    fail "e2e $name: build --embed-params" "mlcc build failed" "$out/build.err"; return
+  fi
+  [ -f "$out/embedded/params.bin" ] && fail "e2e $name: build --embed-params" "params.bin written"
+  for kind in model embedded; do
+    if ! $CC -std=c11 -O1 $san -I"$out/$kind" -Iinclude -I"$here" "$here/consumer.c" "$out/$kind/model.so" \
+         "$librt" -Wl,-rpath,"$out/$kind" -lpthread -ldl -lz -lm -o "$out/consumer_$kind" 2>"$out/cc.log"; then
+      fail "e2e $name: consumer ($kind)" "does not compile against $kind/model.h" "$out/cc.log"; continue
+    fi
+    params=-
+    [ "$kind" = model ] && params=$out/model/params.bin
+    (cd "$out" && "$out/consumer_$kind" "$params" "$@") >"$out/run.out" 2>"$out/run.err"
+    report "$name" $? "$out/run.out" "$out/run.err"
+  done
+  # the same model through the command line
+  if "$MLCC" run "$out/model" --in "$out/x.npy" --out "$out/y.npz" 2>"$out/run.err"; then
+    "$out/consumer_model" --npz "$out/y.npz" "$batch" >"$out/run.out" 2>"$out/run.err"
+    report "$name" $? "$out/run.out" "$out/run.err"
+  else
+    fail "e2e $name: mlcc run" "failed" "$out/run.err"
+  fi
+}
+
+# refused CASE WANT ARGS...: `mlcc run ARGS` must exit 2 with WANT on stderr
+refused() {
+  name=$1 want=$2
+  shift 2
+  "$MLCC" run "$@" >"$dir/refused.out" 2>"$dir/refused.err"
+  rc=$?
+  if [ "$rc" -ne 2 ]; then fail "e2e refuses $name" "expected exit 2, got $rc" "$dir/refused.err"
+  elif ! grep -qF -e "$want" "$dir/refused.err"; then fail "e2e refuses $name" "stderr lacks '$want'" "$dir/refused.err"
+  else echo "ok e2e refuses $name"
+  fi
+}
+
+e2e_case static "$here/mlp.py" 4 4
+e2e_case dynamic "$here/mlp_dyn.py" 5 1 5 33 2
+refused "a wrong input shape" "main: input 'x' (#1): expected shape (4, 8), got (5, 8)" \
+  "$dir/static/model" --in "$dir/dynamic/x.npy"
+refused "an .npz without the input" "has no entry 'x' for input #1 of 'main'" \
+  "$dir/static/model" --in "$dir/static/weights.npz"
+cp -r "$dir/static/model" "$dir/cut"
+head -c 100 "$dir/static/model/params.bin" >"$dir/cut/params.bin"
+refused "a cut params.bin" "params.bin: file is 100 bytes, its header says" "$dir/cut" --in "$dir/static/x.npy"
+cp "$dir/static/model/params.bin" "$dir/cut/params.bin"
+printf 'Z' | dd of="$dir/cut/params.bin" bs=1 seek=40 conv=notrunc 2>/dev/null
+refused "a corrupt params.bin" "params.bin: the weights are corrupt" "$dir/cut" --in "$dir/static/x.npy"
+exit 0

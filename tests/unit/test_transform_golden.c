@@ -1,0 +1,224 @@
+/* test_transform_golden.c - the golden cases of the graph passes: each
+ * directory tests/golden/passes/CASE/ holds
+ *   before.py   the module the pass runs on
+ *   pass.txt    one line: a pass name of the pipeline ("legalize_ops", ...)
+ *               or "pipeline" (every pass, in order)
+ *   after.py    the module expected after the pass, or
+ *   error.txt   one line "LINE:COL: TEXT": the pass must fail with a
+ *               message containing TEXT, located at LINE:COL of before.py
+ * and is one test, printed as `ok passes/CASE` or `FAIL passes/CASE: why`.
+ *
+ * An after.py case passes when the result is structurally equal to after.py
+ * and its printed text reads back structurally equal (every stage of the
+ * pipeline is ordinary TVMScript).  With GOLDEN_SHOW=1 in the environment
+ * each case prints the module it got (stderr), to make writing a case easy.
+ * Arguments name cases to run only those. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "mlcc/text.h"
+#include "mlcc/transform.h"
+
+#define GOLDEN_DIR "tests/golden/passes"
+#define MAX_FILE ((size_t)16 << 20)
+
+static int n_failed;
+
+typedef struct Case {
+  const char *name;
+  char dir[512];
+  MlcCtx *ctx;
+  MlcStrBuf why;
+} Case;
+
+static bool fail(Case *c, const char *fmt, ...) MLC_PRINTF(2, 3);
+static bool fail(Case *c, const char *fmt, ...) {
+  if (c->why.len) return false;
+  va_list ap;
+  va_start(ap, fmt);
+  mlc_sb_vprintf(&c->why, fmt, ap);
+  va_end(ap);
+  return false;
+}
+
+static const char *err_line(MlcCtx *ctx, MlcStrBuf *sb) {
+  MlcLoc l = mlc_error_loc(ctx);
+  sb->len = 0;
+  if (l.file) mlc_sb_printf(sb, "%s:%d:%d: ", l.file, l.line, l.col);
+  mlc_sb_puts(sb, mlc_error_msg(ctx) ? mlc_error_msg(ctx) : "(no message)");
+  return mlc_sb_cstr(sb);
+}
+
+static bool fail_ctx(Case *c, const char *what) {
+  MlcStrBuf sb = {0};
+  fail(c, "%s: %s", what, err_line(c->ctx, &sb));
+  mlc_vec_free(&sb);
+  return false;
+}
+
+static const char *case_path(Case *c, const char *file) { return mlc_internf(c->ctx, "%s/%s", c->dir, file); }
+
+static bool exists(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0;
+}
+
+static MlcModule *read_module(Case *c, const char *file) {
+  const char *path = case_path(c, file);
+  size_t len;
+  char *text = mlc_read_file(c->ctx, path, MAX_FILE, &len);
+  if (!text) return fail_ctx(c, file), NULL;
+  MlcModule *m = mlc_read_module(c->ctx, path, text, len);
+  free(text);
+  if (!m) fail_ctx(c, file);
+  return m;
+}
+
+/* the first line of a small text file, without its newline */
+static bool read_line(Case *c, const char *file, char *buf, size_t cap) {
+  size_t len;
+  char *text = mlc_read_file(c->ctx, case_path(c, file), MAX_FILE, &len);
+  if (!text) return fail_ctx(c, file);
+  size_t n = strcspn(text, "\r\n");
+  if (n >= cap) n = cap - 1;
+  memcpy(buf, text, n);
+  buf[n] = 0;
+  free(text);
+  return true;
+}
+
+/* ---- running a pass ---------------------------------------------------------- */
+
+static MlcModule *run_pass(Case *c, const MlcModule *m, const char *pass) {
+  if (strcmp(pass, "pipeline") == 0) {
+    MlcMemPlanStats *st = NULL;
+    int n = 0;
+    MlcModule *r = mlc_graph_pipeline(c->ctx, m, MLC_PASS_COUNT - 1, NULL, NULL, &st, &n);
+    free(st);
+    return r;
+  }
+  for (int i = 0; i < MLC_PASS_COUNT; i++) {
+    if (strcmp(pass, mlc_graph_pass_names[i]) != 0) continue;
+    switch ((MlcGraphPass)i) {
+    case MLC_PASS_INFER_SINFO: return mlc_pass_infer_sinfo(c->ctx, m);
+    case MLC_PASS_LEGALIZE: return mlc_pass_legalize_ops(c->ctx, m);
+    case MLC_PASS_CANONICALIZE: return mlc_pass_canonicalize_bindings(c->ctx, m);
+    case MLC_PASS_DEAD_CODE: return mlc_pass_dead_code(c->ctx, m);
+    case MLC_PASS_EXPLICIT_ALLOC: return mlc_pass_explicit_alloc(c->ctx, m);
+    case MLC_PASS_PLAN_MEMORY: return mlc_pass_plan_memory(c->ctx, m, NULL, NULL);
+    case MLC_PASS_COUNT: break;
+    }
+  }
+  fail(c, "pass.txt: unknown pass '%s'", pass);
+  return NULL;
+}
+
+static void show(const MlcModule *m) {
+  if (!getenv("GOLDEN_SHOW")) return;
+  MlcStrBuf sb = {0};
+  mlc_print_module(m, &sb);
+  fprintf(stderr, "%s\n", mlc_sb_cstr(&sb));
+  mlc_vec_free(&sb);
+}
+
+static bool check_equal(Case *c, const MlcModule *got, const MlcModule *want, const char *what) {
+  MlcDiff d = {0};
+  if (mlc_module_equal_diff(got, want, &d)) return true;
+  MlcStrBuf a = {0}, b = {0};
+  mlc_print_diff_side(&d, false, &a);
+  mlc_print_diff_side(&d, true, &b);
+  fail(c, "%s: function %s: %s: %s vs %s", what, d.func ? d.func : "-", mlc_sb_cstr(&d.path),
+       mlc_sb_cstr(&a), mlc_sb_cstr(&b));
+  mlc_vec_free(&a);
+  mlc_vec_free(&b);
+  mlc_diff_free(&d);
+  return false;
+}
+
+static bool roundtrips(Case *c, const MlcModule *m) {
+  MlcStrBuf sb = {0};
+  mlc_print_module(m, &sb);
+  MlcModule *back = mlc_read_module(c->ctx, "<printed>", mlc_sb_cstr(&sb), sb.len);
+  bool ok = back ? check_equal(c, back, m, "printed result read back") : fail_ctx(c, "printed result");
+  mlc_vec_free(&sb);
+  return ok;
+}
+
+static bool run_after(Case *c, const MlcModule *before, const char *pass) {
+  MlcModule *want = read_module(c, "after.py");
+  if (!want) return false;
+  MlcModule *got = run_pass(c, before, pass);
+  if (!got) return c->why.len ? false : fail_ctx(c, pass);
+  show(got);
+  if (!check_equal(c, got, want, "result vs after.py")) return false;
+  return roundtrips(c, got);
+}
+
+static bool run_error(Case *c, const MlcModule *before, const char *pass) {
+  char spec[512];
+  if (!read_line(c, "error.txt", spec, sizeof spec)) return false;
+  const char *text = strstr(spec, ": ");
+  int line = 0, col = 0;
+  if (!text || sscanf(spec, "%d:%d", &line, &col) != 2) return fail(c, "error.txt: want LINE:COL: TEXT");
+  text += 2;
+  MlcModule *got = run_pass(c, before, pass);
+  if (got) return show(got), fail(c, "the pass succeeded; expected '%s'", text);
+  if (c->why.len) return false;
+  const char *msg = mlc_error_msg(c->ctx);
+  MlcLoc l = mlc_error_loc(c->ctx);
+  MlcStrBuf sb = {0};
+  if (!msg || !strstr(msg, text)) fail(c, "message lacks '%s': %s", text, err_line(c->ctx, &sb));
+  else if (l.line != line || l.col != col)
+    fail(c, "error at %d:%d, expected %d:%d: %s", l.line, l.col, line, col, err_line(c->ctx, &sb));
+  mlc_vec_free(&sb);
+  return !c->why.len;
+}
+
+static void run_case(const char *name) {
+  Case c = {.name = name, .ctx = mlc_ctx_new()};
+  snprintf(c.dir, sizeof c.dir, "%s/%s", GOLDEN_DIR, name);
+  char pass[128];
+  MlcModule *before = read_line(&c, "pass.txt", pass, sizeof pass) ? read_module(&c, "before.py") : NULL;
+  if (before) {
+    if (exists(case_path(&c, "after.py"))) run_after(&c, before, pass);
+    else if (exists(case_path(&c, "error.txt"))) run_error(&c, before, pass);
+    else fail(&c, "neither after.py nor error.txt");
+  }
+  if (c.why.len) {
+    printf("FAIL passes/%s: %s\n", name, mlc_sb_cstr(&c.why));
+    n_failed++;
+  } else {
+    printf("ok passes/%s\n", name);
+  }
+  mlc_vec_free(&c.why);
+  mlc_ctx_free(c.ctx);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+int main(int argc, char **argv) {
+  if (argc > 1) {
+    for (int i = 1; i < argc; i++) run_case(argv[i]);
+    return n_failed ? 1 : 0;
+  }
+  DIR *d = opendir(GOLDEN_DIR);
+  if (!d) {
+    printf("FAIL passes: cannot open %s\n", GOLDEN_DIR);
+    return 1;
+  }
+  MLC_VEC(char *) names = {0};
+  for (struct dirent *e; (e = readdir(d));)
+    if (e->d_name[0] != '.') mlc_vec_push(&names, mlc_xstrdup(e->d_name));
+  closedir(d);
+  if (names.len) qsort(names.data, names.len, sizeof *names.data, cmp_str);
+  for (size_t i = 0; i < names.len; i++) {
+    run_case(names.data[i]);
+    free(names.data[i]);
+  }
+  mlc_vec_free(&names);
+  fflush(stdout);
+  return n_failed ? 1 : 0;
+}
