@@ -70,6 +70,8 @@ bool mlc_onnx__ints_attr_or_input(MlcOnnxNode *n, const char *name, int64_t inpu
 
 #define X(op, since, fn) bool fn(MlcOnnxNode *n);
 MLC_ONNX_MORE_CONVERTERS(X)
+#include "onnx_conv_a.def"
+#include "onnx_conv_b.def"
 #undef X
 
 #endif

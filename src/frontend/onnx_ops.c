@@ -202,6 +202,8 @@ static const Entry table[] = {
     {"Identity", 1, 99, conv_Identity},
 #define X(onnx, since, fn) {onnx, since, 99, fn},
     MLC_ONNX_MORE_CONVERTERS(X)
+#include "onnx_conv_a.def"
+#include "onnx_conv_b.def"
 #undef X
 };
 
