@@ -34,5 +34,10 @@ int cmd_run(int argc, char **argv);
 /* `mlcc run DIR`: the compiled-model form of run (cmd_run dispatches) */
 int cmd_run_model(int argc, char **argv);
 int cmd_schedule(int argc, char **argv);
+int cmd_import(int argc, char **argv);
+int cmd_compile(int argc, char **argv);
+/* the model-folder build of `mlcc build -o DIR` (graph pipeline, memory plan
+ * report, DIR/model.*), for commands that get their module elsewhere */
+int cli_build_model(MlcCtx *ctx, MlcModule *m, const char *out, const char *dump_after, bool embed);
 
 #endif

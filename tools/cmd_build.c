@@ -146,6 +146,13 @@ static int build_model(MlcCtx *ctx, MlcModule *m, const BuildArgs *a) {
   return EXIT_YES;
 }
 
+int cli_build_model(MlcCtx *ctx, MlcModule *m, const char *out, const char *dump_after, bool embed) {
+  BuildArgs a = {.out = out, .dump_after = dump_after, .embed = embed, .entry = "main",
+                 .opt = {.target = MLC_TARGET_NATIVE}};
+  if (dump_after && pass_index(dump_after) < 0) return cli_bad_usage("no graph pass named", dump_after);
+  return build_model(ctx, m, &a);
+}
+
 /* ---- arguments ------------------------------------------------------------------ */
 
 static int parse(BuildArgs *a, int argc, char **argv) {

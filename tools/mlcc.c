@@ -27,7 +27,11 @@
   X("run", cmd_run, "LIB.so [--func F] [--in X.npy]... [--out Y.npy]... [--fill zeros|ones|random] [--time]", \
     "call F of a compiled library on .npy inputs, write its outputs, optionally time it") \
   X("schedule", cmd_schedule, "MODULE.py SCRIPT.py [--func NAME] [--seed N] [--intrin FILE.py] [--trace]",     \
-    "apply a schedule script to a prim func; print the result, or with --trace the trace (--intrin registers the NAME_desc/NAME_impl tensor intrinsics of FILE.py)")
+    "apply a schedule script to a prim func; print the result, or with --trace the trace (--intrin registers the NAME_desc/NAME_impl tensor intrinsics of FILE.py)") \
+  X("import", cmd_import, "MODEL.onnx [--input-shape NAME:1x3x224x224]...",                     \
+    "import an ONNX model and print it as TVMScript (weights as constants)")             \
+  X("compile", cmd_compile, "MODEL.onnx -o DIR [--input-shape NAME:DIMS]... [--embed-params] [--dump-after PASS]", \
+    "import an ONNX model and build its deployment folder, as `build -o DIR` does (run it with `mlcc run DIR`)")
 
 typedef struct Command {
   const char *name;

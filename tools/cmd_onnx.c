@@ -1,0 +1,107 @@
+/* cmd_onnx.c - `mlcc import` and `mlcc compile`: ONNX models in.
+ *
+ *   mlcc import MODEL.onnx [--input-shape NAME:DIMS]...
+ *       the imported module as TVMScript on stdout;
+ *   mlcc compile MODEL.onnx -o DIR [--input-shape NAME:DIMS]... [--embed-params] [--dump-after PASS]
+ *       the deployment folder, exactly as `mlcc build MODULE.py -o DIR` makes it.
+ * --input-shape fixes an input's shape (dims separated by 'x'), for models
+ * exported with symbolic or unknown dims. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "mlcc/frontend.h"
+
+#define MAX_SHAPES 64
+
+typedef struct OnnxArgs {
+  const char *in, *out, *dump_after;
+  bool embed;
+  MlcOnnxInputShape shapes[MAX_SHAPES];
+  int n_shapes;
+} OnnxArgs;
+
+/* NAME:1x3x224x224 */
+static bool parse_shape(const char *s, MlcOnnxInputShape *out) {
+  const char *colon = strrchr(s, ':');
+  if (!colon || colon == s) return false;
+  out->name = s;
+  out->ndim = 0;
+  const char *p = colon + 1;
+  if (!*p) return true; /* a scalar */
+  while (*p) {
+    if (out->ndim == 32 || *p < '0' || *p > '9') return false;
+    errno = 0;
+    char *end;
+    long long v = strtoll(p, &end, 10);
+    if (errno || v < 0) return false;
+    out->dims[out->ndim++] = v;
+    if (*end == 'x') end++;
+    else if (*end) return false;
+    p = end;
+  }
+  return true;
+}
+
+static int parse(OnnxArgs *a, int argc, char **argv, const char *cmd, bool want_out) {
+  for (int i = 0; i < argc; i++) {
+    const char *s = argv[i];
+    bool next = i + 1 < argc;
+    if (want_out && !strcmp(s, "-o") && next) a->out = argv[++i];
+    else if (want_out && !strcmp(s, "--dump-after") && next) a->dump_after = argv[++i];
+    else if (want_out && !strcmp(s, "--embed-params")) a->embed = true;
+    else if (!strcmp(s, "--input-shape") && next) {
+      if (a->n_shapes == MAX_SHAPES) return cli_bad_usage("too many --input-shape options", NULL);
+      if (!parse_shape(argv[++i], &a->shapes[a->n_shapes]))
+        return cli_bad_usage("--input-shape takes NAME:DIMS, e.g. x:1x3x224x224", argv[i]);
+      a->n_shapes++;
+    } else if (!a->in && s[0] != '-') a->in = s;
+    else {
+      fprintf(stderr, "mlcc: %s: unexpected argument '%s'\n", cmd, s);
+      return EXIT_ERR;
+    }
+  }
+  if (!a->in) return cli_bad_usage("missing MODEL.onnx", NULL);
+  if (want_out && !a->out) return cli_bad_usage("missing -o DIR", NULL);
+  return EXIT_YES;
+}
+
+/* the names in shapes[] point into argv as NAME:DIMS; cut them at the colon */
+static MlcModule *import(MlcCtx *ctx, OnnxArgs *a) {
+  for (int i = 0; i < a->n_shapes; i++) {
+    const char *colon = strrchr(a->shapes[i].name, ':');
+    a->shapes[i].name = mlc_intern_n(ctx, a->shapes[i].name, (size_t)(colon - a->shapes[i].name));
+  }
+  MlcOnnxOptions opt = {.shapes = a->shapes, .n_shapes = a->n_shapes};
+  return mlc_onnx_import_file(ctx, a->in, &opt);
+}
+
+int cmd_import(int argc, char **argv) {
+  OnnxArgs a = {0};
+  int rc = parse(&a, argc, argv, "import", false);
+  if (rc != EXIT_YES) return rc;
+  MlcCtx *ctx = mlc_ctx_new();
+  MlcModule *m = import(ctx, &a);
+  if (m) {
+    MlcStrBuf sb = {0};
+    mlc_print_module(m, &sb);
+    rc = cli_write_stdout(mlc_sb_cstr(&sb), sb.len) ? EXIT_YES : EXIT_ERR;
+    mlc_vec_free(&sb);
+  } else {
+    rc = cli_report(ctx);
+  }
+  mlc_ctx_free(ctx);
+  return rc;
+}
+
+int cmd_compile(int argc, char **argv) {
+  OnnxArgs a = {0};
+  int rc = parse(&a, argc, argv, "compile", true);
+  if (rc != EXIT_YES) return rc;
+  MlcCtx *ctx = mlc_ctx_new();
+  MlcModule *m = import(ctx, &a);
+  rc = m ? cli_build_model(ctx, m, a.out, a.dump_after, a.embed) : cli_report(ctx);
+  mlc_ctx_free(ctx);
+  return rc;
+}
