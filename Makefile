@@ -69,8 +69,12 @@ $(B)/tests/%: tests/unit/%.c $(B)/libmlcc.a $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itests/unit $< $(B)/libmlcc.a $(LDFLAGS_ALL) -o $@
 
-test: $(B)/mlcc $(UNIT_BIN)
+test: $(B)/mlcc $(B)/libmlcrt.a $(UNIT_BIN)
 	@MLCC=$(B)/mlcc UNIT_DIR=$(B)/tests sh tests/run.sh
+
+# the bundled example (examples/digits): train, compile, run, check; in $(B)/demo
+demo: $(B)/mlcc $(B)/libmlcrt.a
+	sh examples/digits/demo.sh $(B)
 
 # libFuzzer targets need clang.  The reader's fuzz target needs only the
 # layers below text, built as separate objects so `make -j` compiles them in
@@ -78,9 +82,9 @@ test: $(B)/mlcc $(UNIT_BIN)
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 # The ONNX importer's target needs the generated schema code and the layers
-# the importer calls (ops, te, arith).
+# the importer calls (ops, te, arith, and the interpreter that folds constants).
 FUZZ_LIB_SRC := $(sort $(wildcard src/support/*.c src/ir/*.c src/text/*.c src/arith/*.c \
-                                  src/te/*.c src/ops/*.c src/frontend/*.c))
+                                  src/te/*.c src/ops/*.c src/frontend/*.c src/interp/*.c))
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=build/fuzz/obj/%.o) build/fuzz/obj/gen/onnx.pb-c.o
 FUZZ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Iinclude -Isrc -Ibuild/gen \
   -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined

@@ -205,6 +205,7 @@ MlcAttrValue mlc_onnx__av_str(MlcCtx *ctx, const char *s) {
 }
 MlcAttrValue mlc_onnx__av_dtype(MlcDType t) { return (MlcAttrValue){.kind = MLC_ATTR_DTYPE, .dtype = t}; }
 MlcAttrValue mlc_onnx__av_ints(MlcCtx *ctx, const int64_t *v, int n) {
+  if (n < 0) n = 0; /* an absent list (count -1) is empty */
   MlcAttrValue *items = mlc_arena_array(&ctx->arena, (size_t)(n ? n : 1), sizeof *items);
   for (int i = 0; i < n; i++) items[i] = mlc_onnx__av_int(v[i]);
   return (MlcAttrValue){.kind = MLC_ATTR_LIST, .list = {items, n}};

@@ -255,7 +255,7 @@ static bool reduce(MlcOnnxNode *n, const char *op, Pre pre, Post post) {
   else if (pre == PRE_SQUARE) y = mlc_onnx__emit2(n, "multiply", y, y);
   else if (pre == PRE_EXP) y = mlc_onnx__emit1(n, "exp", y);
   if (!y) return false;
-  MlcAttr a[2] = {attr("keepdims", av_bool(keepdims != 0)), attr("axis", mlc_onnx__av_ints(n->im->ctx, axes, k))};
+  MlcAttr a[2] = {attr("keepdims", av_bool(keepdims != 0)), attr("axis", mlc_onnx__av_ints(n->im->ctx, axes, k > 0 ? k : 0))};
   y = mlc_onnx__emit_attrs(n, op, &y, 1, k > 0 ? 2 : 1, a);
   if (y && post == POST_SQRT) y = mlc_onnx__emit1(n, "sqrt", y);
   else if (y && post == POST_LOG) y = mlc_onnx__emit1(n, "log", y);
