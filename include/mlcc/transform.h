@@ -39,7 +39,7 @@ MlcModule *mlc_pass_bind_params(MlcCtx *ctx, const MlcModule *m, const char *fun
 
 /* Op calls -> call_tir of generated prim funcs, one per distinct op call
  * (op, attributes, input shapes and dtypes); structurally equal prim funcs
- * are shared.  Prim func names follow the op: "add", "add1", "nn_conv2d"... */
+ * are shared.  Prim func names are the op name's last part: "add", "add1", "conv2d"... */
 MlcModule *mlc_pass_legalize_ops(MlcCtx *ctx, const MlcModule *m);
 
 /* Pure bindings whose var is never used are removed (repeatedly), and
