@@ -131,4 +131,11 @@ bool mlc_rd_attr_value(MlcCtx *ctx, MlcRdScope *s, const Ast *a, MlcAttrValue *o
 /* a `{"key": value, ...}` dict with string keys, in source order */
 bool mlc_rd_attrs(MlcCtx *ctx, MlcRdScope *s, const Ast *dict, MlcAttrs *out);
 
+/* v is representable in dt (bool: 0 or 1) */
+bool mlc_rd_int_fits(MlcDType dt, int64_t v);
+
+/* R.const(value, dtype) in a graph function, its arguments already picked
+ * (dtype may be NULL): read_const.c */
+MlcGExpr *mlc_rd_graph_const(MlcCtx *ctx, const Ast *call, const Ast *value, const Ast *dtype);
+
 #endif
