@@ -248,6 +248,16 @@ if [ -f tests/e2e/run.sh ]; then
     esac
   done <"$tmp/e2e.out"
   [ "$e2e_rc" -eq 0 ] || fail "tests/e2e/run.sh" "exited with status $e2e_rc" "$tmp/e2e.err"
+  # the bundled example (`make demo`) must keep working: its script fails
+  # when a step fails or the trained model's accuracy drops below 90%
+  limited "$UNIT_TIME_LIMIT" sh examples/digits/demo.sh "$(dirname "$MLCC")" "$tmp/demo" >"$tmp/demo.out" 2>&1
+  rc=$?
+  tail -n 8 "$tmp/demo.out" >"$tmp/demo.tail" # where a failing step stopped
+  if crashed "$rc" "$tmp/demo.out"; then fail "e2e demo: examples/digits" "$(crash_reason "$rc")" "$tmp/demo.tail"
+  elif [ "$rc" -ne 0 ]; then fail "e2e demo: examples/digits" "exited with status $rc" "$tmp/demo.tail"
+  elif grep -q '^accuracy: ' "$tmp/demo.out"; then pass "e2e demo: examples/digits"
+  else fail "e2e demo: examples/digits" "no accuracy line" "$tmp/demo.tail"
+  fi
 fi
 
 echo "$passed passed, $failed failed"

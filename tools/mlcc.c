@@ -22,10 +22,16 @@
     "print FILE in canonical TVMScript; --check: print nothing, exit 1 if FILE differs") \
   X("equal", cmd_equal, "A B",                                                    \
     "exit 0 if A and B hold structurally equal modules, else show the first difference and exit 1") \
-  X("build", cmd_build, "MODULE.py -o LIB.so [--target native|generic]",                  \
-    "compile every prim func of MODULE.py into a shared library (the generated .c is kept beside it)") \
-  X("run", cmd_run, "LIB.so [--func F] [--in X.npy]... [--out Y.npy]... [--fill zeros|ones|random] [--time]", \
-    "call F of a compiled library on .npy inputs, write its outputs, optionally time it") \
+  X("build", cmd_build, "MODULE.py -o LIB.so [--target native|generic]\n"                 \
+    "  mlcc build MODULE.py -o DIR [--params W.npz] [--embed-params] [--entry F] [--dump-after PASS]", \
+    "compile every prim func of MODULE.py into a shared library (the generated .c is kept beside it);\n" \
+    "      with -o DIR, compile graph function F (default main) as a model: DIR/model.{c,h,so} and\n" \
+    "      params.bin (the weights bound from W.npz by parameter name; --embed-params: inside model.so)") \
+  X("run", cmd_run, "LIB.so [--func F] [--in X.npy]... [--out Y.npy]... [--fill zeros|ones|random] [--time]\n" \
+    "  mlcc run DIR [--in X.npy|--in IN.npz] [--out Y.npz] [--time]",                   \
+    "call F of a compiled library on .npy inputs, write its outputs, optionally time it;\n" \
+    "      with a model DIR, bind one .npy per input in order or an .npz by input name, and save the\n" \
+    "      outputs by name (without --out: print a summary of each)") \
   X("schedule", cmd_schedule, "MODULE.py SCRIPT.py [--func NAME] [--seed N] [--intrin FILE.py] [--trace]",     \
     "apply a schedule script to a prim func; print the result, or with --trace the trace (--intrin registers the NAME_desc/NAME_impl tensor intrinsics of FILE.py)") \
   X("import", cmd_import, "MODEL.onnx [--input-shape NAME:1x3x224x224]...",                     \
