@@ -54,12 +54,10 @@ typedef struct Dim {
 } Dim;
 
 typedef struct Region {
-  MlcCtx *ctx;
   const MlcBuffer *buf;
   MlcAnalyzer az;  /* loop vars bound inside the statement, constant ranges */
   MlcMap unknown;  /* vars bound inside with no constant range */
   Dim *dims;
-  int n_access;
   bool failed;     /* something the analysis cannot look into */
 } Region;
 
@@ -209,7 +207,6 @@ static void add_access(Region *r, MlcExpr **idx, int n) {
     r->failed = true;
     return;
   }
-  r->n_access++;
   for (int d = 0; d < n; d++) {
     Dim *acc = &r->dims[d], cur;
     if (!acc->ok && acc->seen) continue;
@@ -301,7 +298,7 @@ static void region_stmt(Region *r, const MlcStmt *s) {
 }
 
 static void region_init(Region *r, MlcCtx *ctx, const MlcBuffer *buf) {
-  *r = (Region){.ctx = ctx, .buf = buf};
+  *r = (Region){.buf = buf};
   mlc_arith_init(&r->az, ctx);
   r->dims = mlc_arena_array(&ctx->arena, (size_t)buf->ndim + 1, sizeof *r->dims);
 }

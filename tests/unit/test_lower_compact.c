@@ -1,11 +1,14 @@
 /* test_lower_compact.c - the compact stage: intermediate buffers allocated
  * where they are used, shrunk to what they hold there.
  *
- * Each case is a hand-written block program.  Its allocations after
+ * Each case is a hand-written block program, or the benchmark's schedule
+ * script applied to the naive matmul (the golden case
+ * schedule/matmul_register_tile).  Its allocations after
  * mlc_lower_prim_func(..., MLC_LOWER_COMPACT) are checked against the
  * shapes and places worked out by hand (the innermost loop the allocation
  * sits in), and its results are checked twice against the reference
- * interpreter running the ORIGINAL block program on the same random inputs:
+ * interpreter running the original (unscheduled, unlowered) program on the
+ * same random inputs:
  * the compacted function in the interpreter (which bounds-checks every
  * access to the shrunk buffers), and the function compiled to C through the
  * whole pipeline. */
@@ -14,6 +17,7 @@
 #include "mlcc/interp.h"
 #include "mlcc/lower.h"
 #include "mlcc/runtime.h"
+#include "mlcc/schedule.h"
 #include "mlcc/text.h"
 
 #include <dirent.h>
@@ -213,14 +217,15 @@ static bool same_data(const Args *a, void **x, void **y, const char *what) {
   return true;
 }
 
-/* the compacted function (interpreted) and the compiled program agree with
- * the interpreter on the original, at symbolic size sym */
-static bool agrees(const MlcModule *m, int64_t sym, int32_t int_max) {
-  const MlcPrimFunc *f = only_prim(m), *low = f ? compacted(f) : NULL;
+/* m's compacted function (interpreted) and m compiled agree with the
+ * interpreter running ref's function (m's before it was scheduled, or m
+ * itself) at symbolic size sym */
+static bool agrees_with(const MlcModule *ref_m, const MlcModule *m, int64_t sym, int32_t int_max) {
+  const MlcPrimFunc *orig = only_prim(ref_m), *f = only_prim(m), *low = f ? compacted(f) : NULL;
   Args a;
-  if (!low || !make_args(f, sym, int_max, &a)) return false;
+  if (!orig || !low || !make_args(f, sym, int_max, &a)) return false;
   void **ref = copy_data(&a), **lowered = copy_data(&a), **built = copy_data(&a);
-  bool ok = interp(f, f, &a, ref) && interp(f, low, &a, lowered) && same_data(&a, lowered, ref, "compacted") &&
+  bool ok = interp(orig, orig, &a, ref) && interp(f, low, &a, lowered) && same_data(&a, lowered, ref, "compacted") &&
             compiled(m, &a, built) && same_data(&a, built, ref, "compiled");
   free_data(ref, a.n);
   free_data(lowered, a.n);
@@ -228,6 +233,8 @@ static bool agrees(const MlcModule *m, int64_t sym, int32_t int_max) {
   for (int p = 0; p < a.n; p++) free(a.data[p]);
   return ok;
 }
+
+static bool agrees(const MlcModule *m, int64_t sym, int32_t int_max) { return agrees_with(m, m, sym, int_max); }
 
 /* ---- the cases ---------------------------------------------------------------------------------- */
 
@@ -391,6 +398,44 @@ static void test_symbolic(void) {
   for (int64_t n = 1; m && n <= 9; n += 4) CHECK(agrees(m, n, 0));
 }
 
+/* The benchmark's schedule (tests/golden/schedule/matmul_register_tile: the
+ * script of bench/matmul/schedule.py at 64^3) applied to the naive matmul:
+ * the caches it leaves at full size become the 8 x 32 local tile inside the
+ * tile loop and the 64 x 32 panel of B inside the parallel panel loop. */
+static const MlcModule *read_path(const char *path, char **text, size_t *len) {
+  mlc_clear_error(ctx);
+  *text = mlc_read_file(ctx, path, 1 << 20, len);
+  const MlcModule *m = *text ? mlc_read_module(ctx, path, *text, *len) : NULL;
+  if (!m) print_error(path);
+  return m;
+}
+
+static void test_scheduled_matmul(void) {
+  const char *dir = "tests/golden/schedule/matmul_register_tile";
+  char path[512], *text = NULL, *script = NULL;
+  size_t len = 0, slen = 0;
+  snprintf(path, sizeof path, "%s/before.py", dir);
+  const MlcModule *naive = read_path(path, &text, &len);
+  snprintf(path, sizeof path, "%s/schedule.py", dir);
+  script = naive ? mlc_read_file(ctx, path, 1 << 20, &slen) : NULL;
+  MlcSchedule *sch = script ? mlc_sch_new(ctx, naive, NULL, 0) : NULL;
+  bool ran = sch && mlc_sch_run_script(sch, path, script, slen);
+  if (sch && !ran) print_error("scheduling");
+  const MlcModule *m = ran ? mlc_sch_module(sch) : NULL;
+  CHECK(m != NULL);
+  const MlcPrimFunc *low = m ? compacted(only_prim(m)) : NULL;
+  Found c = find_alloc(low, "C_local"), b = find_alloc(low, "B_global");
+  CHECK(shape_is(&c, (int64_t[]){8, 32}, 2));
+  CHECK(c.loop && !strcmp(c.loop, "i_0") && c.loop_kind == MLC_FOR_SERIAL);
+  CHECK(c.buf && !strcmp(c.buf->scope, "local"));
+  CHECK(shape_is(&b, (int64_t[]){64, 32}, 2));
+  CHECK(b.loop && !strcmp(b.loop, "j_0") && b.loop_kind == MLC_FOR_PARALLEL);
+  CHECK(m && agrees_with(naive, m, 0, 0));
+  if (sch) mlc_sch_free(sch);
+  free(script);
+  free(text);
+}
+
 /* ---- the scratch directory ---------------------------------------------------------------------- */
 
 static bool make_tmpdir(void) {
@@ -409,6 +454,7 @@ int main(void) {
   RUN(test_cache_read_slice);
   RUN(test_not_compacted);
   RUN(test_symbolic);
+  RUN(test_scheduled_matmul);
   rmdir(tmpdir);
   mlc_ctx_free(ctx);
   return CHECK_DONE();
