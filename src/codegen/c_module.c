@@ -16,7 +16,12 @@ static const char *const c_keywords[] = {
     "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum",
     "extern", "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return",
     "short", "signed", "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void",
-    "volatile", "while", "bool", "true", "false", "env", "main", "NAN", "INFINITY", NULL};
+    "volatile", "while", "bool", "true", "false", "env", "main", "NAN", "INFINITY",
+    /* names the kernels call or declare with: a local spelled like one would hide it */
+    "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t", "size_t",
+    "_Float16", "exp", "expf", "log", "logf", "sqrt", "sqrtf", "tanh", "tanhf", "erf", "erff", "fabs",
+    "fabsf", "floor", "floorf", "ceil", "ceilf", "nearbyint", "nearbyintf", "sin", "sinf", "cos", "cosf",
+    "pow", "powf", "fmod", "fmodf", "isinf", "isnan", NULL};
 
 const char *c_name(CEmit *e, const void *node, const char *hint) {
   const char *have = mlc_map_get(&e->names, node);
@@ -38,6 +43,27 @@ const char *c_name(CEmit *e, const void *node, const char *hint) {
   mlc_map_put(&e->taken, name, (void *)name);
   mlc_map_put(&e->names, node, (void *)name);
   return name;
+}
+
+/* A kernel's C symbols: the function "mlck_<base>" and, through the name
+ * registered for the function node (c_stmt.c builds closure names from it),
+ * its parallel closures "mlcp_<base>_parallel<N>".  The prefixes keep them
+ * off everything the kernel file can see -- libm and libc (a function named
+ * exp or memcpy is what legalizing R.exp or a copy gives), the preamble's
+ * mlc_ names, and locals, which c_name never starts with "mlc" -- and the
+ * base is made unique among the module's kernels. */
+static const char *kernel_cname(CEmit *e, const MlcPrimFunc *f, MlcMap *bases) {
+  MlcStrBuf sb = {0};
+  for (const char *p = *f->name ? f->name : "f"; *p; p++)
+    mlc_sb_putc(&sb, isalnum((unsigned char)*p) || *p == '_' ? *p : '_');
+  const char *base = mlc_intern(e->ctx, sb.data);
+  for (int k = 1; mlc_map_has(bases, base); k++) base = mlc_internf(e->ctx, "%s_%d", sb.data, k);
+  mlc_vec_free(&sb);
+  mlc_map_put(bases, base, (void *)base);
+  const char *closures = mlc_internf(e->ctx, "mlcp_%s", base);
+  mlc_map_put(&e->names, f, (void *)closures);
+  mlc_map_put(&e->taken, closures, (void *)closures);
+  return mlc_internf(e->ctx, "mlck_%s", base);
 }
 
 static const char PREAMBLE[] =
@@ -202,11 +228,10 @@ bool c_emit_module(MlcCtx *ctx, const MlcModule *m, MlcStrBuf *out, CKernelVec *
       if (!low) {
         ok = false;
       } else {
-        kname = c_name(&e, orig, orig->name);
+        kname = kernel_cname(&e, orig, &kernel_names);
         emit_kernel(&e, orig, low, &sig, kname);
       }
     }
-    if (kname) mlc_map_put(&kernel_names, kname, (void *)kname);
     ok = ok && !e.failed;
     if (ok) {
       mlc_sb_puts(&kernels, mlc_sb_cstr(&body));

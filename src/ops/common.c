@@ -124,6 +124,8 @@ bool mlc_op_attr_ints(MlcCtx *ctx, const MlcOpArgs *a, const char *name, int64_t
     *n = 1;
     return true;
   }
+  /* a negative count is a malformed value from a frontend, never read as a size */
+  if (v->list.n < 0) return mlc_op_fail(ctx, a, "%s: malformed list of %d values", name, v->list.n);
   if (v->list.n > cap) return mlc_op_fail(ctx, a, "%s: at most %d values, got %d", name, cap, v->list.n);
   for (int i = 0; i < v->list.n; i++)
     if (!as_int(&v->list.items[i], &out[i]))

@@ -5,7 +5,8 @@
  * strides, four paddings, dilation, ceil mode) and one output-size rule,
  *   out = (in + pad_before + pad_after - dilation * (k - 1) - 1 [+ stride - 1 in
  *         ceil mode]) // stride + 1,
- * which stays symbolic when `in` is.  Padding is a separate `pad_temp`
+ * in ceil mode less the last window when it would start in the trailing
+ * padding (ceil_last_window), which stays symbolic when `in` is.  Padding is a separate `pad_temp`
  * compute guarded by T.if_then_else, so the reduction itself reads in
  * bounds and the padding value differs per op (0, or the lowest value for
  * max pooling); the padded extent also covers the windows ceil mode adds.
@@ -284,11 +285,33 @@ static MlcExpr *win_extent(MlcCtx *ctx, MlcExpr *k, int64_t dil) {
   return simp(ctx, add(ctx, mul(ctx, i64(ctx, dil), add(ctx, k, i64(ctx, -1))), i64(ctx, 1)));
 }
 
-/* the output size of dim d (0: height, 1: width) */
+/* Ceil mode's correction to dim d's output count `out` (numerator offset
+ * c_out over `in`, window extent ext): the rule of PyTorch and ONNX drops
+ * the last window when it would start at or past in + pad_before, i.e.
+ * when out > lim = (in + pad_before - 1) // stride + 1.  Both counts are
+ * (in + constant) // stride, so out - lim is decided by D, the difference
+ * of the constants: D <= 0 never drops, D >= stride always drops one, and
+ * in between out - lim is 0 or 1 with the parity of `in`, which is exactly
+ * min(out, lim) -- so a symbolic `in` keeps a plain expression. */
+static MlcExpr *ceil_last_window(MlcCtx *ctx, const Win *w, int d, MlcExpr *in, MlcExpr *out, int64_t c_out) {
+  int64_t s = w->stride[d], c_lim = w->pad[d] - 1, diff = c_out - c_lim;
+  if (diff <= 0) return out;
+  if (diff >= s) return add(ctx, out, i64(ctx, -1));
+  MlcExpr *lim = add(ctx, mlc_e_bin(ctx, MLC_BIN_FLOORDIV, add(ctx, in, i64(ctx, c_lim)), i64(ctx, s)), i64(ctx, 1));
+  return mlc_e_bin(ctx, MLC_BIN_MIN, out, lim);
+}
+
+/* the output size of dim d (0: height, 1: width); ceil mode is read for
+ * the pools alone, whose window extents are constants */
 static MlcExpr *win_out(MlcCtx *ctx, const Win *w, int d, MlcExpr *in, MlcExpr *k) {
+  MlcExpr *ext = win_extent(ctx, k, w->dil[d]);
   MlcExpr *num = add(ctx, in, i64(ctx, w->pad[d] + w->pad[d + 2] + (w->ceil ? w->stride[d] - 1 : 0)));
-  num = mlc_e_bin(ctx, MLC_BIN_SUB, num, win_extent(ctx, k, w->dil[d]));
-  return simp(ctx, add(ctx, mlc_e_bin(ctx, MLC_BIN_FLOORDIV, num, i64(ctx, w->stride[d])), i64(ctx, 1)));
+  num = mlc_e_bin(ctx, MLC_BIN_SUB, num, ext);
+  MlcExpr *out = add(ctx, mlc_e_bin(ctx, MLC_BIN_FLOORDIV, num, i64(ctx, w->stride[d])), i64(ctx, 1));
+  int64_t e;
+  if (w->ceil && ext && mlc_e_is_const_int(ext, &e))
+    out = ceil_last_window(ctx, w, d, in, out, w->pad[d] + w->pad[d + 2] + w->stride[d] - 1 - e);
+  return simp(ctx, out);
 }
 
 /* the output sizes; refuses a window that cannot fit the padded input */

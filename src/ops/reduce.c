@@ -237,17 +237,31 @@ static MlcExpr *body_exp_shifted(MlcCtx *ctx, const MlcTeTensor *x, MlcExpr **id
   return mlc_e_call(ctx, MLC_INTRIN_EXP, &d, 1);
 }
 
+/* What inference and legalization both check: float data of rank >= 1 and
+ * one axis (default the last), normalized into ax.  A known dtype is
+ * required because the op computes in it (exp, log, division). */
+static bool softmax_axis(MlcCtx *ctx, const MlcOpArgs *a, int ndim, MlcDType t, RedAxes *ax) {
+  char b[32];
+  int64_t axis;
+  memset(ax, 0, sizeof *ax);
+  if (ndim == 0) return mlc_op_fail(ctx, a, "data must have at least one dim, got a scalar");
+  if (!mlc_dtype_is_float(t)) return mlc_op_fail(ctx, a, "data must be float, got %s", mlc_dtype_str(t, b));
+  return check_rank(ctx, a, ndim) && mlc_op_attr_int(ctx, a, "axis", -1, &axis) && add_axis(ctx, a, axis, ndim, ax);
+}
+
+MlcSInfo *mlc_op_infer_softmax(MlcCtx *ctx, const MlcOpArgs *a) {
+  const MlcSInfo *x = mlc_op_tensor(ctx, a, 0, true);
+  RedAxes ax;
+  if (!x || !softmax_axis(ctx, a, x->tensor.ndim, x->tensor.dtype, &ax)) return NULL;
+  return a->val[0]->sinfo;
+}
+
 bool mlc_op_te_softmax(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_in, MlcTeTensor **outs,
                        int *n_outs) {
   const MlcTeTensor *x = in[0];
   bool is_log = strcmp(a->op->name, "nn.log_softmax") == 0;
-  if (x->ndim == 0) return mlc_op_fail(ctx, a, "data must have at least one dim, got a scalar");
-  if (!mlc_dtype_is_float(x->dtype)) {
-    char b[32];
-    return mlc_op_fail(ctx, a, "data must be float, got %s", mlc_dtype_str(x->dtype, b));
-  }
   RedAxes ax;
-  if (!read_axes(ctx, a, "axis", x->ndim, false, -1, &ax)) return false;
+  if (!softmax_axis(ctx, a, x->ndim, x->dtype, &ax)) return false;
   SoftmaxCtx s = {.axis = ax.list[0]};
   /* max and sum keep the axis (as 1) so that every read below is x's rank */
   MlcTeTensor *mx = red_compute(ctx, "maxelem", x, &ax, true, MLC_TE_MAX, body_read, NULL);

@@ -277,15 +277,12 @@ static bool check_refused(const MlcModule *m, const MlcFunc *fn, const MlcExpr *
   return ok;
 }
 
-/* Every prim func of a file: thread-bound ones refused, the others built
- * into one shared object and checked. */
-static bool check_file(const char *path) {
-  const MlcModule *m = read_path(path);
-  if (!m) return false;
+/* Every prim func of a module read from file `base`: thread-bound ones
+ * refused, the others built into one shared object and checked. */
+static bool check_module(const MlcModule *m, const char *base) {
   MlcFunc runnable[MAX_FUNCS];
   int n = 0;
   bool ok = true;
-  const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
   for (int i = 0; i < m->n_funcs && n < MAX_FUNCS; i++) {
     if (m->funcs[i].kind != MLC_FUNC_PRIM) continue;
     const MlcPrimFunc *f = m->funcs[i].prim;
@@ -309,6 +306,11 @@ static bool check_file(const char *path) {
   for (int b = 0; b < N_BUILDS; b++)
     if (mods[b]) mlcrt_module_free(mods[b]);
   return ok && built;
+}
+
+static bool check_file(const char *path) {
+  const MlcModule *m = read_path(path);
+  return m && check_module(m, strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
 }
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
@@ -338,6 +340,61 @@ static void check_dir(const char *dir) {
 
 static void test_golden_programs(void) { check_dir("tests/golden/roundtrip"); }
 static void test_run_programs(void) { check_dir("tests/golden/run"); }
+
+/* ---- names the C library has ------------------------------------------------------------------ */
+
+/* Prim funcs named as libm and libc functions (legalizing R.exp gives a
+ * function `exp`), locals named as the functions the kernels call and the
+ * types they declare with, and a function named like another's parallel
+ * closure: all must compile and keep their names in the descriptor. */
+static const char LIBC_NAMES[] =
+    "@I.ir_module\nclass Module:\n"
+    "    @T.prim_func\n"
+    "    def exp(expf: T.Buffer((8,), \"float32\"), int32_t: T.Buffer((8,), \"float32\")):\n"
+    "        for sqrtf in range(8):\n"
+    "            with T.block(\"B\"):\n"
+    "                v = T.axis.spatial(8, sqrtf)\n"
+    "                int32_t[v] = T.exp(expf[v])\n"
+#define LIBC_UNARY(name, value)                                                   \
+  "    @T.prim_func\n"                                                            \
+  "    def " name "(A: T.Buffer((8,), \"float32\"), B: T.Buffer((8,), \"float32\")):\n" \
+  "        for i in range(8):\n"                                                  \
+  "            with T.block(\"B\"):\n"                                            \
+  "                vi = T.axis.spatial(8, i)\n"                                   \
+  "                B[vi] = " value "\n"
+    LIBC_UNARY("log", "T.log(T.fabs(A[vi]) + T.float32(1))")
+    LIBC_UNARY("abs", "T.fabs(A[vi])")
+    LIBC_UNARY("floor", "T.floor(A[vi] * T.float32(4))")
+    LIBC_UNARY("round", "T.round(A[vi] * T.float32(4))")
+    LIBC_UNARY("sin", "T.sin(A[vi])")
+    LIBC_UNARY("sqrt_parallel0", "T.sqrt(T.fabs(A[vi]) + T.float32(2))")
+    "    @T.prim_func\n"
+    "    def sqrt(A: T.Buffer((8,), \"float32\"), B: T.Buffer((8,), \"float32\")):\n"
+    "        for i in T.parallel(8):\n"
+    "            with T.block(\"B\"):\n"
+    "                vi = T.axis.spatial(8, i)\n"
+    "                B[vi] = T.sqrt(T.fabs(A[vi]))\n"
+    "    @T.prim_func\n"
+    "    def memcpy(A: T.Buffer((8,), \"int32\"), B: T.Buffer((8,), \"int32\")):\n"
+    "        for i in range(8):\n"
+    "            with T.block(\"B\"):\n"
+    "                vi = T.axis.spatial(8, i)\n"
+    "                B[vi] = A[vi]\n"
+    "    @T.prim_func\n"
+    "    def main(A: T.Buffer((8,), \"float32\"), B: T.Buffer((8,), \"float32\"), C: T.Buffer((8,), \"float32\")):\n"
+    "        for i in range(8):\n"
+    "            with T.block(\"C\"):\n"
+    "                vi = T.axis.spatial(8, i)\n"
+    "                C[vi] = A[vi] + B[vi]\n";
+#undef LIBC_UNARY
+
+static void test_libc_names(void) {
+  mlc_clear_error(ctx);
+  const MlcModule *m = mlc_read_module(ctx, "libc_names.py", LIBC_NAMES, strlen(LIBC_NAMES));
+  if (!m) print_error("libc_names.py");
+  CHECK(m != NULL && m->n_funcs == 10);
+  CHECK(m && check_module(m, "libc_names.py"));
+}
 
 /* ---- wrong arguments ---------------------------------------------------------------------------- */
 
@@ -429,6 +486,7 @@ int main(void) {
   }
   RUN(test_golden_programs);
   RUN(test_run_programs);
+  RUN(test_libc_names);
   RUN(test_bad_arguments);
   RUN(test_broken_compiler);
   remove_tmpdir();

@@ -9,9 +9,9 @@
  * (offsets, FNV-1a written out here).  Covered: planned storage, a symbolic
  * batch run at n = 1, 3, 16 from one build, constants from params.bin and
  * embedded, tuple outputs (an input and a constant among them), an extern
- * call, the runtime's own loader, model.h compiled into a program, a module
- * of op calls after the real graph pipeline, and bindings the executor
- * refuses. */
+ * call, the runtime's own loader, model.h compiled into a program, modules
+ * of op calls after the real graph pipeline (one whose kernels are named as
+ * libm's functions), and bindings the executor refuses. */
 #include "check.h"
 #include "mlcc/codegen.h"
 #include "mlcc/interp.h"
@@ -663,6 +663,47 @@ static void test_after_pipeline(void) {
   unload(&l);
 }
 
+/* Legalizing R.exp, R.log, ... gives prim funcs named exp, log, ...: the
+ * kernels' C names must not be libm's.  Against plain C (double, then
+ * rounded: the kernels call the float functions, an ulp or so away). */
+static const char LIBM_MODEL[] =
+    "@I.ir_module\nclass Module:\n"
+    "    @R.function\n"
+    "    def main(x: R.Tensor((4, 8), \"float32\")):\n"
+    "        with R.dataflow():\n"
+    "            a = R.exp(x)\n"
+    "            b = R.abs(x)\n"
+    "            c = R.sqrt(b)\n"
+    "            d = R.log(c)\n"
+    "            e = R.tanh(x)\n"
+    "            f = R.erf(x)\n"
+    "            R.output(a, d, e, f)\n"
+    "        return (a, d, e, f)\n";
+
+static void test_libm_named_kernels(void) {
+  const MlcModule *m = read_text(LIBM_MODEL);
+  mlc_clear_error(ctx);
+  m = m ? mlc_graph_pipeline(ctx, m, MLC_PASS_PLAN_MEMORY, NULL, NULL, NULL, NULL) : NULL;
+  if (!m) print_error("pipeline");
+  CHECK(m && prim(m, "exp") && prim(m, "log") && prim(m, "sqrt") && prim(m, "tanh") && prim(m, "erf"));
+  Loaded l = {0};
+  CHECK(m && load(m, false, &l));
+  if (check__failed_now) return unload(&l);
+  float x[32], want[4][32];
+  fill(x, 32);
+  for (int i = 0; i < 32; i++) {
+    want[0][i] = (float)exp(x[i]);
+    want[1][i] = (float)log(sqrt(fabs(x[i])));
+    want[2][i] = (float)tanh(x[i]);
+    want[3][i] = (float)erf(x[i]);
+  }
+  DLTensor *out[4] = {NULL};
+  CHECK(run_model(&l, (void *[]){x}, (const int64_t *const[]){(int64_t[]){4, 8}}, out) == 0);
+  for (int k = 0; k < 4 && !check__failed_now; k++)
+    CHECK(shape_is(out[k], 2, 4, 8) && close_to(out[k]->data, want[k], 32, 1e-6));
+  unload(&l);
+}
+
 static void setup(void) {
   const char *base = getenv("TMPDIR");
   snprintf(tmpdir, sizeof tmpdir, "%s/mlcc-model.XXXXXX", base && *base ? base : "/tmp");
@@ -685,6 +726,7 @@ int main(void) {
   RUN(test_runtime_loader);
   RUN(test_header_consumer);
   RUN(test_after_pipeline);
+  RUN(test_libm_named_kernels);
   remove_dir(tmpdir);
   mlc_ctx_free(ctx);
   return CHECK_DONE();

@@ -172,9 +172,13 @@ static void ref_matmul(const OpcBuf *a, const OpcBuf *b, double *out) {
 
 typedef struct WinP { int s[2], p[4], d[2]; bool ceil; } WinP; /* p: top, left, bottom, right */
 
+/* in ceil mode a last window that would start in the trailing padding is
+ * dropped (PyTorch, ONNX) */
 static int64_t out_size(int64_t in, int64_t k, const WinP *w, int dim) {
   int64_t num = in + w->p[dim] + w->p[dim + 2] - w->d[dim] * (k - 1) - 1 + (w->ceil ? w->s[dim] - 1 : 0);
-  return num / w->s[dim] + 1;
+  int64_t out = num / w->s[dim] + 1;
+  if (w->ceil && (out - 1) * w->s[dim] >= in + w->p[dim]) out--;
+  return out;
 }
 
 static void ref_conv(const OpcBuf *x, const OpcBuf *w, const WinP *wp, int groups, double *out) {
@@ -454,6 +458,36 @@ static void test_avg_pool_ceil_symbolic(void) {
              "R.Tensor((1, 1, 4, 3), dtype=\"float32\")", tensor(36, 4, 1, 1, 6, 5), false, 2, wp, false);
 }
 
+/* ceil mode never starts a window in the trailing padding: the shapes of
+ * ONNX's maxpool_2d_ceil_output_size_reduce_by_one and
+ * averagepool_2d_ceil_last_window_starts_on_pad, and a symbolic height */
+static void test_pool_ceil_last_window(void) {
+  check_pool("x: R.Tensor((1, 1, 2, 2), \"float32\")", "R.nn.max_pool2d(x, pool_size=1, strides=2, ceil_mode=True)",
+             "R.Tensor((1, 1, 1, 1), dtype=\"float32\")", tensor(37, 4, 1, 1, 2, 2), true, 1,
+             (WinP){{2, 2}, {0, 0, 0, 0}, {1, 1}, true}, false);
+  WinP wp = {{2, 2}, {0, 1, 2, 1}, {1, 1}, true};
+  const char *op = "R.nn.avg_pool2d(x, pool_size=2, strides=2, padding=[0, 1, 2, 1], ceil_mode=True%s)";
+  char buf[256];
+  for (int inc = 0; inc < 2; inc++) {
+    snprintf(buf, sizeof buf, op, inc ? ", count_include_pad=True" : "");
+    check_pool("x: R.Tensor((1, 2, 4, 5), \"float32\")", buf, "R.Tensor((1, 2, 2, 3), dtype=\"float32\")",
+               tensor(38 + inc, 4, 1, 2, 4, 5), false, 2, wp, inc);
+    check_pool("x: R.Tensor((1, 2, \"h\", 5), \"float32\")", buf,
+               "R.Tensor((1, 2, (h + 1) // 2, 3), dtype=\"float32\")",
+               tensor(40 + inc, 4, 1, 2, 4, 5), false, 2, wp, inc);
+  }
+  /* whether the last window goes depends on h here: 3 windows at h = 7, 2 at h = 6 */
+  for (int h = 6; h <= 7; h++)
+    check_pool("x: R.Tensor((1, 1, \"h\", 4), \"float32\")",
+               "R.nn.max_pool2d(x, pool_size=2, strides=3, ceil_mode=True)",
+               "R.Tensor((1, 1, T.min(h // 3 + 1, (h - 1) // 3 + 1), 2), dtype=\"float32\")", tensor(43, 4, 1, 1, h, 4),
+               true, 2, (WinP){{3, 3}, {0, 0, 0, 0}, {1, 1}, true}, false);
+  check_pool("x: R.Tensor((1, 1, 5, 5), \"float32\")",
+             "R.nn.max_pool2d(x, pool_size=3, strides=3, padding=[0, 0, 2, 2], ceil_mode=True)",
+             "R.Tensor((1, 1, 2, 2), dtype=\"float32\")", tensor(42, 4, 1, 1, 5, 5), true, 3,
+             (WinP){{3, 3}, {0, 0, 2, 2}, {1, 1}, true}, false);
+}
+
 static void test_pool_errors(void) {
   check_error(call("x: R.Tensor((1, 2, 4, 4), \"float32\")", "R.nn.max_pool2d(x, pool_size=[5, 5])"),
               "nn.max_pool2d: pool window (5, 5) (dilated) is bigger than the padded input (4, 4)");
@@ -516,6 +550,7 @@ int main(void) {
   RUN(test_max_pool_ceil_symbolic);
   RUN(test_avg_pool_pad);
   RUN(test_avg_pool_ceil_symbolic);
+  RUN(test_pool_ceil_last_window);
   RUN(test_pool_errors);
   RUN(test_adaptive_global_symbolic);
   RUN(test_adaptive_sizes);

@@ -239,6 +239,34 @@ static void test_max_min(void) {
                "R.Tensor((n, 1), dtype=\"float32\")", tensor(6, 2, 4, 3), (bool[]){0, 1}, 'n', 2, (int64_t[]){4, 1});
 }
 
+/* no axis: every axis, kept as 1s with keepdims (ONNX ReduceMax's default
+ * axes) */
+static void test_all_axes_keepdims(void) {
+  check_reduce("x: R.Tensor((3, 2, 2), \"float32\")", "R.max(x, keepdims=True)",
+               "R.Tensor((1, 1, 1), dtype=\"float32\")", tensor(30, 3, 3, 2, 2), (bool[]){1, 1, 1}, 'x', 3,
+               (int64_t[]){1, 1, 1});
+  check_reduce("x: R.Tensor((\"n\", 4), \"float32\")", "R.sum(x, axis=None, keepdims=True)",
+               "R.Tensor((1, 1), dtype=\"float32\")", tensor(31, 2, 5, 4), (bool[]){1, 1}, 's', 2,
+               (int64_t[]){1, 1});
+  check_reduce("x: R.Tensor((4, 5), \"float32\")", "R.mean(x, keepdims=True)",
+               "R.Tensor((1, 1), dtype=\"float32\")", tensor(32, 2, 4, 5), (bool[]){1, 1}, 'm', 2,
+               (int64_t[]){1, 1});
+  check_reduce("x: R.Tensor((3, 5), \"float32\")", "R.min(x)", "R.Tensor((), dtype=\"float32\")",
+               tensor(33, 2, 3, 5), (bool[]){1, 1}, 'n', 0, NULL);
+}
+
+/* an axis list of negative count (what a frontend once built for an absent
+ * ONNX axes input) is refused, not read as a size */
+static void test_reduce_malformed_axes(void) {
+  const MlcGExpr *c = call("x: R.Tensor((2, 3), \"float32\")", "R.max(x, axis=[0], keepdims=True)");
+  CHECK(c != NULL);
+  if (!c) return;
+  const char *axis = mlc_intern(ctx, "axis");
+  for (int i = 0; i < c->call.attrs.n; i++)
+    if (c->call.attrs.items[i].key == axis) c->call.attrs.items[i].val.list.n = -1;
+  check_error(c, "max: axis: malformed list of -1 values");
+}
+
 static void test_int_reductions(void) {
   check_reduce("x: R.Tensor((3, 7), \"int32\")", "R.sum(x, axis=[0])", "R.Tensor((7,), dtype=\"int32\")",
                ints(tensor(7, 2, 3, 7)), (bool[]){1, 0}, 's', 1, (int64_t[]){7});
@@ -290,12 +318,25 @@ static void test_log_softmax_symbolic(void) {
                 tensor(13, 1, 7), 0, true);
 }
 
+/* inference refuses what legalization would, at the call */
 static void test_softmax_errors(void) {
-  /* the axis is checked when the call is legalized */
-  const MlcGExpr *c = call("x: R.Tensor((2, 3), \"float32\")", "R.nn.softmax(x, axis=2)");
+  const char *p = "x: R.Tensor((2, 3), \"float32\")";
+  check_error(call(p, "R.nn.softmax(x, axis=2)"), "nn.softmax: axis 2 is out of range for a tensor of rank 2");
+  check_error(call(p, "R.nn.log_softmax(x, axis=-3)"),
+              "nn.log_softmax: axis -3 is out of range for a tensor of rank 2");
+  check_error(call(p, "R.nn.softmax(x, axis=[0, 1])"), "nn.softmax: axis: expected an integer");
+  check_error(call("x: R.Tensor((), \"float32\")", "R.nn.softmax(x)"),
+              "nn.softmax: data must have at least one dim, got a scalar");
+  check_error(call("x: R.Tensor((2, 3), \"int32\")", "R.nn.log_softmax(x)"),
+              "nn.log_softmax: data must be float, got int32");
+  check_error(call("x: R.Tensor(\"float32\")", "R.nn.softmax(x)"), "nn.softmax: data: expected a tensor of known rank");
+  /* legalization says the same */
+  const MlcGExpr *c = call(p, "R.nn.softmax(x, axis=2)");
   CHECK(c && !mlc_op_to_prim_func(ctx, c, "op"));
   CHECK(strstr(mlc_error_msg(ctx), "nn.softmax: axis 2 is out of range for a tensor of rank 2") != NULL);
   CHECK(mlc_error_loc(ctx).line == CALL_LINE);
+  /* a one-element list is the axis itself */
+  CHECK(sinfo_is(call(p, "R.nn.softmax(x, axis=[0])"), "R.Tensor((2, 3), dtype=\"float32\")"));
 }
 
 /* ---- layer_norm ------------------------------------------------------------------------ */
@@ -409,6 +450,8 @@ int main(void) {
   RUN(test_sum_keepdims);
   RUN(test_mean_symbolic);
   RUN(test_max_min);
+  RUN(test_all_axes_keepdims);
+  RUN(test_reduce_malformed_axes);
   RUN(test_int_reductions);
   RUN(test_reduce_errors);
   RUN(test_softmax_stable);
