@@ -1,0 +1,473 @@
+/* test_ops_wave_a.c - the second wave's elementwise ops (rounding, sign,
+ * trigonometric and hyperbolic functions, NaN / infinity tests, logic, bit
+ * operations, shifts, remainders) and reductions / scans (argmax, argmin,
+ * prod, cumsum, cumprod, tril, triu): struct info as text, the legalized
+ * prim func run in the reference interpreter against a plain C reference,
+ * and the located refusal of bad input.
+ *
+ * The references are libm functions and C's own integer operators on the
+ * operand's C type (so the bit ops' composition from floor division is
+ * checked against &, |, ^, ~, <<, >>), and loops written here for the
+ * reductions and scans.  Floats compare within 1e-5 relative, the rest
+ * exactly. */
+#include <stdint.h>
+
+#include "check.h"
+#include "op_check.h"
+
+static MlcCtx *ctx;
+
+#define CALL_LINE 8
+
+static const MlcGExpr *call_in(const char *params, const char *call) {
+  char src[2048];
+  snprintf(src, sizeof src,
+           "from tvm.script import ir as I\n"
+           "from tvm.script import relax as R\n"
+           "@I.ir_module\n"
+           "class Module:\n"
+           "    @R.function\n"
+           "    def main(%s):\n"
+           "        with R.dataflow():\n"
+           "            lv = %s\n"
+           "            R.output(lv)\n"
+           "        return lv\n",
+           params, call);
+  mlc_clear_error(ctx);
+  const MlcGExpr *c = opc_call(ctx, src);
+  if (!c) printf("    read failed: %s\n", mlc_error_msg(ctx));
+  ctx->build_loc = (MlcLoc){mlc_intern(ctx, "op_test.py"), CALL_LINE, 18};
+  return c;
+}
+
+static bool sinfo_is(const MlcGExpr *c, const char *want) {
+  MlcSInfo *s = c ? mlc_op_infer(ctx, c) : NULL;
+  MlcStrBuf sb = {0};
+  if (s) mlc_print_sinfo(s, &sb);
+  bool ok = s && strcmp(mlc_sb_cstr(&sb), want) == 0;
+  if (!ok) printf("    sinfo: %s (want %s) %s\n", s ? mlc_sb_cstr(&sb) : "(null)", want, mlc_error_msg(ctx));
+  mlc_vec_free(&sb);
+  return ok;
+}
+
+/* refused at inference (or, with at_te, when legalized) with exactly msg at the call's line */
+static bool refused(const MlcGExpr *c, bool at_te, const char *msg) {
+  mlc_clear_error(ctx);
+  if (!c) return false;
+  bool failed = at_te ? !mlc_op_to_prim_func(ctx, c, "op") : !mlc_op_infer(ctx, c);
+  bool ok = failed && strcmp(mlc_error_msg(ctx), msg) == 0 && mlc_error_loc(ctx).line == CALL_LINE;
+  if (!ok) printf("    got: %s (line %d)\n", mlc_error_msg(ctx), mlc_error_loc(ctx).line);
+  mlc_clear_error(ctx);
+  return ok;
+}
+
+/* the legalized prim func prints and reads back structurally equal */
+static bool round_trips(const MlcGExpr *c) {
+  MlcPrimFunc *f = c ? mlc_op_to_prim_func(ctx, c, "op") : NULL;
+  if (!f) return false;
+  MlcFunc fn = {.kind = MLC_FUNC_PRIM, .name = f->name, .prim = f};
+  MlcModule *m = mlc_module_new(ctx, "Module", &fn, 1, (MlcAttrs){0});
+  MlcStrBuf sb = {0};
+  mlc_print_module(m, &sb);
+  MlcModule *back = mlc_read_module(ctx, "printed.py", mlc_sb_cstr(&sb), sb.len);
+  bool ok = back && mlc_module_equal(m, back);
+  if (!ok) printf("    round trip failed: %s\n", mlc_error_msg(ctx));
+  mlc_vec_free(&sb);
+  return ok;
+}
+
+static OpcBuf buf(int ndim, const int64_t *shape, double *v) {
+  OpcBuf b = {.ndim = ndim, .v = v};
+  memcpy(b.shape, shape, (size_t)ndim * sizeof *shape);
+  return b;
+}
+
+/* run c on ins; its one output (shape given) must match want (n values) */
+static bool run_matches(const MlcGExpr *c, OpcBuf *ins, int n_in, OpcBuf out, const double *want, double tol) {
+  if (!c) return false;
+  bool ok = opc_run(ctx, c, ins, n_in, &out, 1);
+  if (!ok) {
+    printf("    run failed: %s\n", mlc_error_msg(ctx));
+    return false;
+  }
+  int64_t n = opc_numel(&out);
+  double err = opc_max_err(out.v, want, n);
+  for (int64_t i = 0; i < n && tol == 0; i++)
+    if (out.v[i] != want[i] && !(isnan(out.v[i]) && isnan(want[i]))) err = 1;
+  if (err > tol) {
+    ok = false;
+    for (int64_t i = 0; i < n; i++)
+      if (!(fabs(out.v[i] - want[i]) <= tol * fmax(1, fabs(want[i]))) && !(isnan(out.v[i]) && isnan(want[i])))
+        printf("    [%lld] got %.17g want %.17g\n", (long long)i, out.v[i], want[i]);
+  }
+  opc_free(&out, 1);
+  return ok;
+}
+
+#define N_VALS 24
+
+/* ---- unary float ops ------------------------------------------------------------------------ */
+
+static double r_sign(double x) { return x > 0 ? 1 : x < 0 ? -1 : 0; }
+
+static const struct { const char *op; double (*ref)(double); double lo, hi; } unary_float[] = {
+    {"floor", floor, -4, 4}, {"ceil", ceil, -4, 4},   {"round", nearbyint, -4, 4}, {"sign", r_sign, -3, 3},
+    {"sin", sin, -6, 6},     {"cos", cos, -6, 6},     {"tan", tan, -1.4, 1.4},     {"atan", atan, -3, 3},
+    {"asin", asin, -1, 1},   {"acos", acos, -1, 1},   {"sinh", sinh, -3, 3},       {"cosh", cosh, -3, 3},
+    {"asinh", asinh, -5, 5}, {"acosh", acosh, 1, 6},  {"atanh", atanh, -0.99, 0.99},
+};
+
+static void test_unary_float(void) {
+  for (size_t i = 0; i < sizeof unary_float / sizeof *unary_float; i++) {
+    char call[64];
+    snprintf(call, sizeof call, "R.%s(x)", unary_float[i].op);
+    const MlcGExpr *c = call_in("x: R.Tensor((4, 6), \"float32\")", call);
+    CHECK(sinfo_is(c, "R.Tensor((4, 6), dtype=\"float32\")"));
+    double x[N_VALS], want[N_VALS];
+    opc_fill(x, N_VALS, 5u + (unsigned)i, unary_float[i].lo, unary_float[i].hi);
+    x[0] = unary_float[i].lo, x[1] = unary_float[i].hi, x[2] = 0; /* the ends of the domain */
+    for (int j = 0; j < N_VALS; j++) x[j] = (float)x[j], want[j] = (float)unary_float[i].ref(x[j]);
+    OpcBuf in = buf(2, (int64_t[]){4, 6}, x);
+    bool ok = run_matches(c, &in, 1, buf(2, (int64_t[]){4, 6}, NULL), want, 1e-5);
+    CHECK(ok);
+    if (!ok) printf("    op %s\n", unary_float[i].op);
+  }
+}
+
+/* halves round to even; large arguments leave atan near +-pi/2 */
+static void test_round_and_atan_edges(void) {
+  double x[6] = {0.5, 1.5, 2.5, -0.5, -2.5, 3.5}, want[6] = {0, 2, 2, -0.0, -2, 4};
+  OpcBuf in = buf(1, (int64_t[]){6}, x);
+  CHECK(run_matches(call_in("x: R.Tensor((6,), \"float32\")", "R.round(x)"), &in, 1, buf(1, (int64_t[]){6}, NULL), want,
+                    0));
+  double y[6] = {1e30, -1e30, INFINITY, -INFINITY, 1, -1}, ywant[6];
+  for (int i = 0; i < 6; i++) ywant[i] = (float)atan(y[i]);
+  in = buf(1, (int64_t[]){6}, y);
+  CHECK(run_matches(call_in("x: R.Tensor((6,), \"float32\")", "R.atan(x)"), &in, 1, buf(1, (int64_t[]){6}, NULL), ywant,
+                    1e-6));
+  /* integers: floor is the identity, sign is -1 / 0 / 1 in the input's dtype */
+  double z[4] = {-7, 0, 3, -1}, zs[4] = {-1, 0, 1, -1};
+  in = buf(1, (int64_t[]){4}, z);
+  CHECK(run_matches(call_in("x: R.Tensor((4,), \"int32\")", "R.floor(x)"), &in, 1, buf(1, (int64_t[]){4}, NULL), z, 0));
+  const MlcGExpr *s = call_in("x: R.Tensor((4,), \"int8\")", "R.sign(x)");
+  CHECK(sinfo_is(s, "R.Tensor((4,), dtype=\"int8\")"));
+  CHECK(run_matches(s, &in, 1, buf(1, (int64_t[]){4}, NULL), zs, 0));
+}
+
+static void test_isnan_isinf(void) {
+  double x[5] = {NAN, INFINITY, -INFINITY, 0, -3.5};
+  double nan_want[5] = {1, 0, 0, 0, 0}, inf_want[5] = {0, 1, 1, 0, 0};
+  const MlcGExpr *c = call_in("x: R.Tensor((5,), \"float32\")", "R.isnan(x)");
+  CHECK(sinfo_is(c, "R.Tensor((5,), dtype=\"bool\")"));
+  OpcBuf in = buf(1, (int64_t[]){5}, x);
+  CHECK(run_matches(c, &in, 1, buf(1, (int64_t[]){5}, NULL), nan_want, 0));
+  c = call_in("x: R.Tensor((5,), \"float64\")", "R.isinf(x)");
+  CHECK(run_matches(c, &in, 1, buf(1, (int64_t[]){5}, NULL), inf_want, 0));
+}
+
+/* ---- logic -------------------------------------------------------------------------------- */
+
+static void test_logical(void) {
+  double x[4] = {0, 0, 1, 1}, y[2] = {0, 1};
+  static const struct { const char *op; double want[8]; } cases[] = {
+      {"logical_and", {0, 0, 0, 0, 0, 1, 0, 1}},
+      {"logical_or", {0, 1, 0, 1, 1, 1, 1, 1}},
+      {"logical_xor", {0, 1, 0, 1, 1, 0, 1, 0}},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char call[64];
+    snprintf(call, sizeof call, "R.%s(x, y)", cases[i].op);
+    const MlcGExpr *c = call_in("x: R.Tensor((4, 1), \"bool\"), y: R.Tensor((2,), \"bool\")", call);
+    CHECK(sinfo_is(c, "R.Tensor((4, 2), dtype=\"bool\")"));
+    OpcBuf ins[2] = {buf(2, (int64_t[]){4, 1}, x), buf(1, (int64_t[]){2}, y)};
+    CHECK(run_matches(c, ins, 2, buf(2, (int64_t[]){4, 2}, NULL), cases[i].want, 0));
+  }
+  double nwant[4] = {1, 1, 0, 0};
+  OpcBuf in = buf(1, (int64_t[]){4}, x);
+  CHECK(run_matches(call_in("x: R.Tensor((4,), \"bool\")", "R.logical_not(x)"), &in, 1, buf(1, (int64_t[]){4}, NULL),
+                    nwant, 0));
+}
+
+/* ---- bits ------------------------------------------------------------------------------------ */
+
+/* the C reference at the operand's own width */
+#define BIT_TYPES(X)                                                                          \
+  X(int8_t, "int8", true) X(uint8_t, "uint8", false) X(int32_t, "int32", true)                 \
+  X(uint32_t, "uint32", false) X(int64_t, "int64", true)
+
+typedef enum { B_AND, B_OR, B_XOR, B_NOT, B_SHL, B_SHR } BitOp;
+static const char *const bit_names[] = {"bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "left_shift",
+                                        "right_shift"};
+
+#define X(T, name, sgn)                                                                 \
+  static double bit_ref_##T(BitOp op, double a, double b) {                             \
+    T x = (T)a, y = (T)b;                                                               \
+    switch (op) {                                                                       \
+    case B_AND: return (double)(T)(x & y);                                              \
+    case B_OR: return (double)(T)(x | y);                                               \
+    case B_XOR: return (double)(T)(x ^ y);                                              \
+    case B_NOT: return (double)(T)~x;                                                   \
+    case B_SHL: return (double)(T)((uint64_t)x << (uint64_t)y);                         \
+    case B_SHR: return (double)(T)(x >> y);                                             \
+    }                                                                                   \
+    return 0;                                                                           \
+  }
+BIT_TYPES(X)
+#undef X
+
+static const struct { const char *name; double (*ref)(BitOp, double, double); bool sgn; int bits; } bit_types[] = {
+#define X(T, name, sgn) {name, bit_ref_##T, sgn, (int)sizeof(T) * 8},
+    BIT_TYPES(X)
+#undef X
+};
+
+static void test_bitwise(void) {
+  for (size_t t = 0; t < sizeof bit_types / sizeof *bit_types; t++) {
+    double x[8], y[8], want[8];
+    double lo = bit_types[t].sgn ? -100 : 0;
+    opc_fill(x, 8, 3u, lo, 120);
+    opc_fill(y, 8, 4u, lo, 120);
+    x[0] = bit_types[t].sgn ? -1 : 255, y[0] = bit_types[t].sgn ? -128 : 170;
+    for (int i = 0; i < 8; i++) x[i] = floor(x[i]), y[i] = floor(y[i]);
+    for (BitOp op = B_AND; op <= B_SHR; op++) {
+      double sh[8];
+      for (int i = 0; i < 8; i++) sh[i] = (op >= B_SHL) ? (double)(i * 3 % bit_types[t].bits) : y[i];
+      for (int i = 0; i < 8; i++) want[i] = bit_types[t].ref(op, x[i], sh[i]);
+      char params[128], call[64];
+      snprintf(params, sizeof params, "x: R.Tensor((8,), \"%s\"), y: R.Tensor((8,), \"%s\")", bit_types[t].name,
+               bit_types[t].name);
+      snprintf(call, sizeof call, op == B_NOT ? "R.%s(x)" : "R.%s(x, y)", bit_names[op]);
+      OpcBuf ins[2] = {buf(1, (int64_t[]){8}, x), buf(1, (int64_t[]){8}, sh)};
+      bool ok = run_matches(call_in(params, call), ins, op == B_NOT ? 1 : 2, buf(1, (int64_t[]){8}, NULL), want, 0);
+      CHECK(ok);
+      if (!ok) printf("    %s on %s\n", bit_names[op], bit_types[t].name);
+    }
+  }
+}
+
+/* shifting every bit out gives 0 (or -1 for a negative signed value shifted right) */
+static void test_shift_out(void) {
+  double x[3] = {200, 1, 255}, y[3] = {8, 9, 200}, want[3] = {0, 0, 0};
+  OpcBuf ins[2] = {buf(1, (int64_t[]){3}, x), buf(1, (int64_t[]){3}, y)};
+  const char *p = "x: R.Tensor((3,), \"uint8\"), y: R.Tensor((3,), \"uint8\")";
+  CHECK(run_matches(call_in(p, "R.left_shift(x, y)"), ins, 2, buf(1, (int64_t[]){3}, NULL), want, 0));
+  CHECK(run_matches(call_in(p, "R.right_shift(x, y)"), ins, 2, buf(1, (int64_t[]){3}, NULL), want, 0));
+  double sx[3] = {-5, 5, -128}, sy[3] = {7, 7, 100}, swant[3] = {-1, 0, -1};
+  OpcBuf sins[2] = {buf(1, (int64_t[]){3}, sx), buf(1, (int64_t[]){3}, sy)};
+  CHECK(run_matches(call_in("x: R.Tensor((3,), \"int8\"), y: R.Tensor((3,), \"int8\")", "R.right_shift(x, y)"), sins, 2,
+                    buf(1, (int64_t[]){3}, NULL), swant, 0));
+}
+
+/* ---- remainders --------------------------------------------------------------------------------- */
+
+static void test_remainders(void) {
+  double x[4] = {7, -7, 7, -7}, y[4] = {3, 3, -3, -3};
+  double floor_want[4] = {1, 2, -2, -1}, trunc_want[4] = {1, -1, 1, -1};
+  OpcBuf ins[2] = {buf(1, (int64_t[]){4}, x), buf(1, (int64_t[]){4}, y)};
+  const char *ip = "x: R.Tensor((4,), \"int32\"), y: R.Tensor((4,), \"int32\")";
+  const char *fp = "x: R.Tensor((4,), \"float32\"), y: R.Tensor((4,), \"float32\")";
+  CHECK(run_matches(call_in(ip, "R.floor_mod(x, y)"), ins, 2, buf(1, (int64_t[]){4}, NULL), floor_want, 0));
+  CHECK(run_matches(call_in(ip, "R.mod(x, y)"), ins, 2, buf(1, (int64_t[]){4}, NULL), trunc_want, 0));
+  CHECK(run_matches(call_in(fp, "R.floor_mod(x, y)"), ins, 2, buf(1, (int64_t[]){4}, NULL), floor_want, 1e-6));
+  double fx[2] = {5.5, -5.5}, fy[2] = {2, 2}, fwant[2] = {1.5, -1.5};
+  OpcBuf fins[2] = {buf(1, (int64_t[]){2}, fx), buf(1, (int64_t[]){2}, fy)};
+  CHECK(run_matches(call_in("x: R.Tensor((2,), \"float32\"), y: R.Tensor((2,), \"float32\")", "R.mod(x, y)"), fins, 2,
+                    buf(1, (int64_t[]){2}, NULL), fwant, 1e-6));
+}
+
+/* ---- argmax / argmin ------------------------------------------------------------------------- */
+
+/* the index of the first (or last) extreme of x[r, :] (axis 1) or x[:, c] (axis 0) of a 3 x 4 */
+static double arg_ref(const double *x, bool is_max, bool last, int axis, int fixed) {
+  int n = axis == 1 ? 4 : 3, best = 0;
+  for (int i = 1; i < n; i++) {
+    double v = axis == 1 ? x[fixed * 4 + i] : x[i * 4 + fixed], b = axis == 1 ? x[fixed * 4 + best] : x[best * 4 + fixed];
+    if (is_max ? (v > b || (last && v == b)) : (v < b || (last && v == b))) best = i;
+  }
+  return best;
+}
+
+static void test_argreduce(void) {
+  double x[12] = {1, 3, 3, 0, 2, 2, 1, 2, -1, 5, -1, 5};
+  for (int op = 0; op < 2; op++)
+    for (int last = 0; last < 2; last++)
+      for (int axis = 0; axis < 2; axis++) {
+        char call[128];
+        snprintf(call, sizeof call, "R.%s(x, axis=%d, keepdims=%s, select_last_index=%s)", op ? "argmin" : "argmax",
+                 axis - 2, axis ? "False" : "True", last ? "True" : "False");
+        const MlcGExpr *c = call_in("x: R.Tensor((3, 4), \"float32\")", call);
+        CHECK(sinfo_is(c, axis ? "R.Tensor((3,), dtype=\"int64\")" : "R.Tensor((1, 4), dtype=\"int64\")"));
+        double want[4];
+        int n = axis ? 3 : 4;
+        for (int i = 0; i < n; i++) want[i] = arg_ref(x, op == 0, last, axis, i);
+        OpcBuf in = buf(2, (int64_t[]){3, 4}, x);
+        OpcBuf out = axis ? buf(1, (int64_t[]){3}, NULL) : buf(2, (int64_t[]){1, 4}, NULL);
+        bool ok = run_matches(c, &in, 1, out, want, 0);
+        CHECK(ok);
+        if (!ok) printf("    %s\n", call);
+      }
+  /* the defaults: axis 0, keepdims */
+  CHECK(sinfo_is(call_in("x: R.Tensor((3, \"n\"), \"int32\")", "R.argmax(x)"), "R.Tensor((1, n), dtype=\"int64\")"));
+}
+
+/* ---- prod ---------------------------------------------------------------------------------- */
+
+static void test_prod(void) {
+  double x[30];
+  opc_fill(x, 30, 9u, 0.5, 1.5);
+  for (int i = 0; i < 30; i++) x[i] = (float)x[i];
+  /* over the odd middle axis of (3, 5, 2) */
+  double want[6];
+  for (int a = 0; a < 3; a++)
+    for (int c = 0; c < 2; c++) {
+      double p = 1;
+      for (int b = 0; b < 5; b++) p *= x[a * 10 + b * 2 + c];
+      want[a * 2 + c] = p;
+    }
+  const MlcGExpr *c = call_in("x: R.Tensor((3, 5, 2), \"float32\")", "R.prod(x, axis=[1])");
+  CHECK(sinfo_is(c, "R.Tensor((3, 2), dtype=\"float32\")"));
+  OpcBuf in = buf(3, (int64_t[]){3, 5, 2}, x);
+  CHECK(run_matches(c, &in, 1, buf(2, (int64_t[]){3, 2}, NULL), want, 1e-5));
+  /* over everything, kept */
+  double all = 1;
+  for (int i = 0; i < 30; i++) all *= x[i];
+  c = call_in("x: R.Tensor((3, 5, 2), \"float32\")", "R.prod(x, keepdims=True)");
+  CHECK(sinfo_is(c, "R.Tensor((1, 1, 1), dtype=\"float32\")"));
+  CHECK(run_matches(c, &in, 1, buf(3, (int64_t[]){1, 1, 1}, NULL), &all, 1e-5));
+  /* integers, negative axis; an empty axis gives 1 */
+  double xi[6] = {2, -3, 4, 5, 1, -1}, wi[2] = {-24, -5};
+  OpcBuf ii = buf(2, (int64_t[]){2, 3}, xi);
+  CHECK(run_matches(call_in("x: R.Tensor((2, 3), \"int32\")", "R.prod(x, axis=-1)"), &ii, 1, buf(1, (int64_t[]){2}, NULL),
+                    wi, 0));
+  double one[2] = {1, 1};
+  OpcBuf empty = buf(2, (int64_t[]){2, 0}, NULL);
+  CHECK(run_matches(call_in("x: R.Tensor((2, 0), \"float32\")", "R.prod(x, axis=1)"), &empty, 1,
+                    buf(1, (int64_t[]){2}, NULL), one, 0));
+}
+
+/* ---- cumsum / cumprod ------------------------------------------------------------------------ */
+
+static void scan_ref(const double *x, double *out, bool prod, bool exclusive, bool reverse) {
+  for (int r = 0; r < 2; r++) {
+    double acc = prod ? 1 : 0;
+    for (int s = 0; s < 5; s++) {
+      int j = reverse ? 4 - s : s;
+      double v = x[r * 5 + j];
+      if (exclusive) out[r * 5 + j] = acc;
+      acc = prod ? acc * v : acc + v;
+      if (!exclusive) out[r * 5 + j] = acc;
+    }
+  }
+}
+
+static void test_scans(void) {
+  double x[10] = {1, -2, 3, 0.5, 2, 4, 1, -1, 2, 0.25}, want[10];
+  for (int prod = 0; prod < 2; prod++)
+    for (int ex = 0; ex < 2; ex++)
+      for (int rev = 0; rev < 2; rev++) {
+        char call[128];
+        snprintf(call, sizeof call, "R.%s(x, axis=-1, exclusive=%s, reverse=%s)", prod ? "cumprod" : "cumsum",
+                 ex ? "True" : "False", rev ? "True" : "False");
+        const MlcGExpr *c = call_in("x: R.Tensor((2, 5), \"float32\")", call);
+        CHECK(sinfo_is(c, "R.Tensor((2, 5), dtype=\"float32\")"));
+        scan_ref(x, want, prod, ex, rev);
+        OpcBuf in = buf(2, (int64_t[]){2, 5}, x);
+        bool ok = run_matches(c, &in, 1, buf(2, (int64_t[]){2, 5}, NULL), want, 1e-6);
+        CHECK(ok);
+        if (!ok) printf("    %s\n", call);
+      }
+  /* no axis: the flattened data; dtype: the accumulator's type */
+  double xi[6] = {1, 2, 3, 4, 5, 6}, wi[6] = {1, 3, 6, 10, 15, 21};
+  const MlcGExpr *c = call_in("x: R.Tensor((2, 3), \"int32\")", "R.cumsum(x, dtype=\"int64\")");
+  CHECK(sinfo_is(c, "R.Tensor((6,), dtype=\"int64\")"));
+  OpcBuf in = buf(2, (int64_t[]){2, 3}, xi);
+  CHECK(run_matches(c, &in, 1, buf(1, (int64_t[]){6}, NULL), wi, 0));
+}
+
+/* ---- tril / triu ------------------------------------------------------------------------------ */
+
+static void test_trilu(void) {
+  double x[24];
+  for (int i = 0; i < 24; i++) x[i] = i + 1;
+  for (int upper = 0; upper < 2; upper++)
+    for (int kk = -2; kk <= 3; kk++) {
+      char call[64];
+      snprintf(call, sizeof call, "R.%s(x, k=%d)", upper ? "triu" : "tril", kk);
+      const MlcGExpr *c = call_in("x: R.Tensor((2, 3, 4), \"float32\")", call);
+      CHECK(sinfo_is(c, "R.Tensor((2, 3, 4), dtype=\"float32\")"));
+      double want[24];
+      for (int b = 0; b < 2; b++)
+        for (int i = 0; i < 3; i++)
+          for (int j = 0; j < 4; j++) {
+            bool keep = upper ? j - i >= kk : j - i <= kk;
+            want[b * 12 + i * 4 + j] = keep ? x[b * 12 + i * 4 + j] : 0;
+          }
+      OpcBuf in = buf(3, (int64_t[]){2, 3, 4}, x);
+      bool ok = run_matches(c, &in, 1, buf(3, (int64_t[]){2, 3, 4}, NULL), want, 0);
+      CHECK(ok);
+      if (!ok) printf("    %s\n", call);
+    }
+}
+
+/* the compositions' constants (INT64_MIN, uint64 powers, infinity) print and read back */
+static void test_round_trip(void) {
+  static const struct { const char *params, *call; } cases[] = {
+      {"x: R.Tensor((2,), \"int64\"), y: R.Tensor((2,), \"int64\")", "R.bitwise_or(x, y)"},
+      {"x: R.Tensor((2,), \"uint64\"), y: R.Tensor((2,), \"uint64\")", "R.left_shift(x, y)"},
+      {"x: R.Tensor((2,), \"int16\"), y: R.Tensor((2,), \"int16\")", "R.right_shift(x, y)"},
+      {"x: R.Tensor((2,), \"float32\")", "R.isinf(x)"},
+      {"x: R.Tensor((2,), \"float32\")", "R.acos(x)"},
+      {"x: R.Tensor((2, 3), \"float32\")", "R.argmax(x, axis=1, select_last_index=True)"},
+      {"x: R.Tensor((2, 5), \"float32\")", "R.prod(x, axis=1)"},
+      {"x: R.Tensor((2, 5), \"float32\")", "R.cumprod(x, axis=1, exclusive=True, reverse=True)"},
+      {"x: R.Tensor((\"n\", 5), \"float32\")", "R.cumsum(x)"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    bool ok = round_trips(call_in(cases[i].params, cases[i].call));
+    CHECK(ok);
+    if (!ok) printf("    %s\n", cases[i].call);
+  }
+}
+
+/* ---- errors ------------------------------------------------------------------------------------ */
+
+static void test_errors(void) {
+  const char *ff = "x: R.Tensor((2,), \"float32\"), y: R.Tensor((2,), \"float32\")";
+  CHECK(refused(call_in(ff, "R.logical_and(x, y)"), false,
+                "logical_and: expected a bool tensor, got float32"));
+  CHECK(refused(call_in(ff, "R.bitwise_xor(x, y)"), false,
+                "bitwise_xor: expected an integer tensor, got float32"));
+  CHECK(refused(call_in("x: R.Tensor((2,), \"int32\"), y: R.Tensor((2,), \"int64\")", "R.left_shift(x, y)"), false,
+                "left_shift: dtypes differ: x1 is int32, x2 is int64"));
+  CHECK(refused(call_in("x: R.Tensor((2,), \"int32\")", "R.isnan(x)"), false,
+                "isnan: expected a float tensor, got int32"));
+  CHECK(refused(call_in("x: R.Tensor((2, 3), \"float32\")", "R.argmin(x, axis=2)"), false,
+                "argmin: axis 2 is out of range for a tensor of rank 2"));
+  CHECK(refused(call_in("x: R.Tensor((2, 3), \"float32\")", "R.cumsum(x, axis=-3)"), false,
+                "cumsum: axis -3 is out of range for a tensor of rank 2"));
+  CHECK(refused(call_in("x: R.Tensor((\"n\", 3), \"float32\")", "R.prod(x, axis=0)"), true,
+                "prod: a product over a symbolic dim is not supported"));
+  CHECK(refused(call_in("x: R.Tensor((\"n\",), \"float32\")", "R.cumprod(x, axis=0)"), true,
+                "cumprod: a product scan over a symbolic dim is not supported"));
+  CHECK(refused(call_in("x: R.Tensor((3,), \"float32\")", "R.tril(x)"), true,
+                "tril: x must have at least 2 dims, got 1"));
+}
+
+int main(void) {
+  ctx = mlc_ctx_new();
+  RUN(test_unary_float);
+  RUN(test_round_and_atan_edges);
+  RUN(test_isnan_isinf);
+  RUN(test_logical);
+  RUN(test_bitwise);
+  RUN(test_shift_out);
+  RUN(test_remainders);
+  RUN(test_argreduce);
+  RUN(test_prod);
+  RUN(test_scans);
+  RUN(test_trilu);
+  RUN(test_round_trip);
+  RUN(test_errors);
+  mlc_ctx_free(ctx);
+  return CHECK_DONE();
+}
