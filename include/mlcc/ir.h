@@ -51,6 +51,9 @@ static inline bool mlc_dtype_is_float(MlcDType t) { return t.code == MLC_TC_FLOA
 static inline MlcDType mlc_dtype_with_lanes(MlcDType t, int lanes) { t.lanes = (uint16_t)lanes; return t; }
 static inline MlcDType mlc_dtype_elem(MlcDType t) { t.lanes = 1; return t; }
 size_t mlc_dtype_bytes(MlcDType t); /* storage bytes of one element (bool: 1) */
+/* the bits of f as IEEE half / bfloat16, rounded to nearest even (NaN stays NaN) */
+uint16_t mlc_f32_to_f16(float f);
+uint16_t mlc_f32_to_bf16(float f);
 
 /* ======================================================================== */
 /* TIR expressions                                                          */

@@ -18,38 +18,8 @@
 static MlcAttr attr(const char *k, MlcAttrValue v) { return (MlcAttr){k, v}; }
 static MlcAttrValue av_bool(bool b) { return (MlcAttrValue){.kind = MLC_ATTR_BOOL, .b = b}; }
 
-/* IEEE half bits of f, rounded to nearest even */
-static uint16_t half_bits(float f) {
-  uint32_t u;
-  memcpy(&u, &f, sizeof u);
-  uint32_t sign = (u >> 16) & 0x8000u, e = (u >> 23) & 0xffu, m = u & 0x7fffffu;
-  if (e == 0xff) return (uint16_t)(sign | 0x7c00u | (m ? 0x200u : 0));
-  int32_t he = (int32_t)e - 127 + 15;
-  if (he >= 31) return (uint16_t)(sign | 0x7c00u);
-  if (he <= 0) { /* subnormal or zero: shift the implicit 1 in */
-    if (he < -10) return (uint16_t)sign;
-    m |= 0x800000u;
-    int shift = 14 - he;
-    uint32_t h = m >> shift, rem = m & ((1u << shift) - 1), halfway = 1u << (shift - 1);
-    if (rem > halfway || (rem == halfway && (h & 1))) h++;
-    return (uint16_t)(sign | h);
-  }
-  uint32_t h = ((uint32_t)he << 10) | (m >> 13), rem = m & 0x1fffu;
-  if (rem > 0x1000u || (rem == 0x1000u && (h & 1))) h++; /* a carry into the exponent is right */
-  return (uint16_t)(sign | h);
-}
-
-/* a scalar constant of x's dtype (float16 included) */
-static MlcGExpr *k(MlcOnnxNode *n, const MlcGExpr *x, double v) {
-  MlcDType t = mlc_onnx__dtype_of(x);
-  if (t.code != MLC_TC_FLOAT || t.bits != 16) return mlc_onnx__scalar_like(n, x, v);
-  MlcTensorData *d = mlc_onnx__scalar(n->im->ctx, MLC_F32, 0);
-  uint16_t h = half_bits((float)v);
-  d->dtype = t;
-  d->nbytes = 2;
-  memcpy(d->data, &h, 2);
-  return mlc_g_const(n->im->ctx, d);
-}
+/* a scalar constant of x's dtype */
+static MlcGExpr *k(MlcOnnxNode *n, const MlcGExpr *x, double v) { return mlc_onnx__scalar_like(n, x, v); }
 
 static bool set_out(MlcOnnxNode *n, MlcGExpr *y) { return (n->out[0] = y) != NULL; }
 

@@ -24,8 +24,10 @@ MlcTensorData *mlc_onnx__scalar(MlcCtx *ctx, MlcDType t, double v) {
   switch (t.code) {
   case MLC_TC_FLOAT:
     if (t.bits == 64) *(double *)d->data = v;
+    else if (t.bits == 16) *(uint16_t *)d->data = mlc_f32_to_f16((float)v);
     else *(float *)d->data = (float)v;
     break;
+  case MLC_TC_BFLOAT: *(uint16_t *)d->data = mlc_f32_to_bf16((float)v); break;
   case MLC_TC_BOOL: *(uint8_t *)d->data = v != 0; break;
   case MLC_TC_UINT:
     if (t.bits == 8) *(uint8_t *)d->data = (uint8_t)v;

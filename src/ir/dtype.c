@@ -80,3 +80,31 @@ size_t mlc_dtype_bytes(MlcDType t) {
   size_t elem = t.code == MLC_TC_BOOL ? 1 : (size_t)(t.bits + 7) / 8;
   return elem * t.lanes;
 }
+
+/* ---- 16-bit floats ------------------------------------------------------------ */
+
+uint16_t mlc_f32_to_f16(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000, exp = (x >> 23) & 0xff, man = x & 0x7fffff;
+  if (exp == 0xff) return (uint16_t)(sign | 0x7c00 | (man ? 0x200 : 0));
+  int e = (int)exp - 127 + 15;
+  if (e >= 31) return (uint16_t)(sign | 0x7c00);
+  uint32_t h, rem, half;
+  if (e <= 0) { /* subnormal half: round the 24-bit mantissa right by 14 - e */
+    if (e < -10) return (uint16_t)sign;
+    uint32_t m = man | 0x800000, shift = (uint32_t)(14 - e);
+    h = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+  } else {
+    h = (uint32_t)e << 10 | (man >> 13), rem = man & 0x1fff, half = 0x1000;
+  }
+  if (rem > half || (rem == half && (h & 1))) h++; /* a carry into the exponent is right */
+  return (uint16_t)(sign | h);
+}
+
+uint16_t mlc_f32_to_bf16(float f) {
+  uint32_t x;
+  memcpy(&x, &f, 4);
+  if ((x & 0x7fffffff) > 0x7f800000) return (uint16_t)((x >> 16) | 0x40); /* quiet NaN */
+  return (uint16_t)((x + 0x7fff + ((x >> 16) & 1)) >> 16);
+}

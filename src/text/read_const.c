@@ -36,32 +36,6 @@ static bool const_leaf(MlcCtx *ctx, const Ast *a, ConstLeaf *out) {
   return mlc_error(ctx, a->loc, "R.const: expected a number");
 }
 
-static uint16_t f32_to_f16(float f) {
-  uint32_t x;
-  memcpy(&x, &f, 4);
-  uint32_t sign = (x >> 16) & 0x8000, exp = (x >> 23) & 0xff, man = x & 0x7fffff;
-  if (exp == 0xff) return (uint16_t)(sign | 0x7c00 | (man ? 0x200 : 0));
-  int e = (int)exp - 127 + 15;
-  if (e >= 31) return (uint16_t)(sign | 0x7c00);
-  uint32_t h, rem, half;
-  if (e <= 0) { /* subnormal half: round the 24-bit mantissa right by 14 - e */
-    if (e < -10) return (uint16_t)sign;
-    uint32_t m = man | 0x800000, shift = (uint32_t)(14 - e);
-    h = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
-  } else {
-    h = (uint32_t)e << 10 | (man >> 13), rem = man & 0x1fff, half = 0x1000;
-  }
-  if (rem > half || (rem == half && (h & 1))) h++; /* a carry into the exponent is right */
-  return (uint16_t)(sign | h);
-}
-
-static uint16_t f32_to_bf16(float f) {
-  uint32_t x;
-  memcpy(&x, &f, 4);
-  if ((x & 0x7fffffff) > 0x7f800000) return (uint16_t)((x >> 16) | 0x40); /* quiet NaN */
-  return (uint16_t)((x + 0x7fff + ((x >> 16) & 1)) >> 16);
-}
-
 static void store_bits(unsigned char *dst, int bits, int64_t v) {
   switch (bits) {
   case 8: { uint8_t x = (uint8_t)v; memcpy(dst, &x, 1); break; }
@@ -78,8 +52,8 @@ static bool const_store(MlcCtx *ctx, const Ast *a, MlcDType dt, const ConstLeaf 
     if (dt.bits < 64 && isfinite(l->f) && fabs(l->f) > FLT_MAX)
       return mlc_error(ctx, a->loc, "R.const: %g does not fit in %s", l->f, mlc_dtype_str(dt, b));
     float f = (float)l->f;
-    if (dt.code == MLC_TC_BFLOAT) store_bits(dst, 16, f32_to_bf16(f));
-    else if (dt.bits == 16) store_bits(dst, 16, f32_to_f16(f));
+    if (dt.code == MLC_TC_BFLOAT) store_bits(dst, 16, mlc_f32_to_bf16(f));
+    else if (dt.bits == 16) store_bits(dst, 16, mlc_f32_to_f16(f));
     else if (dt.bits == 32) memcpy(dst, &f, 4);
     else memcpy(dst, &l->f, 8);
     return true;
