@@ -61,39 +61,24 @@ intptr_t tf_use_count(const MlcMap *counts, const MlcGExpr *var) {
   return (intptr_t)mlc_map_get(counts, var);
 }
 
+typedef struct GlobalWalk {
+  void (*fn)(void *user, const char *name);
+  void *user;
+} GlobalWalk;
+
+static bool visit_global(MlcVisitor *v, const MlcGExpr *e) {
+  const GlobalWalk *w = v->user;
+  if (e->kind == MLC_G_GLOBAL) w->fn(w->user, e->str);
+  return true;
+}
+
+/* Globals are never bound, so the IR's visitor serves here (the binding
+ * vars it also reports are no globals); uses need tf_each_use's own walk,
+ * which tells a var's uses from its definitions. */
 void tf_each_global(const MlcGExpr *e, void (*fn)(void *user, const char *name), void *user) {
-  if (!e) return;
-  switch (e->kind) {
-  case MLC_G_GLOBAL: fn(user, e->str); break;
-  case MLC_G_TUPLE:
-    for (int i = 0; i < e->tuple.n; i++) tf_each_global(e->tuple.fields[i], fn, user);
-    break;
-  case MLC_G_GET_ITEM: tf_each_global(e->get_item.tuple, fn, user); break;
-  case MLC_G_CALL:
-    tf_each_global(e->call.callee, fn, user);
-    for (int i = 0; i < e->call.n; i++) tf_each_global(e->call.args[i], fn, user);
-    break;
-  case MLC_G_IF:
-    tf_each_global(e->if_.cond, fn, user);
-    tf_each_global(e->if_.then_e, fn, user);
-    tf_each_global(e->if_.else_e, fn, user);
-    break;
-  case MLC_G_SEQ:
-    for (int i = 0; i < e->seq.n; i++)
-      for (int j = 0; j < e->seq.blocks[i]->n; j++)
-        tf_each_global(e->seq.blocks[i]->bindings[j].value, fn, user);
-    tf_each_global(e->seq.result, fn, user);
-    break;
-  case MLC_G_VAR:
-  case MLC_G_DFVAR:
-  case MLC_G_CONST:
-  case MLC_G_SHAPE:
-  case MLC_G_PRIM:
-  case MLC_G_STR:
-  case MLC_G_DTYPE:
-  case MLC_G_OP:
-  case MLC_G_EXTERN: break;
-  }
+  GlobalWalk w = {fn, user};
+  MlcVisitor v = {.user = &w, .gexpr = visit_global};
+  mlc_visit_gexpr(&v, e);
 }
 
 /* ======================================================================== */

@@ -10,15 +10,11 @@
  * n = 1, 3 and 16 from one build, half of its weights bound as constants;
  * and a small CNN (conv2d, relu, max_pool2d, reshape, linear, softmax) with
  * every weight bound and embedded in model.so. */
+#include "build_util.h"
 #include "check.h"
-#include "mlcc/codegen.h"
-#include "mlcc/runtime.h"
-#include "mlcc/text.h"
 #include "mlcc/transform.h"
 
-#include <dirent.h>
 #include <math.h>
-#include <unistd.h>
 
 static MlcCtx *ctx;
 static char tmpdir[4096];
@@ -28,13 +24,6 @@ static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static float frand(float scale) {
   rng = rng * 6364136223846793005ull + 1442695040888963407ull;
   return scale * (float)((double)(rng >> 11) / 9007199254740992.0 * 2.0 - 1.0);
-}
-
-static void print_error(const char *what) {
-  MlcStrBuf sb = {0};
-  mlc_format_error(ctx, &sb);
-  printf("    %s: %s\n", what, mlc_sb_cstr(&sb));
-  mlc_vec_free(&sb);
 }
 
 /* ---- tensors ------------------------------------------------------------------------- */
@@ -101,33 +90,11 @@ static double *to_double(const float *p, int64_t n) {
 
 /* ---- compiling and running ----------------------------------------------------------------- */
 
-static void remove_dir(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d) return;
-  char path[8192];
-  for (struct dirent *e; (e = readdir(d));) {
-    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    unlink(path);
-  }
-  closedir(d);
-  rmdir(dir);
-}
-
-static const MlcModule *read_file(const char *path) {
-  mlc_clear_error(ctx);
-  size_t len = 0;
-  char *text = mlc_read_file(ctx, path, (size_t)1 << 24, &len);
-  const MlcModule *m = text ? mlc_read_module(ctx, mlc_intern(ctx, path), text, len) : NULL;
-  free(text);
-  if (!m) print_error("reading");
-  return m;
-}
-
-static const MlcModule *read_text(const char *text) {
-  mlc_clear_error(ctx);
-  const MlcModule *m = mlc_read_module(ctx, "model.py", text, strlen(text));
-  if (!m) print_error("reading");
+/* the model in text with the named weights bound as constants */
+static const MlcModule *read_bound(const char *text, const char *const *names, MlcTensorData *const *data, int n) {
+  const MlcModule *m = bu_read_text(ctx, "model.py", text);
+  if (m) m = mlc_pass_bind_params(ctx, m, "main", names, data, n);
+  if (!m) bu_print_error(ctx, "binding");
   return m;
 }
 
@@ -138,7 +105,7 @@ static MlcrtModel *compile(const MlcModule *m, const char *name, bool embed, cha
   if (m) m = mlc_graph_pipeline(ctx, m, MLC_PASS_COUNT - 1, NULL, NULL, NULL, NULL);
   MlcModelOptions mo = {.embed_params = embed};
   if (!m || !mlc_build_model(ctx, m, dir, NULL, &mo)) {
-    print_error("pipeline or build");
+    bu_print_error(ctx, "pipeline or build");
     return NULL;
   }
   MlcrtModel *model = NULL;
@@ -166,7 +133,7 @@ static void free_tensors(MlcrtTensor **t, int n) {
 /* x (1, 784), w0 (128, 784), b0, w1 (10, 128), b1: all inputs of main */
 static void check_mlp_file(const char *path, const char *name) {
   char dir[8192];
-  MlcrtModel *model = compile(read_file(path), name, false, dir, sizeof dir);
+  MlcrtModel *model = compile(bu_read_path(ctx, path), name, false, dir, sizeof dir);
   CHECK(model);
   if (!model) return;
   int64_t sx[2] = {1, 784}, sw0[2] = {128, 784}, sb0[1] = {128}, sw1[2] = {10, 128}, sb1[1] = {10};
@@ -186,7 +153,7 @@ static void check_mlp_file(const char *path, const char *name) {
   }
   free_tensors(in, 5);
   mlcrt_model_free(model);
-  remove_dir(dir);
+  bu_remove_dir(dir);
 }
 
 static void test_mlp_call_tir(void) { check_mlp_file("tests/golden/roundtrip/mlp.py", "mlp"); }
@@ -255,9 +222,7 @@ static void test_mlp_ops_symbolic_batch(void) {
   MlcTensorData d0 = as_data(w[0]), d1 = as_data(w[1]);
   MlcTensorData *data[2] = {&d0, &d1};
   const char *names[2] = {"w0", "b0"};
-  const MlcModule *m = read_text(mlp_ops_text);
-  if (m) m = mlc_pass_bind_params(ctx, m, "main", names, data, 2);
-  if (!m) print_error("binding");
+  const MlcModule *m = read_bound(mlp_ops_text, names, data, 2);
   char dir[8192];
   MlcrtModel *model = compile(m, "mlp_ops", false, dir, sizeof dir);
   CHECK(model);
@@ -267,7 +232,7 @@ static void test_mlp_ops_symbolic_batch(void) {
   for (size_t i = 0; model && i < sizeof batches / sizeof *batches; i++)
     check_mlp_batch(model, w[0], w[1], w[2], w[3], batches[i]);
   mlcrt_model_free(model);
-  remove_dir(dir);
+  bu_remove_dir(dir);
   free_tensors(w, 4);
 }
 
@@ -341,9 +306,7 @@ static void test_cnn(void) {
   MlcTensorData *data[6];
   const char *names[6] = {"cw", "cb", "w0", "b0", "w1", "b1"};
   for (int i = 0; i < 6; i++) d[i] = as_data(t[i + 1]), data[i] = &d[i];
-  const MlcModule *m = read_text(cnn_text);
-  if (m) m = mlc_pass_bind_params(ctx, m, "main", names, data, 6);
-  if (!m) print_error("binding");
+  const MlcModule *m = read_bound(cnn_text, names, data, 6);
   char dir[8192];
   MlcrtModel *model = compile(m, "cnn", true, dir, sizeof dir);
   CHECK(model);
@@ -364,29 +327,23 @@ static void test_cnn(void) {
     CHECK(!"the model ran");
   }
   mlcrt_model_free(model);
-  remove_dir(dir);
+  bu_remove_dir(dir);
   free_tensors(t, 7);
 }
 
 /* ---- main ------------------------------------------------------------------------------------- */
 
-static void setup(void) {
-  const char *base = getenv("TMPDIR");
-  snprintf(tmpdir, sizeof tmpdir, "%s/mlcc-graph-e2e.XXXXXX", base && *base ? base : "/tmp");
-  if (!mkdtemp(tmpdir)) {
+int main(void) {
+  if (!bu_make_tmpdir(tmpdir, sizeof tmpdir, "mlcc-graph-e2e")) {
     printf("FAIL setup: cannot create a temporary directory\n");
-    exit(1);
+    return 1;
   }
   ctx = mlc_ctx_new();
-}
-
-int main(void) {
-  setup();
   RUN(test_mlp_call_tir);
   RUN(test_mlp_call_tir_2022);
   RUN(test_mlp_ops_symbolic_batch);
   RUN(test_cnn);
-  remove_dir(tmpdir);
+  bu_remove_dir(tmpdir);
   mlc_ctx_free(ctx);
   return CHECK_DONE();
 }

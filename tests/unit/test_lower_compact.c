@@ -12,36 +12,18 @@
  * the compacted function in the interpreter (which bounds-checks every
  * access to the shrunk buffers), and the function compiled to C through the
  * whole pipeline. */
+#include "build_util.h"
 #include "check.h"
-#include "mlcc/codegen.h"
 #include "mlcc/interp.h"
 #include "mlcc/lower.h"
-#include "mlcc/runtime.h"
 #include "mlcc/schedule.h"
-#include "mlcc/text.h"
 
-#include <dirent.h>
 #include <math.h>
-#include <unistd.h>
 
 enum { MAX_ARGS = 8, MAX_DIMS = 4 };
 
 static MlcCtx *ctx;
 static char tmpdir[4096];
-
-static void print_error(const char *what) {
-  MlcStrBuf sb = {0};
-  mlc_format_error(ctx, &sb);
-  printf("    %s: %s\n", what, mlc_sb_cstr(&sb));
-  mlc_vec_free(&sb);
-}
-
-static const MlcModule *read_text(const char *text) {
-  mlc_clear_error(ctx);
-  const MlcModule *m = mlc_read_module(ctx, "case.py", text, strlen(text));
-  if (!m) print_error("reading");
-  return m;
-}
 
 static const MlcPrimFunc *only_prim(const MlcModule *m) {
   for (int i = 0; m && i < m->n_funcs; i++)
@@ -52,7 +34,7 @@ static const MlcPrimFunc *only_prim(const MlcModule *m) {
 static const MlcPrimFunc *compacted(const MlcPrimFunc *f) {
   mlc_clear_error(ctx);
   const MlcPrimFunc *low = mlc_lower_prim_func(ctx, f, MLC_LOWER_COMPACT, NULL, NULL);
-  if (!low) print_error("compacting");
+  if (!low) bu_print_error(ctx, "compacting");
   return low;
 }
 
@@ -169,21 +151,13 @@ static bool interp(const MlcPrimFunc *sig, const MlcPrimFunc *f, const Args *a, 
     args[p] = (MlcInterpArg){.is_buffer = true, .data = data[p], .ndim = a->ndim[p], .shape = a->shape[p]};
   mlc_clear_error(ctx);
   bool ok = mlc_interp_run_lowered(ctx, sig, f, args, a->n);
-  if (!ok) print_error("interpreting");
+  if (!ok) bu_print_error(ctx, "interpreting");
   return ok;
 }
 
 static bool compiled(const MlcModule *m, const Args *a, void **data) {
-  char so[8192], c[8192];
-  snprintf(so, sizeof so, "%s/case.so", tmpdir);
-  snprintf(c, sizeof c, "%s/case.c", tmpdir);
-  mlc_clear_error(ctx);
   MlcBuildOptions opt = {.extra_cflags = "-ffp-contract=off"};
-  MlcrtModule *mod = NULL;
-  if (!mlc_build_shared(ctx, m, so, &opt)) print_error("building");
-  else if (mlcrt_module_load(so, &mod) != 0) printf("    loading: %s\n", mlcrt_last_error()), mod = NULL;
-  unlink(so);
-  unlink(c);
+  MlcrtModule *mod = bu_build_and_load(ctx, m, tmpdir, "case", &opt);
   if (!mod) return false;
   const MlcPrimFunc *f = only_prim(m);
   const MlcrtFunc *fn = mlcrt_module_get_func(mod, f->name);
@@ -264,7 +238,7 @@ static const char *tile_src =
     "                C[vi, vj] = C_local[vi, vj]\n";
 
 static void test_cache_write_tile(void) {
-  const MlcModule *m = read_text(tile_src);
+  const MlcModule *m = bu_read_text(ctx, "case.py", tile_src);
   const MlcPrimFunc *low = m ? compacted(only_prim(m)) : NULL;
   Found fd = find_alloc(low, "C_local");
   CHECK(shape_is(&fd, (int64_t[]){8, 32}, 2));
@@ -296,7 +270,7 @@ static const char *slice_src =
     "                C[vi, vj] = C[vi, vj] + A[vi, vk] * B_global[vk, vj]\n";
 
 static void test_cache_read_slice(void) {
-  const MlcModule *m = read_text(slice_src);
+  const MlcModule *m = bu_read_text(ctx, "case.py", slice_src);
   const MlcPrimFunc *low = m ? compacted(only_prim(m)) : NULL;
   Found fd = find_alloc(low, "B_global");
   CHECK(shape_is(&fd, (int64_t[]){32, 8}, 2));
@@ -338,7 +312,7 @@ static const char *kept_src =
     "                C[vi, vj] = C[vi, vj] + G[idx[vj]]\n";
 
 static void test_not_compacted(void) {
-  const MlcModule *m = read_text(kept_src);
+  const MlcModule *m = bu_read_text(ctx, "case.py", kept_src);
   const MlcPrimFunc *low = m ? compacted(only_prim(m)) : NULL;
   /* every iteration of i (and of k) uses S[0]: S shrinks to that element
    * but moves into neither loop */
@@ -387,7 +361,7 @@ static const char *sym_src =
     "                C[vi, vr] = C[vi, vr] + W[vr + 2, vi]\n";
 
 static void test_symbolic(void) {
-  const MlcModule *m = read_text(sym_src);
+  const MlcModule *m = bu_read_text(ctx, "case.py", sym_src);
   const MlcPrimFunc *low = m ? compacted(only_prim(m)) : NULL;
   Found r = find_alloc(low, "R");
   CHECK(shape_is(&r, (int64_t[]){1, 16}, 2));
@@ -402,25 +376,17 @@ static void test_symbolic(void) {
  * script of bench/matmul/schedule.py at 64^3) applied to the naive matmul:
  * the caches it leaves at full size become the 8 x 32 local tile inside the
  * tile loop and the 64 x 32 panel of B inside the parallel panel loop. */
-static const MlcModule *read_path(const char *path, char **text, size_t *len) {
-  mlc_clear_error(ctx);
-  *text = mlc_read_file(ctx, path, 1 << 20, len);
-  const MlcModule *m = *text ? mlc_read_module(ctx, path, *text, *len) : NULL;
-  if (!m) print_error(path);
-  return m;
-}
-
 static void test_scheduled_matmul(void) {
   const char *dir = "tests/golden/schedule/matmul_register_tile";
-  char path[512], *text = NULL, *script = NULL;
-  size_t len = 0, slen = 0;
+  char path[512], *script = NULL;
+  size_t slen = 0;
   snprintf(path, sizeof path, "%s/before.py", dir);
-  const MlcModule *naive = read_path(path, &text, &len);
+  const MlcModule *naive = bu_read_path(ctx, path);
   snprintf(path, sizeof path, "%s/schedule.py", dir);
   script = naive ? mlc_read_file(ctx, path, 1 << 20, &slen) : NULL;
   MlcSchedule *sch = script ? mlc_sch_new(ctx, naive, NULL, 0) : NULL;
   bool ran = sch && mlc_sch_run_script(sch, path, script, slen);
-  if (sch && !ran) print_error("scheduling");
+  if (sch && !ran) bu_print_error(ctx, "scheduling");
   const MlcModule *m = ran ? mlc_sch_module(sch) : NULL;
   CHECK(m != NULL);
   const MlcPrimFunc *low = m ? compacted(only_prim(m)) : NULL;
@@ -433,20 +399,11 @@ static void test_scheduled_matmul(void) {
   CHECK(m && agrees_with(naive, m, 0, 0));
   if (sch) mlc_sch_free(sch);
   free(script);
-  free(text);
-}
-
-/* ---- the scratch directory ---------------------------------------------------------------------- */
-
-static bool make_tmpdir(void) {
-  const char *base = getenv("TMPDIR");
-  snprintf(tmpdir, sizeof tmpdir, "%s/mlcc-compact.XXXXXX", base && *base ? base : "/tmp");
-  return mkdtemp(tmpdir) != NULL;
 }
 
 int main(void) {
   ctx = mlc_ctx_new();
-  if (!make_tmpdir()) {
+  if (!bu_make_tmpdir(tmpdir, sizeof tmpdir, "mlcc-compact")) {
     printf("FAIL test_lower_compact: cannot create a scratch directory\n");
     return 1;
   }
@@ -455,7 +412,7 @@ int main(void) {
   RUN(test_not_compacted);
   RUN(test_symbolic);
   RUN(test_scheduled_matmul);
-  rmdir(tmpdir);
+  bu_remove_dir(tmpdir);
   mlc_ctx_free(ctx);
   return CHECK_DONE();
 }

@@ -12,18 +12,14 @@
  * call, the runtime's own loader, model.h compiled into a program, modules
  * of op calls after the real graph pipeline (one whose kernels are named as
  * libm's functions), and bindings the executor refuses. */
+#include "build_util.h"
 #include "check.h"
-#include "mlcc/codegen.h"
 #include "mlcc/interp.h"
-#include "mlcc/runtime.h"
-#include "mlcc/text.h"
 #include "mlcc/transform.h"
 
-#include <dirent.h>
 #include <dlfcn.h>
 #include <math.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 static MlcCtx *ctx;
 static char tmpdir[4096];
@@ -34,19 +30,16 @@ static float frand(void) {
   return (float)((double)(rng >> 11) / 9007199254740992.0 * 2.0 - 1.0);
 }
 
-static void print_error(const char *what) {
-  MlcStrBuf sb = {0};
-  mlc_format_error(ctx, &sb);
-  printf("    %s: %s\n", what, mlc_sb_cstr(&sb));
-  mlc_vec_free(&sb);
-}
-
 /* ---- reading modules -------------------------------------------------------------- */
 
-static const MlcModule *read_text(const char *text) {
+static const MlcModule *read_text(const char *text) { return bu_read_text(ctx, "model.py", text); }
+
+/* text read and run through the graph pipeline up to memory planning */
+static const MlcModule *planned(const char *text) {
+  const MlcModule *m = read_text(text);
   mlc_clear_error(ctx);
-  const MlcModule *m = mlc_read_module(ctx, "model.py", text, strlen(text));
-  if (!m) print_error("reading");
+  m = m ? mlc_graph_pipeline(ctx, m, MLC_PASS_PLAN_MEMORY, NULL, NULL, NULL, NULL) : NULL;
+  if (!m) bu_print_error(ctx, "pipeline");
   return m;
 }
 
@@ -56,19 +49,6 @@ static const MlcPrimFunc *prim(const MlcModule *m, const char *name) {
 }
 
 /* ---- building and loading ------------------------------------------------------------ */
-
-static void remove_dir(const char *dir) {
-  DIR *d = opendir(dir);
-  if (!d) return;
-  char path[8192];
-  for (struct dirent *e; (e = readdir(d));) {
-    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    unlink(path);
-  }
-  closedir(d);
-  rmdir(dir);
-}
 
 typedef struct Loaded {
   void *so;
@@ -114,7 +94,7 @@ static bool load(const MlcModule *m, bool embed, Loaded *l) {
   MlcModelOptions mo = {.embed_params = embed};
   mlc_clear_error(ctx);
   if (!m || !mlc_build_model(ctx, m, l->dir, NULL, &mo)) {
-    if (m) print_error("build");
+    if (m) bu_print_error(ctx, "build");
     return false;
   }
   char so[8300];
@@ -141,7 +121,7 @@ static void unload(Loaded *l) {
   if (l->state) l->desc->destroy(l->state, mlcrt_env());
   if (l->so) dlclose(l->so);
   free(l->payload);
-  remove_dir(l->dir);
+  bu_remove_dir(l->dir);
 }
 
 /* run with the syms bound from the inputs' shapes as the descriptor says */
@@ -161,7 +141,7 @@ static bool interp(const MlcModule *m, const char *name, int n, float **data, co
   for (int i = 0; i < n; i++) args[i] = (MlcInterpArg){.is_buffer = true, .data = data[i], .ndim = 2, .shape = shape[i]};
   mlc_clear_error(ctx);
   bool ok = mlc_interp_run(ctx, prim(m, name), args, n);
-  if (!ok) print_error(name);
+  if (!ok) bu_print_error(ctx, name);
   return ok;
 }
 
@@ -586,7 +566,7 @@ static void test_header_consumer(void) {
   snprintf(dir, sizeof dir, "%s/consumer", tmpdir);
   mlc_clear_error(ctx);
   CHECK(m && mlc_build_model(ctx, m, dir, NULL, NULL));
-  if (check__failed_now) return remove_dir(dir);
+  if (check__failed_now) return bu_remove_dir(dir);
   snprintf(path, sizeof path, "%s/main.c", dir);
   FILE *f = fopen(path, "w");
   CHECK(f && fputs(CONSUMER, f) >= 0 && fclose(f) == 0);
@@ -611,7 +591,7 @@ static void test_header_consumer(void) {
   char want[256];
   snprintf(want, sizeof want, "1 1 1 x float32 2 -1 16 output_0 8|2 %.4f", sum);
   CHECK_STR(got, want);
-  remove_dir(dir);
+  bu_remove_dir(dir);
 }
 
 /* ---- after the real graph pipeline ------------------------------------------------------ */
@@ -633,10 +613,7 @@ static const char OPS_MODEL[] =
 /* op calls through legalization, explicit allocation and memory planning,
  * against plain C: b = relu(x w^T), d = (y + y)^2 */
 static void test_after_pipeline(void) {
-  const MlcModule *m = read_text(OPS_MODEL);
-  mlc_clear_error(ctx);
-  m = m ? mlc_graph_pipeline(ctx, m, MLC_PASS_PLAN_MEMORY, NULL, NULL, NULL, NULL) : NULL;
-  if (!m) print_error("pipeline");
+  const MlcModule *m = planned(OPS_MODEL);
   Loaded l = {0};
   CHECK(m && load(m, false, &l));
   if (check__failed_now) return unload(&l);
@@ -681,10 +658,7 @@ static const char LIBM_MODEL[] =
     "        return (a, d, e, f)\n";
 
 static void test_libm_named_kernels(void) {
-  const MlcModule *m = read_text(LIBM_MODEL);
-  mlc_clear_error(ctx);
-  m = m ? mlc_graph_pipeline(ctx, m, MLC_PASS_PLAN_MEMORY, NULL, NULL, NULL, NULL) : NULL;
-  if (!m) print_error("pipeline");
+  const MlcModule *m = planned(LIBM_MODEL);
   CHECK(m && prim(m, "exp") && prim(m, "log") && prim(m, "sqrt") && prim(m, "tanh") && prim(m, "erf"));
   Loaded l = {0};
   CHECK(m && load(m, false, &l));
@@ -704,18 +678,12 @@ static void test_libm_named_kernels(void) {
   unload(&l);
 }
 
-static void setup(void) {
-  const char *base = getenv("TMPDIR");
-  snprintf(tmpdir, sizeof tmpdir, "%s/mlcc-model.XXXXXX", base && *base ? base : "/tmp");
-  if (!mkdtemp(tmpdir)) {
+int main(void) {
+  if (!bu_make_tmpdir(tmpdir, sizeof tmpdir, "mlcc-model")) {
     printf("FAIL setup: cannot create a temporary directory\n");
-    exit(1);
+    return 1;
   }
   ctx = mlc_ctx_new();
-}
-
-int main(void) {
-  setup();
   RUN(test_static_planned);
   RUN(test_symbolic_batch_params_file);
   RUN(test_symbolic_batch_embedded);
@@ -727,7 +695,7 @@ int main(void) {
   RUN(test_header_consumer);
   RUN(test_after_pipeline);
   RUN(test_libm_named_kernels);
-  remove_dir(tmpdir);
+  bu_remove_dir(tmpdir);
   mlc_ctx_free(ctx);
   return CHECK_DONE();
 }

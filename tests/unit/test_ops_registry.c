@@ -12,40 +12,6 @@
 
 static MlcCtx *ctx;
 
-/* the line of the call in the text built by call_in */
-#define CALL_LINE 8
-
-/* the first binding's value of a graph function with params and one call */
-static const MlcGExpr *call_in(const char *params, const char *call) {
-  char src[2048];
-  snprintf(src, sizeof src,
-           "from tvm.script import ir as I\n"
-           "from tvm.script import relax as R\n"
-           "@I.ir_module\n"
-           "class Module:\n"
-           "    @R.function\n"
-           "    def main(%s):\n"
-           "        with R.dataflow():\n"
-           "            lv = %s\n"
-           "            R.output(lv)\n"
-           "        return lv\n",
-           params, call);
-  mlc_clear_error(ctx);
-  const MlcGExpr *c = opc_call(ctx, src);
-  if (!c) printf("    read failed: %s\n", mlc_error_msg(ctx));
-  ctx->build_loc = (MlcLoc){mlc_intern(ctx, "op_test.py"), CALL_LINE, 18};
-  return c;
-}
-
-static const char *sinfo_str(const MlcSInfo *s) {
-  static char buf[256];
-  MlcStrBuf sb = {0};
-  if (s) mlc_print_sinfo(s, &sb);
-  snprintf(buf, sizeof buf, "%s", s ? mlc_sb_cstr(&sb) : "(null)");
-  mlc_vec_free(&sb);
-  return buf;
-}
-
 /* the call fails to match with exactly msg, located at the call's line */
 static bool match_fails(const MlcGExpr *c, const char *msg) {
   MlcOpArgs a;
@@ -54,7 +20,7 @@ static bool match_fails(const MlcGExpr *c, const char *msg) {
     printf("    got: %s\n", mlc_error_msg(ctx));
     return false;
   }
-  return mlc_error_loc(ctx).line == CALL_LINE;
+  return mlc_error_loc(ctx).line == OPC_CALL_LINE;
 }
 
 /* ---- the table ------------------------------------------------------------------ */
@@ -118,7 +84,7 @@ static void test_malformed_signatures(void) {
 
 static void test_match_positional_and_keywords(void) {
   MlcOpArgs a;
-  const MlcGExpr *c = call_in("x: R.Tensor((2, 3), \"float32\")", "R.sum(x, axis=[1], keepdims=True)");
+  const MlcGExpr *c = opc_call_in(ctx, "x: R.Tensor((2, 3), \"float32\")", "R.sum(x, axis=[1], keepdims=True)");
   CHECK(c && mlc_op_match(ctx, c, &a));
   CHECK(a.op == mlc_op_find("sum") && a.n == 3 && a.call == c);
   CHECK(a.val[0] == c->call.args[0] && a.attr[0] == NULL);
@@ -126,40 +92,40 @@ static void test_match_positional_and_keywords(void) {
   CHECK(a.attr[1]->list.items[0].kind == MLC_ATTR_INT && a.attr[1]->list.items[0].i == 1);
   CHECK(a.attr[2] && a.attr[2]->kind == MLC_ATTR_BOOL && a.attr[2]->b);
 
-  c = call_in("x: R.Tensor((2, 3), \"float32\")", "R.sum(x)");
+  c = opc_call_in(ctx, "x: R.Tensor((2, 3), \"float32\")", "R.sum(x)");
   CHECK(c && mlc_op_match(ctx, c, &a) && a.attr[1] == NULL && a.attr[2] == NULL);
 }
 
 static void test_match_positional_values_become_attrs(void) {
   MlcOpArgs a;
-  const MlcGExpr *c = call_in("x: R.Tensor((6,), \"float32\")", "R.reshape(x, (2, 3))");
+  const MlcGExpr *c = opc_call_in(ctx, "x: R.Tensor((6,), \"float32\")", "R.reshape(x, (2, 3))");
   CHECK(c && mlc_op_match(ctx, c, &a));
   CHECK(a.attr[1] && a.attr[1]->kind == MLC_ATTR_LIST && a.attr[1]->list.n == 2);
   CHECK(a.attr[1]->list.items[0].kind == MLC_ATTR_INT && a.attr[1]->list.items[1].i == 3);
 
-  c = call_in("x: R.Tensor((\"n\", 4), \"float32\")", "R.reshape(x, (n, 2, 2))");
+  c = opc_call_in(ctx, "x: R.Tensor((\"n\", 4), \"float32\")", "R.reshape(x, (n, 2, 2))");
   CHECK(c && mlc_op_match(ctx, c, &a));
   CHECK(a.attr[1] && a.attr[1]->kind == MLC_ATTR_LIST && a.attr[1]->list.n == 3);
   CHECK(a.attr[1]->list.items[0].kind == MLC_ATTR_EXPR);
   CHECK(a.attr[1]->list.items[0].expr == a.val[0]->sinfo->tensor.shape[0]);
   CHECK(a.attr[1]->list.items[1].kind == MLC_ATTR_EXPR);
 
-  c = call_in("", "R.full((2, 3), 1.5, \"float32\")");
+  c = opc_call_in(ctx, "", "R.full((2, 3), 1.5, \"float32\")");
   CHECK(c && mlc_op_match(ctx, c, &a));
   CHECK(a.attr[1] && a.attr[1]->kind == MLC_ATTR_FLOAT && a.attr[1]->f == 1.5);
   CHECK(a.attr[2] && a.attr[2]->kind == MLC_ATTR_STR && strcmp(a.attr[2]->s, "float32") == 0);
 
-  c = call_in("", "R.full((2,), R.const(-2.5, \"float32\"), R.dtype(\"float64\"))");
+  c = opc_call_in(ctx, "", "R.full((2,), R.const(-2.5, \"float32\"), R.dtype(\"float64\"))");
   CHECK(c && mlc_op_match(ctx, c, &a));
   CHECK(a.attr[1] && a.attr[1]->kind == MLC_ATTR_FLOAT && a.attr[1]->f == -2.5);
   CHECK(a.attr[2] && a.attr[2]->kind == MLC_ATTR_DTYPE && mlc_dtype_eq(a.attr[2]->dtype, MLC_F64));
 
-  c = call_in("x: R.Tensor((2, 3), \"float32\")", "R.clip(x, R.prim_value(-1), 6.0)");
+  c = opc_call_in(ctx, "x: R.Tensor((2, 3), \"float32\")", "R.clip(x, R.prim_value(-1), 6.0)");
   CHECK(c && mlc_op_match(ctx, c, &a));
   CHECK(a.attr[1] && a.attr[1]->kind == MLC_ATTR_INT && a.attr[1]->i == -1);
   CHECK(a.attr[2] && a.attr[2]->kind == MLC_ATTR_FLOAT && a.attr[2]->f == 6.0);
 
-  c = call_in("x: R.Tensor((2, 3), \"float32\")", "R.split(x, (1.5, True))");
+  c = opc_call_in(ctx, "x: R.Tensor((2, 3), \"float32\")", "R.split(x, (1.5, True))");
   CHECK(c && mlc_op_match(ctx, c, &a));
   CHECK(a.attr[1] && a.attr[1]->kind == MLC_ATTR_LIST && a.attr[1]->list.n == 2);
   CHECK(a.attr[1]->list.items[0].kind == MLC_ATTR_FLOAT && a.attr[1]->list.items[1].kind == MLC_ATTR_BOOL);
@@ -167,83 +133,87 @@ static void test_match_positional_values_become_attrs(void) {
 
 static void test_match_tuple_and_any(void) {
   MlcOpArgs a;
-  const MlcGExpr *c = call_in("x: R.Tensor((2, 3), \"float32\"), y: R.Tensor((2, 3), \"float32\")",
-                              "R.concat((x, y), axis=0)");
+  const MlcGExpr *c = opc_call_in(ctx, "x: R.Tensor((2, 3), \"float32\"), y: R.Tensor((2, 3), \"float32\")",
+                                       "R.concat((x, y), axis=0)");
   CHECK(c && mlc_op_match(ctx, c, &a) && a.val[0] && a.val[0]->kind == MLC_G_TUPLE);
-  c = call_in("s: R.Object", "R.memory.alloc_tensor(s, 0, R.shape([2, 3]), \"float32\")");
+  c = opc_call_in(ctx, "s: R.Object", "R.memory.alloc_tensor(s, 0, R.shape([2, 3]), \"float32\")");
   CHECK(c && mlc_op_match(ctx, c, &a) && a.val[0] == c->call.args[0]);
   CHECK(a.attr[1] && a.attr[1]->kind == MLC_ATTR_INT && a.attr[1]->i == 0);
 }
 
 static void test_match_errors(void) {
   const char *x = "x: R.Tensor((2, 3), \"float32\")";
-  CHECK(match_fails(call_in(x, "R.frobnicate(x)"), "unknown op 'R.frobnicate'"));
-  CHECK(match_fails(call_in(x, "R.add(x, x, x)"), "add: takes at most 2 arguments, got 3"));
-  CHECK(match_fails(call_in(x, "R.add(x)"), "add: missing argument 'x2'"));
-  CHECK(match_fails(call_in(x, "R.add(x, x, alpha=1)"),
+  CHECK(match_fails(opc_call_in(ctx, x, "R.frobnicate(x)"), "unknown op 'R.frobnicate'"));
+  CHECK(match_fails(opc_call_in(ctx, x, "R.add(x, x, x)"), "add: takes at most 2 arguments, got 3"));
+  CHECK(match_fails(opc_call_in(ctx, x, "R.add(x)"), "add: missing argument 'x2'"));
+  CHECK(match_fails(opc_call_in(ctx, x, "R.add(x, x, alpha=1)"),
                     "add: unknown keyword 'alpha' (parameters: T:x1 T:x2)"));
-  CHECK(match_fails(call_in(x, "R.sum(x, [1], axis=[0])"), "sum: argument 'axis' is given twice"));
-  CHECK(match_fails(call_in(x, "R.add(x, (2, 3))"), "add: argument 'x2' expected a tensor, got a shape"));
-  CHECK(match_fails(call_in(x, "R.add(x, 1.5)"), "add: argument 'x2' expected a tensor, got a prim value"));
-  CHECK(match_fails(call_in(x, "R.sum(x, x)"),
+  CHECK(match_fails(opc_call_in(ctx, x, "R.sum(x, [1], axis=[0])"), "sum: argument 'axis' is given twice"));
+  CHECK(match_fails(opc_call_in(ctx, x, "R.add(x, (2, 3))"), "add: argument 'x2' expected a tensor, got a shape"));
+  CHECK(match_fails(opc_call_in(ctx, x, "R.add(x, 1.5)"), "add: argument 'x2' expected a tensor, got a prim value"));
+  CHECK(match_fails(opc_call_in(ctx, x, "R.sum(x, x)"),
                     "sum: argument 'axis' expected a number, shape, string or dtype, got a tensor"));
-  CHECK(match_fails(call_in(x, "R.concat(x)"), "concat: argument 'tensors' expected a tuple of tensors, got a tensor"));
-  CHECK(match_fails(call_in(x, "R.full(x, 1.0)"),
+  CHECK(match_fails(opc_call_in(ctx, x, "R.concat(x)"),
+                    "concat: argument 'tensors' expected a tuple of tensors, got a tensor"));
+  CHECK(match_fails(opc_call_in(ctx, x, "R.full(x, 1.0)"),
                     "full: argument 'shape' expected a number, shape, string or dtype, got a tensor"));
-  CHECK(match_fails(call_in(x, "R.zeros((2, 3))"), "zeros: missing argument 'dtype'"));
+  CHECK(match_fails(opc_call_in(ctx, x, "R.zeros((2, 3))"), "zeros: missing argument 'dtype'"));
 }
 
 /* a var whose struct info is not inferred yet is not a tensor */
 static void test_match_object_arg(void) {
-  const MlcGExpr *c = call_in("x: R.Tensor((2, 3), \"float32\"), o: R.Object", "R.add(x, o)");
+  const MlcGExpr *c = opc_call_in(ctx, "x: R.Tensor((2, 3), \"float32\"), o: R.Object", "R.add(x, o)");
   CHECK(match_fails(c, "add: argument 'x2' expected a tensor, got an object (its struct info is not known)"));
 }
 
 static void test_infer_and_legalize_errors_are_located(void) {
-  const MlcGExpr *c = call_in("x: R.Tensor((2, 3), \"float32\"), y: R.Tensor((4,), \"float32\")", "R.add(x, y)");
+  const MlcGExpr *c =
+      opc_call_in(ctx, "x: R.Tensor((2, 3), \"float32\"), y: R.Tensor((4,), \"float32\")", "R.add(x, y)");
   mlc_clear_error(ctx);
   CHECK(c && mlc_op_infer(ctx, c) == NULL);
   CHECK_STR(mlc_error_msg(ctx), "add: shapes (2, 3) and (4,) do not broadcast: dims 3 and 4 differ");
-  CHECK(mlc_error_loc(ctx).line == CALL_LINE && mlc_error_loc(ctx).col == 18);
+  CHECK(mlc_error_loc(ctx).line == OPC_CALL_LINE && mlc_error_loc(ctx).col == 18);
   mlc_clear_error(ctx);
-  CHECK(mlc_op_to_prim_func(ctx, c, "f") == NULL && mlc_error_loc(ctx).line == CALL_LINE);
+  CHECK(mlc_op_to_prim_func(ctx, c, "f") == NULL && mlc_error_loc(ctx).line == OPC_CALL_LINE);
   CHECK_STR(mlc_error_msg(ctx), "add: shapes (2, 3) and (4,) do not broadcast: dims 3 and 4 differ");
 }
 
 /* ---- builtins ------------------------------------------------------------------------- */
 
 static void test_builtins(void) {
-  const MlcGExpr *c = call_in("", "R.builtin.alloc_tensor(R.shape([2, 3]), R.dtype(\"float32\"), R.prim_value(0))");
-  CHECK_STR(sinfo_str(mlc_op_infer(ctx, c)), "R.Tensor((2, 3), dtype=\"float32\")");
+  const MlcGExpr *c =
+      opc_call_in(ctx, "", "R.builtin.alloc_tensor(R.shape([2, 3]), R.dtype(\"float32\"), R.prim_value(0))");
+  CHECK(opc_sinfo_is(ctx, c, "R.Tensor((2, 3), dtype=\"float32\")"));
   mlc_clear_error(ctx);
   CHECK(mlc_op_to_prim_func(ctx, c, "f") == NULL);
   CHECK_STR(mlc_error_msg(ctx),
             "builtin.alloc_tensor: is not legalizable: it has no tensor-expression definition");
-  CHECK(mlc_error_loc(ctx).line == CALL_LINE);
+  CHECK(mlc_error_loc(ctx).line == OPC_CALL_LINE);
 
-  c = call_in("", "R.memory.alloc_storage(R.shape([24]), R.prim_value(0), R.str(\"global\"), R.dtype(\"float32\"))");
-  CHECK_STR(sinfo_str(mlc_op_infer(ctx, c)), "R.Object");
-  c = call_in("", "R.memory.alloc_storage(R.shape([2, 3]), 0, \"global\", \"float32\")");
+  c = opc_call_in(ctx, "",
+                  "R.memory.alloc_storage(R.shape([24]), R.prim_value(0), R.str(\"global\"), R.dtype(\"float32\"))");
+  CHECK(opc_sinfo_is(ctx, c, "R.Object"));
+  c = opc_call_in(ctx, "", "R.memory.alloc_storage(R.shape([2, 3]), 0, \"global\", \"float32\")");
   CHECK(mlc_op_infer(ctx, c) == NULL);
   CHECK_STR(mlc_error_msg(ctx), "memory.alloc_storage: size: expected one dim (bytes), got 2");
 
-  c = call_in("s: R.Object", "R.memory.alloc_tensor(s, 0, R.shape([2, 3]), R.dtype(\"int32\"))");
-  CHECK_STR(sinfo_str(mlc_op_infer(ctx, c)), "R.Tensor((2, 3), dtype=\"int32\")");
-  c = call_in("s: R.Object", "R.memory.alloc_tensor(s, -8, R.shape([2, 3]), R.dtype(\"int32\"))");
+  c = opc_call_in(ctx, "s: R.Object", "R.memory.alloc_tensor(s, 0, R.shape([2, 3]), R.dtype(\"int32\"))");
+  CHECK(opc_sinfo_is(ctx, c, "R.Tensor((2, 3), dtype=\"int32\")"));
+  c = opc_call_in(ctx, "s: R.Object", "R.memory.alloc_tensor(s, -8, R.shape([2, 3]), R.dtype(\"int32\"))");
   CHECK(mlc_op_infer(ctx, c) == NULL);
   CHECK_STR(mlc_error_msg(ctx), "memory.alloc_tensor: offset: expected a non-negative byte offset, got -8");
-  c = call_in("s: R.Object", "R.memory.alloc_tensor(s, 0, R.shape([2, 3]), \"floaty\")");
+  c = opc_call_in(ctx, "s: R.Object", "R.memory.alloc_tensor(s, 0, R.shape([2, 3]), \"floaty\")");
   CHECK(mlc_op_infer(ctx, c) == NULL);
   CHECK_STR(mlc_error_msg(ctx), "memory.alloc_tensor: dtype: expected a dtype such as \"float32\"");
-  CHECK(mlc_error_loc(ctx).line == CALL_LINE);
+  CHECK(mlc_error_loc(ctx).line == OPC_CALL_LINE);
 }
 
 /* ---- attribute readers ------------------------------------------------------------------ */
 
 static void test_attr_readers(void) {
   MlcOpArgs a;
-  const MlcGExpr *c = call_in("x: R.Tensor((2, 3), \"float32\")", "R.nn.conv2d(x, x, strides=[2, 3], "
-                              "padding=1, groups=None, data_layout=\"NCHW\", out_dtype=\"float16\")");
+  const MlcGExpr *c = opc_call_in(ctx, "x: R.Tensor((2, 3), \"float32\")", "R.nn.conv2d(x, x, strides=[2, 3], "
+                                       "padding=1, groups=None, data_layout=\"NCHW\", out_dtype=\"float16\")");
   CHECK(c && mlc_op_match(ctx, c, &a));
   int64_t v[4];
   int n;
@@ -269,7 +239,7 @@ static void test_attr_readers(void) {
   mlc_clear_error(ctx);
   CHECK(!mlc_op_attr_str(ctx, &a, "strides", NULL, &s));
   CHECK_STR(mlc_error_msg(ctx), "nn.conv2d: strides: expected a string");
-  CHECK(mlc_error_loc(ctx).line == CALL_LINE);
+  CHECK(mlc_error_loc(ctx).line == OPC_CALL_LINE);
   int ax;
   mlc_clear_error(ctx);
   CHECK(mlc_op_axis(ctx, &a, -1, 3, &ax) && ax == 2);
@@ -279,14 +249,14 @@ static void test_attr_readers(void) {
 
 static void test_attr_shape(void) {
   MlcOpArgs a;
-  const MlcGExpr *c = call_in("x: R.Tensor((\"n\", 4), \"float32\")", "R.reshape(x, (n, 2, 2))");
+  const MlcGExpr *c = opc_call_in(ctx, "x: R.Tensor((\"n\", 4), \"float32\")", "R.reshape(x, (n, 2, 2))");
   MlcExpr **dims;
   int n;
   CHECK(c && mlc_op_match(ctx, c, &a) && mlc_op_attr_shape(ctx, &a, "shape", &dims, &n) && n == 3);
   CHECK(dims[0] == a.val[0]->sinfo->tensor.shape[0]);
   CHECK(dims[1]->kind == MLC_EXPR_INT && dims[1]->int_val == 2 && mlc_dtype_eq(dims[1]->dtype, MLC_I64));
   CHECK_STR(mlc_op_shape_str(ctx, dims, n), "(n, 2, 2)");
-  c = call_in("x: R.Tensor((2, 3), \"float32\")", "R.reshape(x, shape=[2, -3])");
+  c = opc_call_in(ctx, "x: R.Tensor((2, 3), \"float32\")", "R.reshape(x, shape=[2, -3])");
   mlc_clear_error(ctx);
   CHECK(c && mlc_op_match(ctx, c, &a) && !mlc_op_attr_shape(ctx, &a, "shape", &dims, &n));
   CHECK_STR(mlc_error_msg(ctx), "reshape: shape: expected a shape of non-negative integers or int64 dims");
@@ -296,7 +266,7 @@ static void test_attr_shape(void) {
 
 static void test_broadcast_shapes(void) {
   MlcOpArgs a;
-  const MlcGExpr *c = call_in("x: R.Tensor((\"n\", \"m\"), \"float32\")", "R.add(x, x)");
+  const MlcGExpr *c = opc_call_in(ctx, "x: R.Tensor((\"n\", \"m\"), \"float32\")", "R.add(x, x)");
   CHECK(c && mlc_op_match(ctx, c, &a));
   MlcExpr *nv = a.val[0]->sinfo->tensor.shape[0], *mv = a.val[0]->sinfo->tensor.shape[1];
   MlcExpr *s1[] = {mlc_op_i64(ctx, 2), mlc_op_i64(ctx, 1), mlc_op_i64(ctx, 3)};

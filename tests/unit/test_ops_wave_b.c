@@ -14,130 +14,29 @@
 
 #include <stdio.h>
 
-#define MODULE_TEXT                                                                   \
-  "from tvm.script import ir as I\nfrom tvm.script import tir as T\n"                \
-  "from tvm.script import relax as R\n\n@I.ir_module\nclass Module:\n"               \
-  "    @R.function\n    def main(%s):\n        with R.dataflow():\n"                 \
-  "            lv = %s\n            R.output(lv)\n        return lv\n"
-#define CALL_LINE 10
-
 #define F32(shape) "R.Tensor(" shape ", \"float32\")"
 #define I64(shape) "R.Tensor(" shape ", \"int64\")"
 #define MAXV 4096
-
-static const MlcGExpr *load(MlcCtx *ctx, const char *params, const char *call) {
-  char src[4096];
-  snprintf(src, sizeof src, MODULE_TEXT, params, call);
-  MlcModule *m = mlc_read_module(ctx, "op_test.py", src, strlen(src));
-  const MlcFunc *f = m ? mlc_module_find(m, mlc_intern(ctx, "main")) : NULL;
-  if (!f || f->kind != MLC_FUNC_GRAPH) return NULL;
-  MlcBinding *b = &f->graph->body->seq.blocks[0]->bindings[0];
-  ctx->build_loc = b->loc;
-  return b->value;
-}
-
-static void infer_text(const char *params, const char *call, char *out, size_t cap) {
-  MlcCtx *ctx = mlc_ctx_new();
-  const MlcGExpr *c = load(ctx, params, call);
-  MlcSInfo *s = c ? mlc_op_infer(ctx, c) : NULL;
-  MlcStrBuf sb = {0};
-  if (s) mlc_print_sinfo(s, &sb);
-  else mlc_sb_printf(&sb, "error: %s", mlc_error_msg(ctx));
-  snprintf(out, cap, "%s", mlc_sb_cstr(&sb));
-  mlc_vec_free(&sb);
-  mlc_ctx_free(ctx);
-}
-
-#define CHECK_INFER(params, call, want)          \
-  do {                                           \
-    char got_[512];                              \
-    infer_text(params, call, got_, sizeof got_); \
-    CHECK_STR(got_, want);                       \
-  } while (0)
-
-static bool refused(const char *params, const char *call, const char *msg, char *got, size_t cap) {
-  MlcCtx *ctx = mlc_ctx_new();
-  const MlcGExpr *c = load(ctx, params, call);
-  bool ok = c && !mlc_op_infer(ctx, c) && mlc_error_loc(ctx).line == CALL_LINE &&
-            strcmp(mlc_error_msg(ctx), msg) == 0;
-  snprintf(got, cap, "%s (line %d)", c ? mlc_error_msg(ctx) : "the module does not read", mlc_error_loc(ctx).line);
-  mlc_ctx_free(ctx);
-  return ok;
-}
-
-#define CHECK_REFUSED(params, call, msg)                                                   \
-  do {                                                                                     \
-    char got_[512];                                                                        \
-    if (!refused(params, call, msg, got_, sizeof got_)) CHECK_STR(got_, msg " (line 10)"); \
-  } while (0)
-
-static bool round_trips(MlcCtx *ctx, const MlcGExpr *call) {
-  MlcPrimFunc *f = mlc_op_to_prim_func(ctx, call, "op");
-  if (!f) return false;
-  MlcFunc fn = {.kind = MLC_FUNC_PRIM, .name = mlc_intern(ctx, "op"), .prim = f};
-  MlcModule *m = mlc_module_new(ctx, "Module", &fn, 1, (MlcAttrs){0});
-  MlcStrBuf sb = {0};
-  mlc_print_module(m, &sb);
-  MlcModule *back = mlc_read_module(ctx, "printed.py", mlc_sb_cstr(&sb), sb.len);
-  bool ok = back && mlc_module_equal(m, back);
-  if (!ok) printf("# printed prim func:\n%s", mlc_sb_cstr(&sb));
-  mlc_vec_free(&sb);
-  return ok;
-}
-
-/* legalize and run the call on ins; the output equals want (its shape too) */
-static void check_run(const char *params, const char *call, const OpcBuf *ins, int n_in, const OpcBuf *want,
-                      double tol) {
-  MlcCtx *ctx = mlc_ctx_new();
-  OpcBuf out = {.ndim = want->ndim};
-  memcpy(out.shape, want->shape, sizeof want->shape);
-  const MlcGExpr *c = load(ctx, params, call);
-  CHECK(c != NULL);
-  if (c) CHECK(round_trips(ctx, c));
-  bool ran = c && opc_run(ctx, c, ins, n_in, &out, 1);
-  if (!ran) CHECK_STR(mlc_has_error(ctx) ? mlc_error_msg(ctx) : "did not run", "");
-  if (ran) {
-    double err = opc_max_err(out.v, want->v, opc_numel(want));
-    if (!(err <= tol)) printf("# %s: max error %g\n", call, err);
-    CHECK(err <= tol);
-    opc_free(&out, 1);
-  }
-  mlc_ctx_free(ctx);
-}
-
-static OpcBuf buf(int ndim, const int64_t *shape, double *v) {
-  OpcBuf b = {.ndim = ndim, .v = v};
-  memcpy(b.shape, shape, (size_t)ndim * sizeof *shape);
-  return b;
-}
-
-static void unravel(int64_t flat, const int64_t *shape, int nd, int64_t *idx) {
-  for (int k = nd - 1; k >= 0; k--) idx[k] = flat % shape[k], flat /= shape[k];
-}
-
-static int64_t ravel(const int64_t *idx, const int64_t *shape, int nd) {
-  int64_t f = 0;
-  for (int k = 0; k < nd; k++) f = f * shape[k] + idx[k];
-  return f;
-}
 
 /* ======================================================================== */
 /* nn.pad                                                                   */
 /* ======================================================================== */
 
 static void test_pad_infer(void) {
-  CHECK_INFER("data: " F32("(2, 3)"), "R.nn.pad(data, pad_width=[1, 0, 2, 1])", "R.Tensor((5, 4), dtype=\"float32\")");
-  CHECK_INFER("data: " F32("(\"n\", 3)"), "R.nn.pad(data, pad_width=[1, 0, 2, 0], pad_value=1.5)",
-              "R.Tensor((n + 3, 3), dtype=\"float32\")");
-  CHECK_INFER("data: " F32("(4, 5)"), "R.nn.pad(data, pad_width=[-1, 0, 0, -2])", "R.Tensor((3, 3), dtype=\"float32\")");
-  CHECK_REFUSED("data: " F32("(2, 3)"), "R.nn.pad(data, pad_width=[1, 1])",
-                "nn.pad: pad_width lists 2 values, x (2, 3) needs 4 (befores, then afters)");
-  CHECK_REFUSED("data: " F32("(2, 3)"), "R.nn.pad(data, pad_width=[0, 0, 0, 0], pad_mode=\"mirror\")",
-                "nn.pad: pad_mode must be \"constant\", \"edge\", \"reflect\" or \"wrap\", not \"mirror\"");
-  CHECK_REFUSED("data: " F32("(2, 3)"), "R.nn.pad(data, pad_width=[0, 3, 0, 0], pad_mode=\"reflect\")",
-                "nn.pad: reflect padding of dim 1 of x (2, 3) must be smaller than the dim");
-  CHECK_REFUSED("data: " F32("(\"n\", 3)"), "R.nn.pad(data, pad_width=[1, 0, 0, 0], pad_mode=\"edge\")",
-                "nn.pad: dim 0 of x (n, 3) is symbolic: only constant padding by non-negative amounts is supported there");
+  OPC_CHECK_INFER("data: " F32("(2, 3)"), "R.nn.pad(data, pad_width=[1, 0, 2, 1])",
+                  "R.Tensor((5, 4), dtype=\"float32\")");
+  OPC_CHECK_INFER("data: " F32("(\"n\", 3)"), "R.nn.pad(data, pad_width=[1, 0, 2, 0], pad_value=1.5)",
+                  "R.Tensor((n + 3, 3), dtype=\"float32\")");
+  OPC_CHECK_INFER("data: " F32("(4, 5)"), "R.nn.pad(data, pad_width=[-1, 0, 0, -2])",
+                  "R.Tensor((3, 3), dtype=\"float32\")");
+  OPC_CHECK_REFUSED("data: " F32("(2, 3)"), "R.nn.pad(data, pad_width=[1, 1])",
+                    "nn.pad: pad_width lists 2 values, x (2, 3) needs 4 (befores, then afters)");
+  OPC_CHECK_REFUSED("data: " F32("(2, 3)"), "R.nn.pad(data, pad_width=[0, 0, 0, 0], pad_mode=\"mirror\")",
+                    "nn.pad: pad_mode must be \"constant\", \"edge\", \"reflect\" or \"wrap\", not \"mirror\"");
+  OPC_CHECK_REFUSED("data: " F32("(2, 3)"), "R.nn.pad(data, pad_width=[0, 3, 0, 0], pad_mode=\"reflect\")",
+                    "nn.pad: reflect padding of dim 1 of x (2, 3) must be smaller than the dim");
+  OPC_CHECK_REFUSED("data: " F32("(\"n\", 3)"), "R.nn.pad(data, pad_width=[1, 0, 0, 0], pad_mode=\"edge\")",
+                    "nn.pad: dim 0 of x (n, 3) is symbolic: only constant padding by non-negative amounts is supported there");
 }
 
 /* reference: numpy's pad per mode, index by index */
@@ -157,16 +56,16 @@ static void pad_case(const char *mode, const int64_t *pads, double value) {
   for (int64_t i = 0; i < out_shape[0] * out_shape[1]; i++) {
     int64_t o[2], src[2];
     bool out0, out1;
-    unravel(i, out_shape, 2, o);
+    opc_unravel(i, out_shape, 2, o);
     src[0] = ref_fold(mode, o[0] - pads[0], 3, &out0);
     src[1] = ref_fold(mode, o[1] - pads[1], 4, &out1);
-    want[i] = out0 || out1 ? value : x[ravel(src, in_shape, 2)];
+    want[i] = out0 || out1 ? value : x[opc_ravel(src, in_shape, 2)];
   }
   char call[256];
   snprintf(call, sizeof call, "R.nn.pad(data, pad_width=[%lld, %lld, %lld, %lld], pad_value=%g, pad_mode=\"%s\")",
            (long long)pads[0], (long long)pads[1], (long long)pads[2], (long long)pads[3], value, mode);
-  OpcBuf in = buf(2, in_shape, x), w = buf(2, out_shape, want);
-  check_run("data: " F32("(3, 4)"), call, &in, 1, &w, 1e-6);
+  OpcBuf in = opc_buf(2, in_shape, x), w = opc_buf(2, out_shape, want);
+  opc_check_run("data: " F32("(3, 4)"), call, &in, 1, &w, 1, 1e-6);
 }
 
 static void test_pad_run(void) {
@@ -182,17 +81,17 @@ static void test_pad_run(void) {
 /* ======================================================================== */
 
 static void test_tile(void) {
-  CHECK_INFER("x: " F32("(2, 3)"), "R.tile(x, repeats=[2, 3])", "R.Tensor((4, 9), dtype=\"float32\")");
-  CHECK_INFER("x: " F32("(\"n\", 3)"), "R.tile(x, repeats=[2, 1])", "R.Tensor((n * 2, 3), dtype=\"float32\")");
-  CHECK_INFER("x: " F32("(3,)"), "R.tile(x, repeats=[2, 2])", "R.Tensor((2, 6), dtype=\"float32\")");
-  CHECK_REFUSED("x: " F32("(3,)"), "R.tile(x, repeats=[-1])", "tile: repeats must not be negative, got -1");
+  OPC_CHECK_INFER("x: " F32("(2, 3)"), "R.tile(x, repeats=[2, 3])", "R.Tensor((4, 9), dtype=\"float32\")");
+  OPC_CHECK_INFER("x: " F32("(\"n\", 3)"), "R.tile(x, repeats=[2, 1])", "R.Tensor((n * 2, 3), dtype=\"float32\")");
+  OPC_CHECK_INFER("x: " F32("(3,)"), "R.tile(x, repeats=[2, 2])", "R.Tensor((2, 6), dtype=\"float32\")");
+  OPC_CHECK_REFUSED("x: " F32("(3,)"), "R.tile(x, repeats=[-1])", "tile: repeats must not be negative, got -1");
   int64_t in_shape[2] = {2, 3}, out_shape[2] = {6, 6};
   double x[6], want[36];
   opc_fill(x, 6, 5, -1, 1);
   for (int64_t i = 0; i < 6; i++)
     for (int64_t j = 0; j < 6; j++) want[i * 6 + j] = x[(i % 2) * 3 + j % 3];
-  OpcBuf in = buf(2, in_shape, x), w = buf(2, out_shape, want);
-  check_run("x: " F32("(2, 3)"), "R.tile(x, repeats=[3, 2])", &in, 1, &w, 1e-6);
+  OpcBuf in = opc_buf(2, in_shape, x), w = opc_buf(2, out_shape, want);
+  opc_check_run("x: " F32("(2, 3)"), "R.tile(x, repeats=[3, 2])", &in, 1, &w, 1, 1e-6);
 }
 
 /* ======================================================================== */
@@ -200,14 +99,14 @@ static void test_tile(void) {
 /* ======================================================================== */
 
 static void test_gather_elements(void) {
-  CHECK_INFER("data: " F32("(3, 4)") ", indices: " I64("(2, 4)"), "R.gather_elements(data, indices, axis=0)",
-              "R.Tensor((2, 4), dtype=\"float32\")");
-  CHECK_REFUSED("data: " F32("(3, 4)") ", indices: " I64("(2,)"), "R.gather_elements(data, indices)",
-                "gather_elements: indices (2,) and data (3, 4) must have the same rank");
-  CHECK_REFUSED("data: " F32("(3, 4)") ", indices: " F32("(2, 4)"), "R.gather_elements(data, indices)",
-                "gather_elements: indices must be integers, not float32");
-  CHECK_REFUSED("data: " F32("(3, 4)") ", indices: " I64("(2, 5)"), "R.gather_elements(data, indices, axis=0)",
-                "gather_elements: indices (2, 5) is larger than data (3, 4) in dim 1");
+  OPC_CHECK_INFER("data: " F32("(3, 4)") ", indices: " I64("(2, 4)"), "R.gather_elements(data, indices, axis=0)",
+                  "R.Tensor((2, 4), dtype=\"float32\")");
+  OPC_CHECK_REFUSED("data: " F32("(3, 4)") ", indices: " I64("(2,)"), "R.gather_elements(data, indices)",
+                    "gather_elements: indices (2,) and data (3, 4) must have the same rank");
+  OPC_CHECK_REFUSED("data: " F32("(3, 4)") ", indices: " F32("(2, 4)"), "R.gather_elements(data, indices)",
+                    "gather_elements: indices must be integers, not float32");
+  OPC_CHECK_REFUSED("data: " F32("(3, 4)") ", indices: " I64("(2, 5)"), "R.gather_elements(data, indices, axis=0)",
+                    "gather_elements: indices (2, 5) is larger than data (3, 4) in dim 1");
   double x[12], ind[6] = {0, 3, -1, 2, -4, 1}, want[6];
   opc_fill(x, 12, 9, -3, 3);
   for (int i = 0; i < 2; i++)
@@ -215,10 +114,10 @@ static void test_gather_elements(void) {
       int64_t k = (int64_t)ind[i * 3 + j];
       want[i * 3 + j] = x[i * 4 + (k < 0 ? k + 4 : k)];
     }
-  OpcBuf in[2] = {buf(2, (int64_t[]){3, 4}, x), buf(2, (int64_t[]){2, 3}, ind)};
-  OpcBuf w = buf(2, (int64_t[]){2, 3}, want);
-  check_run("data: " F32("(3, 4)") ", indices: " I64("(2, 3)"), "R.gather_elements(data, indices, axis=-1)", in, 2,
-            &w, 1e-6);
+  OpcBuf in[2] = {opc_buf(2, (int64_t[]){3, 4}, x), opc_buf(2, (int64_t[]){2, 3}, ind)};
+  OpcBuf w = opc_buf(2, (int64_t[]){2, 3}, want);
+  opc_check_run("data: " F32("(3, 4)") ", indices: " I64("(2, 3)"), "R.gather_elements(data, indices, axis=-1)", in, 2,
+                &w, 1, 1e-6);
 }
 
 static double ref_combine(const char *red, double a, double u) {
@@ -243,19 +142,21 @@ static void scatter_case(const char *red) {
     }
   char call[160];
   snprintf(call, sizeof call, "R.scatter_elements(data, indices, updates, axis=0, reduction=\"%s\")", red);
-  OpcBuf in[3] = {buf(2, (int64_t[]){3, 4}, x), buf(2, (int64_t[]){2, 3}, ind), buf(2, (int64_t[]){2, 3}, upd)};
-  OpcBuf w = buf(2, (int64_t[]){3, 4}, want);
-  check_run("data: " F32("(3, 4)") ", indices: " I64("(2, 3)") ", updates: " F32("(2, 3)"), call, in, 3, &w, 1e-6);
+  OpcBuf in[3] = {opc_buf(2, (int64_t[]){3, 4}, x), opc_buf(2, (int64_t[]){2, 3}, ind),
+                  opc_buf(2, (int64_t[]){2, 3}, upd)};
+  OpcBuf w = opc_buf(2, (int64_t[]){3, 4}, want);
+  opc_check_run("data: " F32("(3, 4)") ", indices: " I64("(2, 3)") ", updates: " F32("(2, 3)"), call, in, 3, &w, 1,
+                1e-6);
 }
 
 static void test_scatter_elements(void) {
   const char *p = "data: " F32("(3, 4)") ", indices: " I64("(2, 3)") ", updates: " F32("(2, 3)");
-  CHECK_INFER(p, "R.scatter_elements(data, indices, updates)", "R.Tensor((3, 4), dtype=\"float32\")");
-  CHECK_REFUSED(p, "R.scatter_elements(data, indices, updates, reduction=\"avg\")",
-                "scatter_elements: reduction must be \"none\", \"add\", \"mul\", \"max\" or \"min\", not \"avg\"");
-  CHECK_REFUSED("data: " F32("(3, 4)") ", indices: " I64("(2, 3)") ", updates: " F32("(2, 2)"),
-                "R.scatter_elements(data, indices, updates)",
-                "scatter_elements: updates (2, 2) and indices (2, 3) must have the same shape");
+  OPC_CHECK_INFER(p, "R.scatter_elements(data, indices, updates)", "R.Tensor((3, 4), dtype=\"float32\")");
+  OPC_CHECK_REFUSED(p, "R.scatter_elements(data, indices, updates, reduction=\"avg\")",
+                    "scatter_elements: reduction must be \"none\", \"add\", \"mul\", \"max\" or \"min\", not \"avg\"");
+  OPC_CHECK_REFUSED("data: " F32("(3, 4)") ", indices: " I64("(2, 3)") ", updates: " F32("(2, 2)"),
+                    "R.scatter_elements(data, indices, updates)",
+                    "scatter_elements: updates (2, 2) and indices (2, 3) must have the same shape");
   scatter_case("none");
   scatter_case("add");
   scatter_case("mul");
@@ -268,21 +169,21 @@ static void test_scatter_elements(void) {
 /* ======================================================================== */
 
 static void test_one_hot(void) {
-  CHECK_INFER("indices: " I64("(2, 3)"), "R.one_hot(indices, depth=5)", "R.Tensor((2, 3, 5), dtype=\"float32\")");
-  CHECK_INFER("indices: " I64("(2, 3)"), "R.one_hot(indices, depth=5, axis=0, dtype=\"int32\")",
-              "R.Tensor((5, 2, 3), dtype=\"int32\")");
-  CHECK_REFUSED("indices: " I64("(2,)"), "R.one_hot(indices, depth=0)", "one_hot: depth must be positive, got 0");
-  CHECK_REFUSED("indices: " F32("(2,)"), "R.one_hot(indices, depth=3)",
-                "one_hot: indices must be integers, not float32");
+  OPC_CHECK_INFER("indices: " I64("(2, 3)"), "R.one_hot(indices, depth=5)", "R.Tensor((2, 3, 5), dtype=\"float32\")");
+  OPC_CHECK_INFER("indices: " I64("(2, 3)"), "R.one_hot(indices, depth=5, axis=0, dtype=\"int32\")",
+                  "R.Tensor((5, 2, 3), dtype=\"int32\")");
+  OPC_CHECK_REFUSED("indices: " I64("(2,)"), "R.one_hot(indices, depth=0)", "one_hot: depth must be positive, got 0");
+  OPC_CHECK_REFUSED("indices: " F32("(2,)"), "R.one_hot(indices, depth=3)",
+                    "one_hot: indices must be integers, not float32");
   double ind[4] = {0, -1, 3, 7}, want[16];
   for (int c = 0; c < 4; c++)     /* axis 0: out[c, i] */
     for (int i = 0; i < 4; i++) { /* -1 is class 3, 7 is none */
       int64_t k = (int64_t)ind[i];
       want[c * 4 + i] = (k < 0 ? k + 4 : k) == c ? 5.0 : -2.0;
     }
-  OpcBuf in = buf(1, (int64_t[]){4}, ind), w = buf(2, (int64_t[]){4, 4}, want);
-  check_run("indices: " I64("(4,)"), "R.one_hot(indices, depth=4, on_value=5.0, off_value=-2.0, axis=0)", &in, 1, &w,
-            1e-6);
+  OpcBuf in = opc_buf(1, (int64_t[]){4}, ind), w = opc_buf(2, (int64_t[]){4, 4}, want);
+  opc_check_run("indices: " I64("(4,)"), "R.one_hot(indices, depth=4, on_value=5.0, off_value=-2.0, axis=0)", &in, 1,
+                &w, 1, 1e-6);
 }
 
 /* ======================================================================== */
@@ -291,18 +192,20 @@ static void test_one_hot(void) {
 
 static void test_conv2d_transpose_infer(void) {
   const char *p = "data: " F32("(1, 4, 3, 3)") ", weight: " F32("(4, 2, 3, 3)");
-  CHECK_INFER(p, "R.nn.conv2d_transpose(data, weight)", "R.Tensor((1, 2, 5, 5), dtype=\"float32\")");
-  CHECK_INFER(p, "R.nn.conv2d_transpose(data, weight, strides=[2, 2], padding=[1, 1, 1, 1], output_padding=[1, 0])",
-              "R.Tensor((1, 2, 6, 5), dtype=\"float32\")");
-  CHECK_INFER(p, "R.nn.conv2d_transpose(data, weight, groups=2)", "R.Tensor((1, 4, 5, 5), dtype=\"float32\")");
-  CHECK_INFER("data: " F32("(\"n\", 4, \"h\", 3)") ", weight: " F32("(4, 2, 3, 3)"),
-              "R.nn.conv2d_transpose(data, weight, strides=2)", "R.Tensor((n, 2, h * 2 + 1, 7), dtype=\"float32\")");
-  CHECK_REFUSED("data: " F32("(1, 3, 3, 3)") ", weight: " F32("(4, 2, 3, 3)"), "R.nn.conv2d_transpose(data, weight)",
-                "nn.conv2d_transpose: channels differ: data (1, 3, 3, 3) has (3,) channels, weight (4, 2, 3, 3) (IOHW) takes (4,)");
-  CHECK_REFUSED(p, "R.nn.conv2d_transpose(data, weight, data_layout=\"NHWC\")",
-                "nn.conv2d_transpose: only NCHW is supported for data_layout, got \"NHWC\"");
-  CHECK_REFUSED(p, "R.nn.conv2d_transpose(data, weight, groups=3)",
-                "nn.conv2d_transpose: input channels of weight (4, 2, 3, 3) must be a constant multiple of groups=3");
+  OPC_CHECK_INFER(p, "R.nn.conv2d_transpose(data, weight)", "R.Tensor((1, 2, 5, 5), dtype=\"float32\")");
+  OPC_CHECK_INFER(p, "R.nn.conv2d_transpose(data, weight, strides=[2, 2], padding=[1, 1, 1, 1], output_padding=[1, 0])",
+                  "R.Tensor((1, 2, 6, 5), dtype=\"float32\")");
+  OPC_CHECK_INFER(p, "R.nn.conv2d_transpose(data, weight, groups=2)", "R.Tensor((1, 4, 5, 5), dtype=\"float32\")");
+  OPC_CHECK_INFER("data: " F32("(\"n\", 4, \"h\", 3)") ", weight: " F32("(4, 2, 3, 3)"),
+                  "R.nn.conv2d_transpose(data, weight, strides=2)",
+                  "R.Tensor((n, 2, h * 2 + 1, 7), dtype=\"float32\")");
+  OPC_CHECK_REFUSED("data: " F32("(1, 3, 3, 3)") ", weight: " F32("(4, 2, 3, 3)"),
+                    "R.nn.conv2d_transpose(data, weight)",
+                    "nn.conv2d_transpose: channels differ: data (1, 3, 3, 3) has (3,) channels, weight (4, 2, 3, 3) (IOHW) takes (4,)");
+  OPC_CHECK_REFUSED(p, "R.nn.conv2d_transpose(data, weight, data_layout=\"NHWC\")",
+                    "nn.conv2d_transpose: only NCHW is supported for data_layout, got \"NHWC\"");
+  OPC_CHECK_REFUSED(p, "R.nn.conv2d_transpose(data, weight, groups=3)",
+                    "nn.conv2d_transpose: input channels of weight (4, 2, 3, 3) must be a constant multiple of groups=3");
 }
 
 /* reference: every input element scatters x * w into the (uncropped)
@@ -332,9 +235,9 @@ static void tconv_case(int64_t g, const int64_t *s, const int64_t *d, const int6
            "output_padding=[%lld, %lld], dilation=[%lld, %lld], groups=%lld)",
            (long long)s[0], (long long)s[1], (long long)pad[0], (long long)pad[1], (long long)pad[2], (long long)pad[3],
            (long long)op[0], (long long)op[1], (long long)d[0], (long long)d[1], (long long)g);
-  OpcBuf in[2] = {buf(4, (int64_t[]){N, C, H, W}, x), buf(4, (int64_t[]){C, CO, KH, KW}, w)};
-  OpcBuf want_b = buf(4, (int64_t[]){N, cout, oh, ow}, want);
-  check_run("data: " F32("(1, 4, 3, 4)") ", weight: " F32("(4, 2, 3, 2)"), call, in, 2, &want_b, 1e-5);
+  OpcBuf in[2] = {opc_buf(4, (int64_t[]){N, C, H, W}, x), opc_buf(4, (int64_t[]){C, CO, KH, KW}, w)};
+  OpcBuf want_b = opc_buf(4, (int64_t[]){N, cout, oh, ow}, want);
+  opc_check_run("data: " F32("(1, 4, 3, 4)") ", weight: " F32("(4, 2, 3, 2)"), call, in, 2, &want_b, 1, 1e-5);
 }
 
 static void test_conv2d_transpose_run(void) {
@@ -348,16 +251,16 @@ static void test_conv2d_transpose_run(void) {
 /* ======================================================================== */
 
 static void test_resize_infer(void) {
-  CHECK_INFER("data: " F32("(\"n\", 3, 4, 5)"), "R.image.resize2d(data, size=[8, 10])",
-              "R.Tensor((n, 3, 8, 10), dtype=\"float32\")");
-  CHECK_INFER("data: " F32("(1, 3, 4, 5)"), "R.image.resize2d_scaled(data, size=[2, 3], scales=[0.6, 0.6])",
-              "R.Tensor((1, 3, 2, 3), dtype=\"float32\")");
-  CHECK_REFUSED("data: " F32("(1, 3, 4, 5)"), "R.image.resize2d(data, size=[8, 10], method=\"area\")",
-                "image.resize2d: method must be one of \"nearest_neighbor\", \"linear\", \"cubic\", not \"area\"");
-  CHECK_REFUSED("data: " F32("(1, 3, \"h\", 5)"), "R.image.resize2d(data, size=[8, 10])",
-                "image.resize2d: the spatial dims of data (1, 3, h, 5) must be positive constants");
-  CHECK_REFUSED("data: " F32("(3, 4, 5)"), "R.image.resize2d(data, size=[8, 10])",
-                "image.resize2d: data (NCHW) must be 4-D, got (3, 4, 5)");
+  OPC_CHECK_INFER("data: " F32("(\"n\", 3, 4, 5)"), "R.image.resize2d(data, size=[8, 10])",
+                  "R.Tensor((n, 3, 8, 10), dtype=\"float32\")");
+  OPC_CHECK_INFER("data: " F32("(1, 3, 4, 5)"), "R.image.resize2d_scaled(data, size=[2, 3], scales=[0.6, 0.6])",
+                  "R.Tensor((1, 3, 2, 3), dtype=\"float32\")");
+  OPC_CHECK_REFUSED("data: " F32("(1, 3, 4, 5)"), "R.image.resize2d(data, size=[8, 10], method=\"area\")",
+                    "image.resize2d: method must be one of \"nearest_neighbor\", \"linear\", \"cubic\", not \"area\"");
+  OPC_CHECK_REFUSED("data: " F32("(1, 3, \"h\", 5)"), "R.image.resize2d(data, size=[8, 10])",
+                    "image.resize2d: the spatial dims of data (1, 3, h, 5) must be positive constants");
+  OPC_CHECK_REFUSED("data: " F32("(3, 4, 5)"), "R.image.resize2d(data, size=[8, 10])",
+                    "image.resize2d: data (NCHW) must be 4-D, got (3, 4, 5)");
 }
 
 /* ONNX's reference, 1-D: the n nearest positions of an edge-padded row,
@@ -441,8 +344,8 @@ static void resize_case(const RefMode *m, int64_t h, int64_t w, int64_t oh, int6
   snprintf(call + k, sizeof call - (size_t)k,
            "method=\"%s\", coordinate_transformation_mode=\"%s\", rounding_method=\"%s\", cubic_alpha=%g, "
            "cubic_exclude=%d)", m->method, m->coord, m->rounding, m->alpha, m->exclude ? 1 : 0);
-  OpcBuf in = buf(4, (int64_t[]){1, 1, h, w}, x), wb = buf(4, (int64_t[]){1, 1, oh, ow}, want);
-  check_run(params, call, &in, 1, &wb, 1e-5);
+  OpcBuf in = opc_buf(4, (int64_t[]){1, 1, h, w}, x), wb = opc_buf(4, (int64_t[]){1, 1, oh, ow}, want);
+  opc_check_run(params, call, &in, 1, &wb, 1, 1e-5);
 }
 
 static void test_resize_run(void) {
