@@ -186,6 +186,7 @@ static inline void opc_store(MlcDType t, void *p, int64_t i, double v) {
   case MLC_TC_BOOL: ((uint8_t *)p)[i] = v != 0; return;
   case MLC_TC_UINT:
     if (t.bits == 8) ((uint8_t *)p)[i] = (uint8_t)v;
+    else if (t.bits == 16) ((uint16_t *)p)[i] = (uint16_t)v;
     else if (t.bits == 32) ((uint32_t *)p)[i] = (uint32_t)v;
     else ((uint64_t *)p)[i] = (uint64_t)v;
     return;
@@ -203,6 +204,7 @@ static inline double opc_load(MlcDType t, const void *p, int64_t i) {
   case MLC_TC_BOOL: return ((const uint8_t *)p)[i];
   case MLC_TC_UINT:
     if (t.bits == 8) return ((const uint8_t *)p)[i];
+    if (t.bits == 16) return ((const uint16_t *)p)[i];
     if (t.bits == 32) return ((const uint32_t *)p)[i];
     return (double)((const uint64_t *)p)[i];
   default:
