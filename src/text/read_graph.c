@@ -928,14 +928,25 @@ static bool is_dim_ast(GReader *g, const Ast *a) {
 }
 
 /* An op argument: a tuple of ints / dims, as in R.reshape(x, (1, n)), is a
- * shape; anything else is a graph value. */
+ * shape; with a negative entry, as in R.reshape(x, (-1, 2)), it cannot be
+ * one, and is a tuple of prim values (the op reads both as a list of ints);
+ * anything else is a graph value. */
 static MlcGExpr *read_op_arg(GReader *g, const Ast *a) {
-  bool shape = is_seq(a) && a->items.n > 0;
-  for (int i = 0; shape && i < a->items.n; i++) shape = is_dim_ast(g, a->items.items[i]);
+  bool shape = is_seq(a) && a->items.n > 0, negative = false;
+  for (int i = 0; shape && i < a->items.n; i++) {
+    int64_t v;
+    shape = is_dim_ast(g, a->items.items[i]);
+    negative |= mlc_rd_int_literal(a->items.items[i], &v) && v < 0;
+  }
   if (!shape) return read_gexpr(g, a, NULL);
   MlcExpr **dims;
   int n;
-  return read_dims(g, a, false, &dims, &n) ? mlc_g_shape(at(g, a), dims, n) : NULL;
+  if (!read_dims(g, a, false, &dims, &n)) return NULL;
+  if (!negative) return mlc_g_shape(at(g, a), dims, n);
+  MlcGExpr **items = mlc_arena_array(&g->ctx->arena, (size_t)n, sizeof *items);
+  for (int i = 0; i < n; i++)
+    if (!(items[i] = mlc_g_prim(at(g, a), dims[i]))) return NULL;
+  return mlc_g_tuple(at(g, a), items, n);
 }
 
 static MlcGExpr *finish_call(GReader *g, MlcGExpr *callee, const Ast *call, bool op, MlcAttrs attrs,

@@ -33,6 +33,9 @@ static void check_same_order(const char *params, const char *call, int in_nd, co
 static void test_reshape_infer(void) {
   OPC_CHECK_INFER(X_F32("(2, 3, 4)"), "R.reshape(x, (6, 4))", "R.Tensor((6, 4), dtype=\"float32\")");
   OPC_CHECK_INFER(X_F32("(2, 3, 4)"), "R.reshape(x, shape=[4, -1])", "R.Tensor((4, 6), dtype=\"float32\")");
+  /* a negative entry in a positional shape tuple: read as prim values */
+  OPC_CHECK_INFER(X_F32("(2, 3, 4)"), "R.reshape(x, (-1, 4))", "R.Tensor((6, 4), dtype=\"float32\")");
+  OPC_CHECK_INFER(X_F32("(\"n\", 4)"), "R.reshape(x, (-1, 2))", "R.Tensor((n * 2, 2), dtype=\"float32\")");
   OPC_CHECK_INFER(X_F32("(\"n\", 4)"), "R.reshape(x, shape=[-1])", "R.Tensor((n * 4,), dtype=\"float32\")");
   OPC_CHECK_INFER(X_F32("(\"n\", 4)"), "R.reshape(x, shape=[-1, 2])", "R.Tensor((n * 2, 2), dtype=\"float32\")");
   OPC_CHECK_INFER(X_F32("(\"n\", 4)"), "R.reshape(x, (n * 4,))", "R.Tensor((n * 4,), dtype=\"float32\")");
