@@ -363,6 +363,16 @@ MlcSInfo *mlc_sinfo_tuple(MlcCtx *ctx, MlcSInfo **fields, int n);
 MlcSInfo *mlc_sinfo_shape(MlcCtx *ctx, MlcExpr **values, int ndim);
 MlcSInfo *mlc_sinfo_prim(MlcCtx *ctx, MlcDType dtype, MlcExpr *value);
 
+/* Comparisons of struct info within one function, where the same symbolic
+ * dim is the same var (src/ir/sinfo.c).  mlc_expr_same is syntactic
+ * equality with vars compared by identity (lets are never the same), so
+ * "same" implies "equal value" but not the converse.  contradicts: both say
+ * something definite that differs (object, unknown rank, dims or dtype say
+ * nothing).  join: what both are known to be (object when nothing). */
+bool mlc_expr_same(const MlcExpr *a, const MlcExpr *b);
+bool mlc_sinfo_contradicts(const MlcSInfo *a, const MlcSInfo *b);
+MlcSInfo *mlc_sinfo_join(MlcCtx *ctx, MlcSInfo *a, MlcSInfo *b);
+
 /* A constant tensor owned by the module (weights, R.const). */
 typedef struct MlcTensorData {
   MlcDType dtype;

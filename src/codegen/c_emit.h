@@ -80,4 +80,9 @@ typedef MLC_VEC(CKernel) CKernelVec;
  * calling the kernels after it (the model executor). */
 bool c_emit_module(MlcCtx *ctx, const MlcModule *m, MlcStrBuf *out, CKernelVec *kernels);
 
+/* the DLPack type code of a dtype and its bits as DLPack stores them (bool:
+ * 8), for the descriptors (c_module.c) */
+int c_dl_code(MlcDType t);
+int c_dl_bits(MlcDType t);
+
 #endif

@@ -13,19 +13,6 @@
 #include <ctype.h>
 #include <string.h>
 
-int c_dl_code(MlcDType t) {
-  switch ((MlcTypeCode)t.code) {
-  case MLC_TC_INT: return 0;
-  case MLC_TC_UINT: return 1;
-  case MLC_TC_FLOAT: return 2;
-  case MLC_TC_BFLOAT: return 4;
-  case MLC_TC_BOOL: return 6;
-  case MLC_TC_HANDLE: case MLC_TC_VOID: return 3;
-  }
-  return 3;
-}
-
-int c_dl_bits(MlcDType t) { return t.code == MLC_TC_BOOL ? 8 : t.bits; }
 
 /* a C string literal of s (names from the IR are identifiers, but a literal
  * must stay one whatever they hold) */

@@ -54,8 +54,5 @@ void c_graph_free(CGraph *g);
 /* model.c and model.h of one model, compiled once (mlc_build_model) */
 bool c_model_files(MlcCtx *ctx, const MlcModule *m, const MlcModelOptions *mo, MlcStrBuf *c, MlcStrBuf *h);
 
-/* the DLPack type code of a dtype and its bits as DLPack stores them (bool: 8) */
-int c_dl_code(MlcDType t);
-int c_dl_bits(MlcDType t);
 
 #endif

@@ -87,7 +87,7 @@ static const char PREAMBLE[] =
     "                 const char *const *sym_names; int32_t (*fn)(void *const *, const int64_t *, const MlcrtEnv *); } mlc_func_desc;\n"
     "typedef struct { uint32_t abi_version; int32_t n_funcs; const mlc_func_desc *funcs; } mlc_module_desc;\n\n";
 
-static int dl_code(MlcDType t) {
+int c_dl_code(MlcDType t) {
   switch ((MlcTypeCode)t.code) {
   case MLC_TC_INT: return 0;
   case MLC_TC_UINT: return 1;
@@ -98,6 +98,8 @@ static int dl_code(MlcDType t) {
   }
   return 3;
 }
+
+int c_dl_bits(MlcDType t) { return t.code == MLC_TC_BOOL ? 8 : t.bits; /* DLPack bools are bytes */ }
 
 /* Symbolic sizes of a function as written: each var dim of a buffer param,
  * numbered in order of first appearance. */
@@ -190,8 +192,8 @@ static void emit_desc(MlcStrBuf *out, const MlcPrimFunc *f, const Sig *sig, cons
     const MlcParam *p = &f->params[i];
     if (p->buf) {
       MlcDType t = p->buf->dtype;
-      mlc_sb_printf(out, "  {\"%s\", 1, {%d, %d, %d}, %d, ", p->buf->name, dl_code(t),
-                    t.code == MLC_TC_BOOL ? 8 : t.bits /* DLPack bools are bytes */, t.lanes, p->buf->ndim);
+      mlc_sb_printf(out, "  {\"%s\", 1, {%d, %d, %d}, %d, ", p->buf->name, c_dl_code(t),
+                    c_dl_bits(t), t.lanes, p->buf->ndim);
       if (p->buf->ndim) mlc_sb_printf(out, "mlc_dims_%d_%d", fi, i);
       else mlc_sb_puts(out, "NULL");
       mlc_sb_printf(out, ", %d},\n", p->buf->align);

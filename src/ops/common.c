@@ -169,23 +169,10 @@ bool mlc_op_axis(MlcCtx *ctx, const MlcOpArgs *a, int64_t axis, int ndim, int *o
 
 MlcExpr *mlc_op_i64(MlcCtx *ctx, int64_t v) { return mlc_e_int(ctx, MLC_I64, v); }
 
-/* structural equality of the expressions a dim is made of; other kinds are
- * never proved equal (the caller then refuses, which is safe) */
-static bool expr_same(const MlcExpr *a, const MlcExpr *b) {
-  if (a == b) return true;
-  if (!a || !b || a->kind != b->kind || !mlc_dtype_eq(a->dtype, b->dtype)) return false;
-  switch (a->kind) {
-  case MLC_EXPR_INT: return a->int_val == b->int_val;
-  case MLC_EXPR_BINARY: return a->bin.op == b->bin.op && expr_same(a->bin.a, b->bin.a) && expr_same(a->bin.b, b->bin.b);
-  case MLC_EXPR_NEG: case MLC_EXPR_CAST: case MLC_EXPR_NOT: return expr_same(a->operand, b->operand);
-  default: return false;
-  }
-}
-
 bool mlc_op_dim_equal(const MlcExpr *a, const MlcExpr *b) {
   int64_t x, y;
   if (mlc_e_is_const_int(a, &x) && mlc_e_is_const_int(b, &y)) return x == y;
-  return expr_same(a, b);
+  return mlc_expr_same(a, b);
 }
 
 static void put_dim(MlcStrBuf *sb, const MlcExpr *e) {
@@ -287,4 +274,16 @@ MlcExpr *mlc_op_const(MlcCtx *ctx, MlcDType t, double v) {
   if (mlc_dtype_is_float(t)) return mlc_e_float(ctx, t, v);
   if (t.code == MLC_TC_BOOL) return mlc_e_int(ctx, t, v != 0);
   return mlc_e_int(ctx, t, (int64_t)v);
+}
+
+/* the broadcast of two tensors' shapes as a tensor of dtype t; unknown dims
+ * on either side leave the result's dims unknown */
+MlcSInfo *mlc_op_broadcast_sinfo(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo *x, const MlcSInfo *y,
+                                MlcDType t) {
+  int nx = x->tensor.ndim, ny = y->tensor.ndim;
+  if (!x->tensor.shape || !y->tensor.shape) return mlc_op_tensor_sinfo(ctx, NULL, nx > ny ? nx : ny, t);
+  MlcExpr **shape;
+  int n;
+  if (!mlc_op_broadcast_shapes(ctx, a, x->tensor.shape, nx, y->tensor.shape, ny, &shape, &n)) return NULL;
+  return mlc_op_tensor_sinfo(ctx, shape, n, t);
 }

@@ -26,18 +26,6 @@ static const char *dt_str(MlcCtx *ctx, MlcDType t) {
 /* struct info                                                              */
 /* ======================================================================== */
 
-/* the broadcast of two tensors' shapes as a tensor of dtype t; unknown dims
- * on either side leave the result's dims unknown */
-static MlcSInfo *broadcast_sinfo(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo *x, const MlcSInfo *y,
-                                 MlcDType t) {
-  int nx = x->tensor.ndim, ny = y->tensor.ndim;
-  if (!x->tensor.shape || !y->tensor.shape) return mlc_op_tensor_sinfo(ctx, NULL, nx > ny ? nx : ny, t);
-  MlcExpr **shape;
-  int n;
-  if (!mlc_op_broadcast_shapes(ctx, a, x->tensor.shape, nx, y->tensor.shape, ny, &shape, &n)) return NULL;
-  return mlc_op_tensor_sinfo(ctx, shape, n, t);
-}
-
 /* x1 and x2 as tensors of one known dtype */
 static bool binary_operands(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo **x1, const MlcSInfo **x2) {
   if (!(*x1 = mlc_op_tensor(ctx, a, 0, true)) || !(*x2 = mlc_op_tensor(ctx, a, 1, true))) return false;
@@ -50,13 +38,13 @@ static bool binary_operands(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo **x1
 MlcSInfo *mlc_op_infer_broadcast(MlcCtx *ctx, const MlcOpArgs *a) {
   const MlcSInfo *x1, *x2;
   if (!binary_operands(ctx, a, &x1, &x2)) return NULL;
-  return broadcast_sinfo(ctx, a, x1, x2, x1->tensor.dtype);
+  return mlc_op_broadcast_sinfo(ctx, a, x1, x2, x1->tensor.dtype);
 }
 
 MlcSInfo *mlc_op_infer_compare(MlcCtx *ctx, const MlcOpArgs *a) {
   const MlcSInfo *x1, *x2;
   if (!binary_operands(ctx, a, &x1, &x2)) return NULL;
-  return broadcast_sinfo(ctx, a, x1, x2, MLC_BOOL);
+  return mlc_op_broadcast_sinfo(ctx, a, x1, x2, MLC_BOOL);
 }
 
 MlcSInfo *mlc_op_infer_where(MlcCtx *ctx, const MlcOpArgs *a) {
@@ -68,8 +56,8 @@ MlcSInfo *mlc_op_infer_where(MlcCtx *ctx, const MlcOpArgs *a) {
   MlcOpArgs values = *a; /* x1, x2 at positions 0, 1 for the shared checks */
   values.val[0] = a->val[1], values.val[1] = a->val[2];
   if (!binary_operands(ctx, &values, &x1, &x2)) return NULL;
-  MlcSInfo *cx = broadcast_sinfo(ctx, a, c, x1, x1->tensor.dtype);
-  return cx ? broadcast_sinfo(ctx, a, cx, x2, x1->tensor.dtype) : NULL;
+  MlcSInfo *cx = mlc_op_broadcast_sinfo(ctx, a, c, x1, x1->tensor.dtype);
+  return cx ? mlc_op_broadcast_sinfo(ctx, a, cx, x2, x1->tensor.dtype) : NULL;
 }
 
 /* clip's bounds are numbers; the other unary ops have no attributes */

@@ -57,12 +57,7 @@ static MlcSInfo *infer_checked(MlcCtx *ctx, const MlcOpArgs *a, DTypeOk ok, cons
     return mlc_op_fail(ctx, a, "dtypes differ: x1 is %s, x2 is %s", dt_str(ctx, x->tensor.dtype),
                        dt_str(ctx, y->tensor.dtype)),
            NULL;
-  int nx = x->tensor.ndim, ny = y->tensor.ndim;
-  if (!x->tensor.shape || !y->tensor.shape) return mlc_op_tensor_sinfo(ctx, NULL, nx > ny ? nx : ny, t);
-  MlcExpr **shape;
-  int n;
-  if (!mlc_op_broadcast_shapes(ctx, a, x->tensor.shape, nx, y->tensor.shape, ny, &shape, &n)) return NULL;
-  return mlc_op_tensor_sinfo(ctx, shape, n, t);
+  return mlc_op_broadcast_sinfo(ctx, a, x, y, t);
 }
 
 MlcSInfo *mlc_op_infer_to_bool(MlcCtx *ctx, const MlcOpArgs *a) {

@@ -97,6 +97,10 @@ bool mlc_op_dim_equal(const MlcExpr *a, const MlcExpr *b);
 /* numpy broadcasting of two shapes; an error names both shapes */
 bool mlc_op_broadcast_shapes(MlcCtx *ctx, const MlcOpArgs *a, MlcExpr **s1, int n1, MlcExpr **s2,
                              int n2, MlcExpr ***out, int *n_out);
+/* the broadcast of x's and y's shapes as a tensor of dtype t; unknown dims
+ * on either side leave the result's dims unknown */
+MlcSInfo *mlc_op_broadcast_sinfo(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo *x, const MlcSInfo *y,
+                                MlcDType t);
 /* "(4, n, 784)" into sb-like buffer (arena string) for messages */
 const char *mlc_op_shape_str(MlcCtx *ctx, MlcExpr **shape, int n);
 /* a tensor struct info in the ctx arena */

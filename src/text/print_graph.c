@@ -111,7 +111,7 @@ static bool is_object(const MlcSInfo *s) { return !s || s->kind == MLC_SINFO_OBJ
 static bool same_exprs(MlcExpr *const *a, MlcExpr *const *b, int n) {
   if (!a || !b) return !a && !b;
   for (int i = 0; i < n; i++)
-    if (!mlc_pt_expr_same(a[i], b[i])) return false;
+    if (!mlc_expr_same(a[i], b[i])) return false;
   return true;
 }
 
@@ -135,7 +135,7 @@ static bool sinfo_same(const MlcSInfo *a, const MlcSInfo *b) {
     return a->shape.ndim == b->shape.ndim && same_exprs(a->shape.values, b->shape.values, a->shape.ndim);
   case MLC_SINFO_PRIM:
     return mlc_dtype_eq(a->prim.dtype, b->prim.dtype) &&
-           (a->prim.value && b->prim.value ? mlc_pt_expr_same(a->prim.value, b->prim.value)
+           (a->prim.value && b->prim.value ? mlc_expr_same(a->prim.value, b->prim.value)
                                            : !a->prim.value && !b->prim.value);
   }
   return false;

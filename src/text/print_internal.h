@@ -93,9 +93,6 @@ void mlc_pt_attr_dict(MlcPrinter *p, MlcAttrs attrs, bool typed_bools);
 void mlc_pt_expr(MlcPrinter *p, const MlcExpr *e);
 void mlc_pt_stmt(MlcPrinter *p, const MlcStmt *s);
 void mlc_pt_prim_func(MlcPrinter *p, const MlcPrimFunc *f);
-/* structural equality of two expressions with free vars compared by
- * identity; conservative (let-bound vars never match) */
-bool mlc_pt_expr_same(const MlcExpr *a, const MlcExpr *b);
 /* call fn on every free var of e in pre-order (vars bound by T.Let skipped) */
 void mlc_pt_expr_vars(const MlcExpr *e, void (*fn)(void *user, const MlcExpr *var), void *user);
 

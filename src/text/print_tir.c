@@ -217,45 +217,6 @@ static void pr(MlcPrinter *p, const MlcExpr *e, int min_prec) {
 
 void mlc_pt_expr(MlcPrinter *p, const MlcExpr *e) { pr(p, e, 0); }
 
-static bool same_list(MlcExpr *const *a, MlcExpr *const *b, int n) {
-  for (int i = 0; i < n; i++)
-    if (!mlc_pt_expr_same(a[i], b[i])) return false;
-  return true;
-}
-
-bool mlc_pt_expr_same(const MlcExpr *a, const MlcExpr *b) {
-  if (a == b) return true;
-  if (!a || !b || a->kind != b->kind || !mlc_dtype_eq(a->dtype, b->dtype)) return false;
-  switch (a->kind) {
-  case MLC_EXPR_VAR: return false; /* distinct vars */
-  case MLC_EXPR_INT: return a->int_val == b->int_val;
-  case MLC_EXPR_FLOAT: return a->float_val == b->float_val;
-  case MLC_EXPR_STR: return a->str_val == b->str_val || strcmp(a->str_val, b->str_val) == 0;
-  case MLC_EXPR_BINARY:
-    return a->bin.op == b->bin.op && mlc_pt_expr_same(a->bin.a, b->bin.a) &&
-           mlc_pt_expr_same(a->bin.b, b->bin.b);
-  case MLC_EXPR_NOT:
-  case MLC_EXPR_NEG:
-  case MLC_EXPR_CAST: return mlc_pt_expr_same(a->operand, b->operand);
-  case MLC_EXPR_SELECT:
-    return mlc_pt_expr_same(a->select.cond, b->select.cond) &&
-           mlc_pt_expr_same(a->select.t, b->select.t) && mlc_pt_expr_same(a->select.f, b->select.f);
-  case MLC_EXPR_LOAD:
-    return a->load.buf == b->load.buf && a->load.n == b->load.n &&
-           same_list(a->load.idx, b->load.idx, a->load.n);
-  case MLC_EXPR_RAMP:
-    return a->ramp.lanes == b->ramp.lanes && mlc_pt_expr_same(a->ramp.base, b->ramp.base) &&
-           mlc_pt_expr_same(a->ramp.stride, b->ramp.stride);
-  case MLC_EXPR_BROADCAST:
-    return a->bcast.lanes == b->bcast.lanes && mlc_pt_expr_same(a->bcast.value, b->bcast.value);
-  case MLC_EXPR_LET: return false; /* would need binding-aware comparison */
-  case MLC_EXPR_CALL:
-    return a->call.op == b->call.op && a->call.n == b->call.n &&
-           same_list(a->call.args, b->call.args, a->call.n);
-  }
-  return false;
-}
-
 /* let-bound vars in scope while walking, innermost first */
 typedef struct Bound { const MlcExpr *var; const struct Bound *up; } Bound;
 
@@ -332,7 +293,7 @@ static void pr_end(MlcPrinter *p, const MlcExpr *min, const MlcExpr *extent) {
   } else if (is_int(min, 0)) {
     pr(p, extent, 0);
   } else if (extent->kind == MLC_EXPR_BINARY && extent->bin.op == MLC_BIN_SUB &&
-             mlc_pt_expr_same(extent->bin.b, min)) {
+             mlc_expr_same(extent->bin.b, min)) {
     pr(p, extent->bin.a, 0);
   } else {
     pr(p, min, PREC_ADD);
@@ -535,7 +496,7 @@ static bool remap_ok(const MlcPrinter *p, const MlcStmt *s) {
     if (!iter_kind_info[iv->kind].letter || v->kind != MLC_EXPR_VAR) return false;
     const MlcStmt *loop = mlc_map_get(&p->loops, v);
     if (!loop || !is_int(loop->loop.min, 0) || !is_int(iv->dom.min, 0) ||
-        !mlc_pt_expr_same(loop->loop.extent, iv->dom.extent))
+        !mlc_expr_same(loop->loop.extent, iv->dom.extent))
       return false;
     for (int j = 0; j < i; j++)
       if (s->realize.values[j] == v) return false;

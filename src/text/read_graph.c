@@ -433,97 +433,12 @@ static MlcSInfo *read_sinfo(GReader *g, const Ast *a, bool sig) {
   return form(g, a, call, sig);
 }
 
-static bool expr_same(const MlcExpr *a, const MlcExpr *b) {
-  if (a == b) return true;
-  if (!a || !b || a->kind != b->kind || !mlc_dtype_eq(a->dtype, b->dtype)) return false;
-  switch (a->kind) {
-  case MLC_EXPR_INT: return a->int_val == b->int_val;
-  case MLC_EXPR_FLOAT: return a->float_val == b->float_val;
-  case MLC_EXPR_BINARY:
-    return a->bin.op == b->bin.op && expr_same(a->bin.a, b->bin.a) && expr_same(a->bin.b, b->bin.b);
-  default: return false;
-  }
-}
-
-static bool dims_same(MlcExpr *const *a, MlcExpr *const *b, int n) {
-  for (int i = 0; i < n; i++)
-    if (!expr_same(a[i], b[i])) return false;
-  return true;
-}
-
-static bool dtype_clash(MlcDType a, MlcDType b) {
-  return a.code != MLC_TC_VOID && b.code != MLC_TC_VOID && !mlc_dtype_eq(a, b);
-}
-
-static bool ndim_clash(int a, int b) { return a >= 0 && b >= 0 && a != b; }
-
-/* An annotation contradicts what is known when both say something definite
- * that differs.  A vaguer annotation (object, unknown shape) is fine. */
-static bool sinfo_contradicts(const MlcSInfo *annot, const MlcSInfo *known) {
-  if (annot->kind == MLC_SINFO_OBJECT || known->kind == MLC_SINFO_OBJECT) return false;
-  if (annot->kind != known->kind) return true;
-  switch (annot->kind) {
-  case MLC_SINFO_TENSOR:
-    if (dtype_clash(annot->tensor.dtype, known->tensor.dtype) ||
-        ndim_clash(annot->tensor.ndim, known->tensor.ndim))
-      return true;
-    return annot->tensor.shape && known->tensor.shape && annot->tensor.ndim == known->tensor.ndim &&
-           !dims_same(annot->tensor.shape, known->tensor.shape, annot->tensor.ndim);
-  case MLC_SINFO_TUPLE:
-    if (annot->tuple.n != known->tuple.n) return true;
-    for (int i = 0; i < annot->tuple.n; i++)
-      if (sinfo_contradicts(annot->tuple.fields[i], known->tuple.fields[i])) return true;
-    return false;
-  case MLC_SINFO_SHAPE:
-    if (ndim_clash(annot->shape.ndim, known->shape.ndim)) return true;
-    return annot->shape.values && known->shape.values && annot->shape.ndim == known->shape.ndim &&
-           !dims_same(annot->shape.values, known->shape.values, annot->shape.ndim);
-  case MLC_SINFO_PRIM:
-    return dtype_clash(annot->prim.dtype, known->prim.dtype) ||
-           (annot->prim.value && known->prim.value && !expr_same(annot->prim.value, known->prim.value));
-  case MLC_SINFO_OBJECT: return false;
-  }
-  return false;
-}
-
-/* What both branches of an if are known to be. */
-static MlcSInfo *sinfo_join(MlcCtx *ctx, MlcSInfo *a, MlcSInfo *b) {
-  if (a == b) return a;
-  if (a->kind != b->kind) return mlc_sinfo_object(ctx);
-  switch (a->kind) {
-  case MLC_SINFO_OBJECT: return a;
-  case MLC_SINFO_TENSOR: {
-    MlcDType dt = mlc_dtype_eq(a->tensor.dtype, b->tensor.dtype) ? a->tensor.dtype : MLC_VOID;
-    int nd = a->tensor.ndim == b->tensor.ndim ? a->tensor.ndim : -1;
-    bool same = nd >= 0 && a->tensor.shape && b->tensor.shape &&
-                dims_same(a->tensor.shape, b->tensor.shape, nd);
-    return mlc_sinfo_tensor(ctx, same ? a->tensor.shape : NULL, nd, dt);
-  }
-  case MLC_SINFO_TUPLE: {
-    if (a->tuple.n != b->tuple.n) return mlc_sinfo_object(ctx);
-    MlcSInfo **fs = mlc_arena_array(&ctx->arena, (size_t)(a->tuple.n ? a->tuple.n : 1), sizeof *fs);
-    for (int i = 0; i < a->tuple.n; i++) fs[i] = sinfo_join(ctx, a->tuple.fields[i], b->tuple.fields[i]);
-    return mlc_sinfo_tuple(ctx, fs, a->tuple.n);
-  }
-  case MLC_SINFO_SHAPE: {
-    int nd = a->shape.ndim == b->shape.ndim ? a->shape.ndim : -1;
-    bool same = nd >= 0 && a->shape.values && b->shape.values &&
-                dims_same(a->shape.values, b->shape.values, nd);
-    return mlc_sinfo_shape(ctx, same ? a->shape.values : NULL, nd);
-  }
-  case MLC_SINFO_PRIM:
-    if (!mlc_dtype_eq(a->prim.dtype, b->prim.dtype)) return mlc_sinfo_object(ctx);
-    return mlc_sinfo_prim(ctx, a->prim.dtype, expr_same(a->prim.value, b->prim.value) ? a->prim.value : NULL);
-  }
-  return mlc_sinfo_object(ctx);
-}
-
 /* The struct info a name bound to `value` gets: the annotation, unless it
  * contradicts what the value is known to be. */
 static MlcSInfo *binding_sinfo(GReader *g, MlcSInfo *annot, const Ast *annot_ast, MlcGExpr *value) {
   MlcSInfo *known = value->sinfo ? value->sinfo : mlc_sinfo_object(g->ctx);
   if (!annot) return known;
-  if (sinfo_contradicts(annot, known)) {
+  if (mlc_sinfo_contradicts(annot, known)) {
     MlcStrBuf a = {0}, k = {0};
     mlc_print_sinfo(annot, &a);
     mlc_print_sinfo(known, &k);
@@ -1263,7 +1178,7 @@ static bool read_if(GReader *g, const Ast *s, BindVec *out) {
   if (tn != en)
     return mlc_error(g->ctx, s->orelse.items[s->orelse.n - 1]->loc,
                      "both branches of an if must end by binding the same name ('%s' and '%s')", tn, en);
-  MlcSInfo *si = sinfo_join(g->ctx, then_e->seq.result->sinfo, else_e->seq.result->sinfo);
+  MlcSInfo *si = mlc_sinfo_join(g->ctx, then_e->seq.result->sinfo, else_e->seq.result->sinfo);
   MlcGExpr *value = mlc_g_if(at(g, s), cond, then_e, else_e);
   if (!value || !si) return false;
   MlcGExpr *var = mlc_g_var(g->ctx, tn, si, false);

@@ -104,7 +104,7 @@ static MlcSInfo *call_sinfo(Infer *in, MlcGExpr *call, bool *failed) {
 
 /* the annotation when it agrees and says more, else the inferred */
 static MlcSInfo *choose(MlcCtx *ctx, const MlcBinding *b, MlcSInfo *annot, MlcSInfo *inferred) {
-  if (tf_sinfo_contradicts(annot, inferred)) {
+  if (mlc_sinfo_contradicts(annot, inferred)) {
     mlc_error(ctx, b->loc, "'%s': the annotation %s disagrees with the inferred struct info %s",
               b->var->var.name, tf_sinfo_str(ctx, annot), tf_sinfo_str(ctx, inferred));
     return NULL;

@@ -75,11 +75,7 @@ bool tf_is_pure(const MlcModule *m, const MlcGExpr *value);
 
 /* ---- struct info --------------------------------------------------------------- */
 
-bool tf_dim_same(const MlcExpr *a, const MlcExpr *b);
-/* both say something definite that differs */
-bool tf_sinfo_contradicts(const MlcSInfo *a, const MlcSInfo *b);
-/* what both are known to be */
-MlcSInfo *tf_sinfo_join(MlcCtx *ctx, MlcSInfo *a, MlcSInfo *b);
+/* (sameness, contradiction and join of struct info: mlc_sinfo_* in ir.h) */
 /* how much a struct info says (more known fields, higher) */
 int tf_sinfo_detail(const MlcSInfo *s);
 /* bytes of a tensor of constant shape; false for symbolic or unknown shapes

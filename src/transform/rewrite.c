@@ -41,7 +41,7 @@ static MlcGExpr *subst_if(TfRw *rw, MlcGExpr *e) {
   if (c == e->if_.cond && t == e->if_.then_e && f == e->if_.else_e) return e;
   MlcGExpr *r = mlc_g_if(rw->ctx, c, t, f);
   /* a new node, still being built: its struct info is what both branches are */
-  if (r) r->sinfo = tf_sinfo_join(rw->ctx, t->sinfo, f->sinfo);
+  if (r) r->sinfo = mlc_sinfo_join(rw->ctx, t->sinfo, f->sinfo);
   return r;
 }
 
