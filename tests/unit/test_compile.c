@@ -32,6 +32,7 @@
 #include "mlcc/text.h"
 
 #define RAND_UTIL_SEED 0x13198a2e03707344ull
+#include "build_util.h"
 #include "rand_util.h"
 
 #include <dirent.h>
@@ -43,64 +44,12 @@ enum { MAX_PARAMS = 32, MAX_SYMS = 8, MAX_FILES = 64, MAX_FUNCS = 64 };
 static MlcCtx *ctx;
 static char tmpdir[4096];
 
-static void print_error(const char *what) {
-  MlcStrBuf sb = {0};
-  mlc_format_error(ctx, &sb);
-  printf("    %s: %s\n", what, mlc_sb_cstr(&sb));
-  mlc_vec_free(&sb);
-}
-
-static const MlcModule *read_path(const char *path) {
-  size_t len;
-  mlc_clear_error(ctx);
-  char *text = mlc_read_file(ctx, path, 1 << 20, &len);
-  const MlcModule *m = text ? mlc_read_module(ctx, path, text, len) : NULL;
-  if (!m) print_error(path);
-  free(text);
-  return m;
-}
-
 static const MlcPrimFunc *find_prim(const MlcModule *m, const char *name) {
   const MlcFunc *f = m ? mlc_module_find(m, mlc_intern(ctx, name)) : NULL;
   return f && f->kind == MLC_FUNC_PRIM ? f->prim : NULL;
 }
 
-/* ---- the scratch directory ---------------------------------------------------------------- */
-
-static bool make_tmpdir(void) {
-  const char *base = getenv("TMPDIR");
-  snprintf(tmpdir, sizeof tmpdir, "%s/mlcc-compile.XXXXXX", base && *base ? base : "/tmp");
-  return mkdtemp(tmpdir) != NULL;
-}
-
-/* remove what the builds left (flat: .c and .so files) and the directory */
-static void remove_tmpdir(void) {
-  DIR *d = opendir(tmpdir);
-  if (!d) return;
-  char path[8192];
-  for (struct dirent *e; (e = readdir(d));) {
-    if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..")) continue;
-    snprintf(path, sizeof path, "%s/%s", tmpdir, e->d_name);
-    unlink(path);
-  }
-  closedir(d);
-  rmdir(tmpdir);
-}
-
-/* Build m into tmpdir/stem.so and load it; NULL (reported) on failure.  The
- * files are removed once loaded: the loaded object stays mapped. */
-static MlcrtModule *build_and_load(const MlcModule *m, const char *stem, const MlcBuildOptions *opt) {
-  char so[8192], c[8192];
-  snprintf(so, sizeof so, "%s/%s.so", tmpdir, stem);
-  snprintf(c, sizeof c, "%s/%s.c", tmpdir, stem);
-  mlc_clear_error(ctx);
-  MlcrtModule *mod = NULL;
-  if (!mlc_build_shared(ctx, m, so, opt)) print_error(stem);
-  else if (mlcrt_module_load(so, &mod) != 0) printf("    %s: loading: %s\n", stem, mlcrt_last_error()), mod = NULL;
-  unlink(so);
-  unlink(c);
-  return mod;
-}
+/* (reading, the scratch directory, building and loading: build_util.h) */
 
 /* the two builds of every file (see the top of the file) */
 typedef struct Build {
@@ -231,7 +180,7 @@ static bool check_call(MlcrtModule *const *mods, const MlcPrimFunc *f, const int
   }
   bool ok = true;
   mlc_clear_error(ctx);
-  if (!mlc_interp_run(ctx, f, a.arg, a.n)) print_error(f->name), ok = false;
+  if (!mlc_interp_run(ctx, f, a.arg, a.n)) bu_print_error(ctx, f->name), ok = false;
   for (int b = 0; ok && b < N_BUILDS; b++) {
     char where[128];
     snprintf(where, sizeof where, "%s [build%s]", at, builds[b].suffix);
@@ -300,7 +249,7 @@ static bool check_module(const MlcModule *m, const char *base) {
   for (int b = 0; built && b < N_BUILDS; b++) {
     char stem[256];
     snprintf(stem, sizeof stem, "%.*s%s", (int)(strlen(base) - 3), base, builds[b].suffix);
-    built = (mods[b] = build_and_load(sub, stem, &builds[b].opt)) != NULL;
+    built = (mods[b] = bu_build_and_load(ctx, sub, tmpdir, stem, &builds[b].opt)) != NULL;
   }
   for (int i = 0; built && i < n; i++) ok = check_func(mods, runnable[i].prim) && ok;
   for (int b = 0; b < N_BUILDS; b++)
@@ -309,7 +258,7 @@ static bool check_module(const MlcModule *m, const char *base) {
 }
 
 static bool check_file(const char *path) {
-  const MlcModule *m = read_path(path);
+  const MlcModule *m = bu_read_path(ctx, path);
   return m && check_module(m, strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
 }
 
@@ -391,7 +340,7 @@ static const char LIBC_NAMES[] =
 static void test_libc_names(void) {
   mlc_clear_error(ctx);
   const MlcModule *m = mlc_read_module(ctx, "libc_names.py", LIBC_NAMES, strlen(LIBC_NAMES));
-  if (!m) print_error("libc_names.py");
+  if (!m) bu_print_error(ctx, "libc_names.py");
   CHECK(m != NULL && m->n_funcs == 10);
   CHECK(m && check_module(m, "libc_names.py"));
 }
@@ -411,12 +360,12 @@ static bool call_refused(const MlcrtFunc *fn, MlcrtValue *args, int n, const cha
 }
 
 static void test_bad_arguments(void) {
-  const MlcModule *m = read_path("tests/golden/roundtrip/mlp_dynamic.py");
+  const MlcModule *m = bu_read_path(ctx, "tests/golden/roundtrip/mlp_dynamic.py");
   const MlcPrimFunc *f = find_prim(m, "linear0");
   CHECK(f != NULL);
   if (!f) return;
   MlcFunc only = {.kind = MLC_FUNC_PRIM, .name = f->name, .prim = (MlcPrimFunc *)f};
-  MlcrtModule *mod = build_and_load(mlc_module_new(ctx, m->name, &only, 1, m->attrs), "bad_arguments", NULL);
+  MlcrtModule *mod = bu_build_and_load(ctx, mlc_module_new(ctx, m->name, &only, 1, m->attrs), tmpdir, "bad_arguments", NULL);
   CHECK(mod != NULL);
   if (!mod) return;
   const MlcrtFunc *fn = mlcrt_module_get_func(mod, "linear0");
@@ -469,7 +418,7 @@ static void check_broken(const MlcModule *m, const MlcBuildOptions *opt, const c
 }
 
 static void test_broken_compiler(void) {
-  const MlcModule *m = read_path("tests/golden/roundtrip/mm_relu.py");
+  const MlcModule *m = bu_read_path(ctx, "tests/golden/roundtrip/mm_relu.py");
   CHECK(m != NULL);
   if (!m) return;
   MlcBuildOptions missing = {.cc = "/nonexistent/cc"};
@@ -480,7 +429,7 @@ static void test_broken_compiler(void) {
 
 int main(void) {
   ctx = mlc_ctx_new();
-  if (!make_tmpdir()) {
+  if (!bu_make_tmpdir(tmpdir, sizeof tmpdir, "mlcc-compile")) {
     printf("FAIL test_compile: cannot create a temporary directory\n");
     return 1;
   }
@@ -489,7 +438,7 @@ int main(void) {
   RUN(test_libc_names);
   RUN(test_bad_arguments);
   RUN(test_broken_compiler);
-  remove_tmpdir();
+  bu_remove_dir(tmpdir);
   mlc_ctx_free(ctx);
   return CHECK_DONE();
 }

@@ -29,10 +29,10 @@
 
 #include "mlcc/interp.h"
 #include "mlcc/schedule.h"
+#include "golden_case.h"
 #include "mlcc/text.h"
 
 #define GOLDEN_DIR "tests/golden/schedule"
-#define MAX_FILE ((size_t)16 << 20)
 #define SYM_SIZE 8               /* what every symbolic size is bound to */
 /* block instances the interpreter is asked to run; under the sanitizers,
  * which slow it tenfold and more, only the small programs are run (the
@@ -53,62 +53,7 @@
 
 static int n_failed;
 
-/* ---- reporting ------------------------------------------------------------ */
-
-typedef struct Case {
-  const char *name;
-  char dir[512];
-  MlcCtx *ctx;
-  MlcStrBuf why; /* the reason of a failure, one line */
-} Case;
-
-static bool fail(Case *c, const char *fmt, ...) MLC_PRINTF(2, 3);
-static bool fail(Case *c, const char *fmt, ...) {
-  if (c->why.len) return false;
-  va_list ap;
-  va_start(ap, fmt);
-  mlc_sb_vprintf(&c->why, fmt, ap);
-  va_end(ap);
-  return false;
-}
-
-/* the context's error as one line "file:line:col: message" */
-static const char *err_line(MlcCtx *ctx, MlcStrBuf *sb) {
-  MlcLoc l = mlc_error_loc(ctx);
-  sb->len = 0;
-  if (l.file) mlc_sb_printf(sb, "%s:%d:%d: ", l.file, l.line, l.col);
-  mlc_sb_puts(sb, mlc_error_msg(ctx) ? mlc_error_msg(ctx) : "(no message)");
-  return mlc_sb_cstr(sb);
-}
-
-static bool fail_ctx(Case *c, const char *what) {
-  MlcStrBuf sb = {0};
-  fail(c, "%s: %s", what, err_line(c->ctx, &sb));
-  mlc_vec_free(&sb);
-  return false;
-}
-
-/* ---- files ---------------------------------------------------------------- */
-
-static const char *case_path(Case *c, const char *file) {
-  return mlc_internf(c->ctx, "%s/%s", c->dir, file);
-}
-
-static bool exists(const char *path) {
-  struct stat st;
-  return stat(path, &st) == 0;
-}
-
-static MlcModule *read_module(Case *c, const char *file) {
-  const char *path = case_path(c, file);
-  size_t len;
-  char *text = mlc_read_file(c->ctx, path, MAX_FILE, &len);
-  if (!text) return fail_ctx(c, file), NULL;
-  MlcModule *m = mlc_read_module(c->ctx, path, text, len);
-  free(text);
-  if (!m) fail_ctx(c, file);
-  return m;
-}
+/* (cases, failure reasons and reading files: golden_case.h) */
 
 /* ---- the numerical check ------------------------------------------------------ */
 
@@ -369,7 +314,7 @@ static bool expect_module(Case *c, const MlcModule *before, MlcSchedule *s, bool
 
 static bool expect_error(Case *c, const MlcModule *before, MlcSchedule *s, bool ran, const char *script) {
   size_t len;
-  char *want = mlc_read_file(c->ctx, case_path(c, "error.txt"), MAX_FILE, &len);
+  char *want = mlc_read_file(c->ctx, case_path(c, "error.txt"), GOLDEN_MAX_FILE, &len);
   if (!want) return fail_ctx(c, "error.txt");
   want[strcspn(want, "\r\n")] = '\0';
   bool ok = true;
@@ -399,7 +344,7 @@ static void run_case(const char *name) {
   const char *script = case_path(&c, "schedule.py");
   bool has_error = exists(case_path(&c, "error.txt")), has_after = exists(case_path(&c, "after.py"));
   size_t len = 0;
-  char *text = before ? mlc_read_file(c.ctx, script, MAX_FILE, &len) : NULL;
+  char *text = before ? mlc_read_file(c.ctx, script, GOLDEN_MAX_FILE, &len) : NULL;
   MlcSchedule *s = text ? mlc_sch_new(c.ctx, before, NULL, SEED) : NULL;
   if (before && !text) fail_ctx(&c, "schedule.py");
   else if (text && !s) fail_ctx(&c, "before.py");

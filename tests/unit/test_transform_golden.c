@@ -19,68 +19,20 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "golden_case.h"
 #include "mlcc/text.h"
 #include "mlcc/transform.h"
 
 #define GOLDEN_DIR "tests/golden/passes"
-#define MAX_FILE ((size_t)16 << 20)
 
 static int n_failed;
 
-typedef struct Case {
-  const char *name;
-  char dir[512];
-  MlcCtx *ctx;
-  MlcStrBuf why;
-} Case;
-
-static bool fail(Case *c, const char *fmt, ...) MLC_PRINTF(2, 3);
-static bool fail(Case *c, const char *fmt, ...) {
-  if (c->why.len) return false;
-  va_list ap;
-  va_start(ap, fmt);
-  mlc_sb_vprintf(&c->why, fmt, ap);
-  va_end(ap);
-  return false;
-}
-
-static const char *err_line(MlcCtx *ctx, MlcStrBuf *sb) {
-  MlcLoc l = mlc_error_loc(ctx);
-  sb->len = 0;
-  if (l.file) mlc_sb_printf(sb, "%s:%d:%d: ", l.file, l.line, l.col);
-  mlc_sb_puts(sb, mlc_error_msg(ctx) ? mlc_error_msg(ctx) : "(no message)");
-  return mlc_sb_cstr(sb);
-}
-
-static bool fail_ctx(Case *c, const char *what) {
-  MlcStrBuf sb = {0};
-  fail(c, "%s: %s", what, err_line(c->ctx, &sb));
-  mlc_vec_free(&sb);
-  return false;
-}
-
-static const char *case_path(Case *c, const char *file) { return mlc_internf(c->ctx, "%s/%s", c->dir, file); }
-
-static bool exists(const char *path) {
-  struct stat st;
-  return stat(path, &st) == 0;
-}
-
-static MlcModule *read_module(Case *c, const char *file) {
-  const char *path = case_path(c, file);
-  size_t len;
-  char *text = mlc_read_file(c->ctx, path, MAX_FILE, &len);
-  if (!text) return fail_ctx(c, file), NULL;
-  MlcModule *m = mlc_read_module(c->ctx, path, text, len);
-  free(text);
-  if (!m) fail_ctx(c, file);
-  return m;
-}
+/* (cases, failure reasons and reading modules: golden_case.h) */
 
 /* the first line of a small text file, without its newline */
 static bool read_line(Case *c, const char *file, char *buf, size_t cap) {
   size_t len;
-  char *text = mlc_read_file(c->ctx, case_path(c, file), MAX_FILE, &len);
+  char *text = mlc_read_file(c->ctx, case_path(c, file), GOLDEN_MAX_FILE, &len);
   if (!text) return fail_ctx(c, file);
   size_t n = strcspn(text, "\r\n");
   if (n >= cap) n = cap - 1;
