@@ -31,6 +31,7 @@ seed_reader() {
 }
 
 seed_onnx() {
+  cp tests/golden/onnx_errors/*.onnx "$1/"
   suite=${MLC_ONNX_TESTS:-../shared/onnx-node-tests}
   [ -d "$suite" ] || return 0
   for d in "$suite"/test_*; do

@@ -234,6 +234,23 @@ for f in "$GOLDEN"/errors/*.bin; do
   fi
 done
 
+# onnx_errors/NAME.onnx: malformed or unsupported models (many first found by
+# the fuzzer).  `mlcc import` must exit 2, print "FILE: error: " and the text
+# of NAME.onnx.expect's first line on stderr, and must not crash.
+for f in "$GOLDEN"/onnx_errors/*.onnx; do
+  [ -f "$f" ] || continue
+  [ -f "$f.expect" ] || { fail "$f" "missing ${f##*/}.expect"; continue; }
+  want=$(sed -n 1p "$f.expect")
+  mlcc import "$f"
+  if crashed "$rc" "$tmp/err"; then fail "$f" "$(crash_reason "$rc")" "$tmp/err"; continue; fi
+  [ "$rc" -eq 2 ] || { fail "$f" "expected exit 2, got $rc" "$tmp/err"; continue; }
+  line=$(grep -F -e "$f: error: " "$tmp/err" | head -n 1)
+  case "${line#*": error: "}" in
+    *"$want"*) pass "$f" ;;
+    *) fail "$f" "no '$f: error: ...$want' line" "$tmp/err" ;;
+  esac
+done
+
 # ---- end to end: compiled models (tests/e2e) -----------------------------------
 # tests/e2e/run.sh builds a model with mlcc, links a C program against its
 # model.h, model.so and the runtime library, and prints ok/FAIL lines.

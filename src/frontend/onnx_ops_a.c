@@ -69,6 +69,11 @@ bool mlc_onnx__conv_isinf(MlcOnnxNode *n) {
   int64_t pos, neg;
   if (!x || !mlc_onnx__attr_int(n, "detect_positive", 1, &pos) || !mlc_onnx__attr_int(n, "detect_negative", 1, &neg))
     return false;
+  MlcDType t = mlc_onnx__dtype_of(x);
+  if (!mlc_dtype_is_float(t)) {
+    char buf[32];
+    return mlc_onnx__node_fail(n, "input must be a float tensor, not %s", mlc_dtype_str(t, buf));
+  }
   if (pos && neg) return set_out(n, mlc_onnx__emit1(n, "isinf", x));
   if (pos || neg) return set_out(n, mlc_onnx__emit2(n, "equal", x, k(n, x, pos ? INFINITY : -INFINITY)));
   return set_out(n, mlc_onnx__emit2(n, "less", x, x)); /* never true, NaN included */

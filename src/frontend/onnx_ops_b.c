@@ -296,6 +296,14 @@ static bool resize_method(MlcOnnxNode *n, const char *mode, ResizeReq *r) {
   return true;
 }
 
+/* an output size computed in double: it must be a positive int32 */
+static bool out_size(MlcOnnxNode *n, double v, int64_t *out) {
+  if (!(v >= 1)) return mlc_onnx__node_fail(n, "an empty output is not supported");
+  if (!(v <= (double)INT32_MAX)) return mlc_onnx__node_fail(n, "output size %g is too large", v);
+  *out = (int64_t)v;
+  return true;
+}
+
 /* scales of the 4 dims, those of N and C must be 1; the output size is
  * floor(in * scale) as ONNX computes it */
 static bool from_scales(MlcOnnxNode *n, const int64_t *dims, const double *sc, ResizeReq *r) {
@@ -303,8 +311,7 @@ static bool from_scales(MlcOnnxNode *n, const int64_t *dims, const double *sc, R
   for (int i = 0; i < 2; i++) {
     if (!(sc[2 + i] > 0)) return mlc_onnx__node_fail(n, "scales must be positive");
     r->scales[i] = sc[2 + i];
-    r->size[i] = (int64_t)floor((double)dims[2 + i] * sc[2 + i]);
-    if (r->size[i] < 1) return mlc_onnx__node_fail(n, "an empty output is not supported");
+    if (!out_size(n, floor((double)dims[2 + i] * sc[2 + i]), &r->size[i])) return false;
   }
   r->scaled = true;
   return true;
@@ -328,21 +335,20 @@ static bool from_sizes(MlcOnnxNode *n, const int64_t *dims, const double *sz, co
     return mlc_onnx__node_fail(n, "resizing the batch or channel dims is not supported");
   const char *policy = mlc_onnx__attr_str(n, "keep_aspect_ratio_policy", "stretch");
   if (!strcmp(policy, "stretch")) {
-    r->size[0] = (int64_t)sz[2], r->size[1] = (int64_t)sz[3];
-    return r->size[0] > 0 && r->size[1] > 0 ? true : mlc_onnx__node_fail(n, "an empty output is not supported");
+    return out_size(n, trunc(sz[2]), &r->size[0]) && out_size(n, trunc(sz[3]), &r->size[1]);
   }
   bool larger = !strcmp(policy, "not_smaller");
   if (!larger && strcmp(policy, "not_larger")) return mlc_onnx__node_fail(n, "keep_aspect_ratio_policy '%s' is not supported", policy);
   double s = larger ? 0 : INFINITY;
   for (int i = 0; i < na; i++) {
     int64_t ax = axes[i] < 0 ? axes[i] + 4 : axes[i];
+    if (ax < 0 || ax > 3) return mlc_onnx__node_fail(n, "axis %lld is out of range", (long long)axes[i]);
     double q = sz[ax] / (double)dims[ax];
     s = larger ? fmax(s, q) : fmin(s, q);
   }
   for (int i = 0; i < 2; i++) {
     r->scales[i] = s;
-    r->size[i] = (int64_t)nearbyint(s * (double)dims[2 + i]);
-    if (r->size[i] < 1) return mlc_onnx__node_fail(n, "an empty output is not supported");
+    if (!out_size(n, nearbyint(s * (double)dims[2 + i]), &r->size[i])) return false;
   }
   r->scaled = true;
   return true;

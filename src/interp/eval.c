@@ -273,10 +273,8 @@ static Val cast(const MlcExpr *e, Val a) {
   if (mlc_dtype_is_float(to)) return interp_make(to, 0, as_f(from, a));
   if (to.code == MLC_TC_BOOL) return interp_make(to, mlc_dtype_is_float(from) ? a.f != 0 : a.i != 0, 0);
   if (mlc_dtype_is_float(from)) {
-    double f = trunc(a.f);
     /* out of range is undefined in C; the interpreter says 0 */
-    if (!(f >= -9.2233720368547758e18 && f < 9.2233720368547758e18)) return interp_make(to, 0, 0);
-    return interp_make(to, (int64_t)f, 0);
+    return interp_make(to, mlc_f64_to_i64(a.f), 0);
   }
   return interp_make(to, a.i, 0);
 }

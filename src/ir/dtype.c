@@ -4,6 +4,7 @@
  * the field's ("float32", "int64x4", "bool", "handle"). */
 #include "mlcc/ir.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,4 +108,10 @@ uint16_t mlc_f32_to_bf16(float f) {
   memcpy(&x, &f, 4);
   if ((x & 0x7fffffff) > 0x7f800000) return (uint16_t)((x >> 16) | 0x40); /* quiet NaN */
   return (uint16_t)((x + 0x7fff + ((x >> 16) & 1)) >> 16);
+}
+
+int64_t mlc_f64_to_i64(double v) {
+  double t = trunc(v);
+  if (!(t >= -9.2233720368547758e18 && t < 9.2233720368547758e18)) return 0;
+  return (int64_t)t;
 }

@@ -273,7 +273,7 @@ MlcExpr *mlc_op_read_broadcast(MlcCtx *ctx, const MlcTeTensor *x, MlcExpr **out_
 MlcExpr *mlc_op_const(MlcCtx *ctx, MlcDType t, double v) {
   if (mlc_dtype_is_float(t)) return mlc_e_float(ctx, t, v);
   if (t.code == MLC_TC_BOOL) return mlc_e_int(ctx, t, v != 0);
-  return mlc_e_int(ctx, t, (int64_t)v);
+  return mlc_e_int(ctx, t, mlc_f64_to_i64(v));
 }
 
 /* the broadcast of two tensors' shapes as a tensor of dtype t; unknown dims
