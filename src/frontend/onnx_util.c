@@ -176,24 +176,39 @@ static bool static_numel(const MlcSInfo *s, int64_t *numel, int64_t *shape) {
   return true;
 }
 
+/* the constant tensors of a call's arguments, a tuple argument (concat's)
+ * giving one per field, as the legalized prim func takes them; false when
+ * one is not constant or there are more than cap */
+static bool const_args(const MlcGExpr *call, const MlcTensorData **out, int cap, int *n) {
+  *n = 0;
+  for (int i = 0; i < call->call.n; i++) {
+    const MlcGExpr *a = call->call.args[i];
+    const MlcGExpr *const *items = &a;
+    int k = 1;
+    if (a->kind == MLC_G_TUPLE) items = (const MlcGExpr *const *)a->tuple.fields, k = a->tuple.n;
+    for (int j = 0; j < k; j++) {
+      if (items[j]->kind != MLC_G_CONST || *n >= cap) return false;
+      out[(*n)++] = items[j]->constant;
+    }
+  }
+  return true;
+}
+
 MlcGExpr *mlc_onnx__try_fold(MlcCtx *ctx, const MlcGExpr *call) {
   if (call->kind != MLC_G_CALL || call->call.callee->kind != MLC_G_OP) return NULL;
   const MlcOpDef *op = mlc_op_find(call->call.callee->str);
-  if (!op || !op->te) return NULL;
-  for (int i = 0; i < call->call.n; i++)
-    if (call->call.args[i]->kind != MLC_G_CONST) return NULL;
+  const MlcTensorData *in[16];
+  int n_in;
+  if (!op || !op->te || !const_args(call, in, 16, &n_in)) return NULL;
   int64_t numel, shape[32];
   if (call->sinfo->kind != MLC_SINFO_TENSOR || call->sinfo->tensor.ndim > 32 ||
       !static_numel(call->sinfo, &numel, shape))
     return NULL;
   MlcPrimFunc *f = mlc_op_to_prim_func(ctx, call, "fold");
-  if (!f || f->n_params != call->call.n + 1) return mlc_clear_error(ctx), NULL;
-  MlcInterpArg args[16];
-  if (f->n_params > 16) return NULL;
-  for (int i = 0; i < call->call.n; i++) {
-    const MlcTensorData *d = call->call.args[i]->constant;
-    args[i] = (MlcInterpArg){.is_buffer = true, .data = d->data, .ndim = d->ndim, .shape = d->shape};
-  }
+  if (!f || f->n_params != n_in + 1) return mlc_clear_error(ctx), NULL;
+  MlcInterpArg args[17];
+  for (int i = 0; i < n_in; i++)
+    args[i] = (MlcInterpArg){.is_buffer = true, .data = in[i]->data, .ndim = in[i]->ndim, .shape = in[i]->shape};
   MlcDType t = call->sinfo->tensor.dtype;
   MlcTensorData *out = mlc_arena_alloc(&ctx->arena, sizeof *out);
   out->dtype = t;
@@ -201,7 +216,7 @@ MlcGExpr *mlc_onnx__try_fold(MlcCtx *ctx, const MlcGExpr *call) {
   out->shape = mlc_arena_dup(&ctx->arena, shape, sizeof(int64_t) * (size_t)(out->ndim ? out->ndim : 1));
   out->nbytes = (size_t)numel * mlc_dtype_bytes(t);
   out->data = mlc_arena_alloc(&ctx->arena, out->nbytes ? out->nbytes : 1);
-  args[call->call.n] = (MlcInterpArg){.is_buffer = true, .data = out->data, .ndim = out->ndim, .shape = out->shape};
+  args[n_in] = (MlcInterpArg){.is_buffer = true, .data = out->data, .ndim = out->ndim, .shape = out->shape};
   if (!mlc_interp_run(ctx, f, args, f->n_params)) return mlc_clear_error(ctx), NULL;
   return mlc_g_const(ctx, out);
 }

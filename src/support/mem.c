@@ -105,7 +105,7 @@ void *mlc_arena_dup(MlcArena *a, const void *src, size_t n) {
 
 char *mlc_arena_strndup(MlcArena *a, const char *s, size_t n) {
   char *p = mlc_arena_alloc(a, n + 1);
-  memcpy(p, s, n);
+  if (n) memcpy(p, s, n); /* s may be NULL when n is 0 */
   p[n] = 0;
   return p;
 }

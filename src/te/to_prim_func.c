@@ -12,6 +12,7 @@
  * functions.  Regions are inferred by the IR layer, as the reader infers
  * them for a block written without T.reads / T.writes, so the result is
  * structurally equal to its own printed text read back. */
+#include <math.h>
 #include "te/te_internal.h"
 
 static char on_mark, done_mark;
@@ -86,8 +87,10 @@ static MlcExpr *subst_var(MlcMutator *m, MlcExpr *e) {
 static MlcExpr *identity(MlcCtx *ctx, MlcTeReduce op, MlcDType t) {
   switch (op) {
   case MLC_TE_SUM: return mlc_dtype_is_float(t) ? mlc_e_float(ctx, t, 0.0) : mlc_e_int(ctx, t, 0);
-  case MLC_TE_MAX: return mlc_te_min_value(ctx, t);
-  case MLC_TE_MIN: return mlc_te_max_value(ctx, t);
+  /* floats start from -inf / +inf, so that a row of all -inf has max -inf
+   * (the lowest finite value would be wrong there) */
+  case MLC_TE_MAX: return mlc_dtype_is_float(t) ? mlc_e_float(ctx, t, -INFINITY) : mlc_te_min_value(ctx, t);
+  case MLC_TE_MIN: return mlc_dtype_is_float(t) ? mlc_e_float(ctx, t, INFINITY) : mlc_te_max_value(ctx, t);
   case MLC_TE_NO_REDUCE: break;
   }
   return NULL;

@@ -4,8 +4,9 @@
  * output_<i>.pb): import the model, run the graph pipeline, build the
  * deployment form into a scratch folder, load it with the runtime, run it on
  * the inputs and compare with the expected outputs (floats: |got - want| <=
- * atol + rtol * |want| with atol = rtol = 1e-4, NaN matching NaN; integers
- * and bools exactly).  Each test runs in a child process, so a crash or a
+ * atol + rtol * |want| with atol = rtol = 1e-4 for float32/64, 1e-3 for
+ * float16 and 1e-2 for bfloat16, NaN matching NaN; integers and bools
+ * exactly).  Each test runs in a child process, so a crash or a
  * hang (60 s) is one failed test, not the end of the run; -j runs several.
  *
  * A test is "unsupported" when mlcc refuses it with a message saying what it
@@ -35,6 +36,12 @@
 
 #define RTOL 1e-4
 #define ATOL 1e-4
+/* 16-bit floats carry 11 (float16) or 8 (bfloat16) significant bits, so
+ * the same computation in a different order differs by an ulp or two:
+ * rtol = atol = 1e-3 (about one float16 ulp) and 1e-2 (about one bfloat16
+ * ulp) */
+#define TOL_F16 1e-3
+#define TOL_BF16 1e-2
 #define TIMEOUT_S 60
 #define MAX_IO 32
 
@@ -92,7 +99,21 @@ static double element(const void *p, DLDataType t, int64_t i) {
     return (double)((const uint64_t *)p)[i];
   case kDLBool: return ((const uint8_t *)p)[i] != 0;
   }
-  return NAN; /* float16 / bfloat16: compared bitwise below */
+  return NAN;
+}
+
+/* element i of IEEE half / bfloat16 data as a double */
+static double element16(const void *p, DLDataType t, int64_t i) {
+  uint16_t h = ((const uint16_t *)p)[i];
+  if (t.code == kDLBfloat) {
+    uint32_t x = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &x, 4);
+    return f;
+  }
+  int sign = h >> 15, exp = (h >> 10) & 31, mant = h & 1023;
+  double v = exp == 0 ? ldexp(mant, -24) : exp == 31 ? (mant ? NAN : INFINITY) : ldexp(mant + 1024, exp - 25);
+  return sign ? -v : v;
 }
 
 static Status compare(const DLTensor *got, const MlcTensorData *want, int k, char *reason, size_t cap) {
@@ -108,13 +129,13 @@ static Status compare(const DLTensor *got, const MlcTensorData *want, int k, cha
     n *= want->shape[d];
   }
   const char *gp = (const char *)got->data + got->byte_offset;
-  bool half = wt.code != kDLInt && wt.code != kDLUInt && wt.code != kDLBool && wt.bits == 16;
-  if (half) return memcmp(gp, want->data, want->nbytes) == 0 ? PASSED
-                   : report(reason, cap, FAILED, "output %d: 16-bit float values differ", k);
+  bool half = (wt.code == kDLFloat || wt.code == kDLBfloat) && wt.bits == 16;
+  double rtol = !half ? RTOL : wt.code == kDLFloat ? TOL_F16 : TOL_BF16, atol = half ? rtol : ATOL;
   for (int64_t i = 0; i < n; i++) {
-    double a = element(gp, wt, i), b = element(want->data, wt, i);
+    double a = half ? element16(gp, wt, i) : element(gp, wt, i);
+    double b = half ? element16(want->data, wt, i) : element(want->data, wt, i);
     if (isnan(a) && isnan(b)) continue;
-    bool ok = wt.code == kDLFloat ? (a == b || fabs(a - b) <= ATOL + RTOL * fabs(b)) : a == b;
+    bool ok = wt.code == kDLFloat || wt.code == kDLBfloat ? (a == b || fabs(a - b) <= atol + rtol * fabs(b)) : a == b;
     if (!ok) return report(reason, cap, FAILED, "output %d: element %lld is %.9g, expected %.9g", k, (long long)i, a, b);
   }
   return PASSED;
