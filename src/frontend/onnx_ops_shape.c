@@ -155,13 +155,18 @@ bool mlc_onnx__conv_split(MlcOnnxNode *n) {
   if (!x || !need_rank(n, x, &rank) || !mlc_onnx__attr_int(n, "axis", 0, &axis) ||
       !mlc_onnx__ints_attr_or_input(n, "split", 13, 1, sizes, MLC_ONNX_MAX_IO, &k))
     return false;
+  if (n->n_out < 1) return mlc_onnx__node_fail(n, "no outputs");
+  if (axis < -rank || axis >= rank) return mlc_onnx__node_fail(n, "axis %lld is out of range for rank %d", (long long)axis, rank);
   if (axis < 0) axis += rank;
   MlcAttr a[2];
   a[1] = attr("axis", mlc_onnx__av_int(axis));
   if (k >= 0) {
     if (k != n->n_out) return mlc_onnx__node_fail(n, "%d split sizes for %d outputs", k, n->n_out);
     int64_t idx[MLC_ONNX_MAX_IO], at = 0;
-    for (int i = 0; i + 1 < k; i++) idx[i] = at += sizes[i];
+    for (int i = 0; i + 1 < k; i++) {
+      if (sizes[i] < 0 || sizes[i] > INT32_MAX) return mlc_onnx__node_fail(n, "split size %lld is out of range", (long long)sizes[i]);
+      idx[i] = at += sizes[i];
+    }
     a[0] = attr("indices_or_sections", mlc_onnx__av_ints(n->im->ctx, idx, k - 1));
   } else {
     int64_t parts = n->n_out, num_outputs;
