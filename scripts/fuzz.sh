@@ -12,12 +12,6 @@
 #   (the ONNX corpus also gets tests/golden/onnx_errors/, the models the
 #   fuzzer once failed on).
 #
-# FUZZ_RUNS=N makes a run reproducible: each target starts from its seeds
-# alone (a fresh corpus), uses libFuzzer seed 1 and stops after N inputs, so
-# every machine runs the same inputs (SECONDS still caps the time; a capped
-# run is a prefix of the full one).  .ci/run uses this; without FUZZ_RUNS a
-# run explores from a random seed and keeps its corpus between runs.
-#
 # Fails (non-zero) when a fuzzer reports a crash, a leak or a sanitizer
 # error; crash inputs are left in build/fuzz/.
 set -eu
@@ -25,9 +19,6 @@ set -eu
 secs=${1:-60}
 case "$secs" in
   ''|*[!0-9]*) echo "usage: scripts/fuzz.sh SECONDS [TARGET...]" >&2; exit 2 ;;
-esac
-case "${FUZZ_RUNS:-0}" in
-  *[!0-9]*) echo "fuzz.sh: FUZZ_RUNS must be a number" >&2; exit 2 ;;
 esac
 [ $# -gt 0 ] && shift
 targets=${*:-reader onnx}
@@ -59,18 +50,12 @@ for t in $targets; do
     onnx) corpus=build/fuzz/corpus_onnx ;;
     *) echo "fuzz.sh: unknown target '$t'" >&2; exit 2 ;;
   esac
-  set -- -max_total_time="$secs"
-  if [ -n "${FUZZ_RUNS:-}" ]; then
-    corpus=$corpus.fixed
-    rm -rf "$corpus"
-    set -- "$@" -runs="$FUZZ_RUNS" -seed=1
-  fi
   mkdir -p "$corpus"
   "seed_$t" "$corpus"
   log=build/fuzz/fuzz_$t.log
   st=0
   start=$(date +%s)
-  "build/fuzz/fuzz_$t" "$@" -max_len=65536 -timeout=10 \
+  "build/fuzz/fuzz_$t" -max_total_time="$secs" -max_len=65536 -timeout=10 \
     -artifact_prefix=build/fuzz/ -print_final_stats=1 "$corpus" >"$log" 2>&1 || st=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
   cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -n 1)

@@ -72,6 +72,8 @@ bool mlc_onnx__ints_attr_or_input(MlcOnnxNode *n, const char *name, int64_t inpu
 MLC_ONNX_MORE_CONVERTERS(X)
 #include "onnx_conv_a.def"
 #include "onnx_conv_b.def"
+#include "onnx_conv_c.def"
+#include "onnx_conv_d.def"
 #undef X
 
 #endif

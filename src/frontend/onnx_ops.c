@@ -204,6 +204,8 @@ static const Entry table[] = {
     MLC_ONNX_MORE_CONVERTERS(X)
 #include "onnx_conv_a.def"
 #include "onnx_conv_b.def"
+#include "onnx_conv_c.def"
+#include "onnx_conv_d.def"
 #undef X
 };
 
