@@ -37,6 +37,10 @@ MlcModule *mlc_pass_infer_sinfo(MlcCtx *ctx, const MlcModule *m);
 MlcModule *mlc_pass_bind_params(MlcCtx *ctx, const MlcModule *m, const char *func,
                                 const char *const *names, MlcTensorData *const *data, int n);
 
+/* Float32 matmuls with a 2-D right operand (a weight) and at least 64^3
+ * multiply-adds (or a symbolic dim) -> R.call_dps_packed("env.matmul", ...),
+ * the runtime's BLAS-backed extern (plain C loops where no BLAS loads). */
+MlcModule *mlc_pass_dispatch_library(MlcCtx *ctx, const MlcModule *m);
 /* Op calls -> call_tir of generated prim funcs, one per distinct op call
  * (op, attributes, input shapes and dtypes); structurally equal prim funcs
  * are shared.  Prim func names are the op name's last part: "add", "add1", "conv2d"... */
@@ -72,6 +76,7 @@ MlcModule *mlc_pass_plan_memory(MlcCtx *ctx, const MlcModule *m, MlcMemPlanStats
 /* ---- the pipeline ------------------------------------------------------------ */
 #define MLC_GRAPH_PASSES(X)                                \
   X(INFER_SINFO, "infer_sinfo")                          \
+  X(DISPATCH, "dispatch_library")                        \
   X(LEGALIZE, "legalize_ops")                            \
   X(CANONICALIZE, "canonicalize_bindings")               \
   X(DEAD_CODE, "dead_code")                              \

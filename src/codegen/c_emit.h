@@ -36,7 +36,21 @@ typedef struct CEmit {
 
 bool c_fail(CEmit *e, const char *fmt, ...) MLC_PRINTF(2, 3);
 const char *c_name(CEmit *e, const void *node, const char *hint);
-const char *c_scalar_type(MlcDType t);   /* "float", "int32_t", ... ; NULL if none */
+/* The two C types of a dtype.  A value (a var, an expression, a vector
+ * lane) has c_scalar_type; an element in memory (a buffer, a pointer, a
+ * workspace, constant data) has c_storage_type.  They differ for bfloat16
+ * only, which C has no arithmetic for: it is stored as its bits (uint16_t)
+ * and computed as float, each bfloat16 result rounded back to bfloat16
+ * precision, so a bfloat16 value is always a float bfloat16 represents.
+ * Both are NULL for a dtype the C target has no type for. */
+const char *c_scalar_type(MlcDType t);   /* "float", "int32_t", ... */
+const char *c_storage_type(MlcDType t);  /* the same, but "uint16_t" for bfloat16 */
+/* The bfloat16 helpers (static inline in the generated file, declared on
+ * first use): WIDEN the stored bits to the float they stand for (exact),
+ * NARROW a float to the bits of the nearest bfloat16 (ties to even, NaN
+ * stays NaN), ROUND a float to the nearest bfloat16 as a float. */
+typedef enum CBf16Fn { C_BF16_WIDEN, C_BF16_NARROW, C_BF16_ROUND } CBf16Fn;
+const char *c_bf16_fn(CEmit *e, CBf16Fn fn);
 const char *c_vector_type(CEmit *e, MlcDType t, bool unaligned); /* declares it on first use */
 void c_line(CEmit *e, const char *fmt, ...) MLC_PRINTF(2, 3);
 

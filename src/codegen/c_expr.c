@@ -6,9 +6,19 @@
  * loads, broadcasts, ramps, + - * /, min/max, casts) -- the form the C
  * compiler turns into SIMD instructions directly -- or, for anything else,
  * the expression at a given lane, which the statement emitter wraps in a
- * short lane loop. */
+ * short lane loop.
+ *
+ * bfloat16 is computed as float, the way compilers legalize it on targets
+ * without bfloat16 arithmetic: a load widens the stored bits exactly, every
+ * result that may not be a bfloat16 (arithmetic, math calls, casts to
+ * bfloat16) is rounded back to one, literals are written already rounded,
+ * and stores narrow (c_stmt.c).  Each step thus rounds where the IR does,
+ * and a bfloat16 value is always a float bfloat16 represents.  Vectors of
+ * bfloat16 take the lane form: their storage and value types differ, so no
+ * vector load or operation covers them. */
 #include "c_emit.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -36,16 +46,59 @@ const char *c_scalar_type(MlcDType t) {
     return t.bits == 8 ? "int8_t" : t.bits == 16 ? "int16_t" : t.bits == 32 ? "int32_t" : t.bits == 64 ? "int64_t" : NULL;
   case MLC_TC_UINT:
     return t.bits == 8 ? "uint8_t" : t.bits == 16 ? "uint16_t" : t.bits == 32 ? "uint32_t" : t.bits == 64 ? "uint64_t" : NULL;
-  case MLC_TC_BFLOAT: case MLC_TC_HANDLE: case MLC_TC_VOID: return NULL;
+  case MLC_TC_BFLOAT: return t.bits == 16 ? "float" : NULL;
+  case MLC_TC_HANDLE: case MLC_TC_VOID: return NULL;
   }
   return NULL;
 }
+
+const char *c_storage_type(MlcDType t) {
+  if (t.code == MLC_TC_BFLOAT) return t.bits == 16 ? "uint16_t" : NULL;
+  return c_scalar_type(t);
+}
+
+/* bytes of a value of the scalar dtype s as c_scalar_type holds it */
+static size_t value_bytes(MlcDType s) { return s.code == MLC_TC_BFLOAT ? sizeof(float) : mlc_dtype_bytes(s); }
 
 static bool helper_once(CEmit *e, const char *name) {
   const char *key = mlc_intern(e->ctx, name);
   if (mlc_map_has(e->helper_done, key)) return false;
   mlc_map_put(e->helper_done, key, (void *)key);
   return true;
+}
+
+/* The bfloat16 helpers, bit for bit mlc_f32_to_bf16's rounding: add just
+ * under half an ulp plus the lowest kept bit (ties go to even), then drop
+ * the low half; a NaN only gets its quiet bit set, since the addition could
+ * carry it into an infinity.  Unions, not memcpy, so that the generated
+ * file needs no header for them. */
+#define C_BF16_HELPERS(X)                                                                                        \
+  X(C_BF16_WIDEN, "mlc_bf16_widen",                                                                            \
+    "static inline float mlc_bf16_widen(uint16_t h) {\n"                                                        \
+    "  union { uint32_t u; float f; } v = {(uint32_t)h << 16};\n"                                               \
+    "  return v.f;\n}\n")                                                                                       \
+  X(C_BF16_NARROW, "mlc_bf16_narrow",                                                                          \
+    "static inline uint16_t mlc_bf16_narrow(float f) {\n"                                                       \
+    "  union { float f; uint32_t u; } v = {f};\n"                                                               \
+    "  if ((v.u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((v.u >> 16) | 0x40u);\n"                        \
+    "  return (uint16_t)((v.u + 0x7fffu + ((v.u >> 16) & 1u)) >> 16);\n}\n")                                   \
+  X(C_BF16_ROUND, "mlc_bf16_round",                                                                            \
+    "static inline float mlc_bf16_round(float f) {\n"                                                           \
+    "  union { float f; uint32_t u; } v = {f};\n"                                                               \
+    "  if ((v.u & 0x7fffffffu) > 0x7f800000u) v.u |= 0x400000u;\n"                                              \
+    "  else v.u += 0x7fffu + ((v.u >> 16) & 1u);\n"                                                             \
+    "  v.u &= 0xffff0000u;\n"                                                                                  \
+    "  return v.f;\n}\n")
+
+const char *c_bf16_fn(CEmit *e, CBf16Fn fn) {
+#define X(id, name, text) [id] = name,
+  static const char *const names[] = {C_BF16_HELPERS(X)};
+#undef X
+#define X(id, name, text) [id] = text,
+  static const char *const texts[] = {C_BF16_HELPERS(X)};
+#undef X
+  if (helper_once(e, names[fn])) mlc_sb_puts(e->helpers, texts[fn]);
+  return names[fn];
 }
 
 const char *c_vector_type(CEmit *e, MlcDType t, bool unaligned) {
@@ -56,10 +109,10 @@ const char *c_vector_type(CEmit *e, MlcDType t, bool unaligned) {
   snprintf(name, sizeof name, "mlc_v%d%s%s", t.lanes, dt, unaligned ? "u" : "");
   const char *ctype = c_scalar_type(s);
   if (helper_once(e, name)) {
-    size_t bytes = mlc_dtype_bytes(s) * t.lanes;
+    size_t bytes = value_bytes(s) * t.lanes;
     if (unaligned)
       mlc_sb_printf(e->helpers, "typedef %s %s __attribute__((vector_size(%zu), aligned(%zu)));\n", ctype, name,
-                    bytes, mlc_dtype_bytes(s));
+                    bytes, value_bytes(s));
     else
       mlc_sb_printf(e->helpers, "typedef %s %s __attribute__((vector_size(%zu)));\n", ctype, name, bytes);
   }
@@ -76,7 +129,9 @@ static bool contiguous(const MlcExpr *idx) {
 
 bool c_vector_ok(const MlcExpr *x) {
   if (x->dtype.lanes == 1) return true;
-  if (!pow2(x->dtype.lanes) || !c_scalar_type(x->dtype) || x->dtype.code == MLC_TC_BOOL) return false;
+  if (!pow2(x->dtype.lanes) || !c_scalar_type(x->dtype) || x->dtype.code == MLC_TC_BOOL ||
+      x->dtype.code == MLC_TC_BFLOAT)
+    return false;
   switch (x->kind) {
   case MLC_EXPR_LOAD: return x->load.n == 1 && contiguous(x->load.idx[0]) && x->load.buf->dtype.lanes == 1;
   case MLC_EXPR_BROADCAST: return true;
@@ -95,7 +150,22 @@ bool c_vector_ok(const MlcExpr *x) {
   }
 }
 
+/* the nearest bfloat16 to v, as a double (what float(v) would round to
+ * first, as the interpreter does; beyond float's range that is infinity) */
+static double bf16_value(double v) {
+  if (isnan(v) || isinf(v)) return v;
+  if (fabs(v) > FLT_MAX) return v < 0 ? -INFINITY : INFINITY;
+  uint32_t x = (uint32_t)mlc_f32_to_bf16((float)v) << 16;
+  float f;
+  memcpy(&f, &x, sizeof f);
+  return f;
+}
+
 static void emit_float(MlcDType t, double v, MlcStrBuf *sb) {
+  if (t.code == MLC_TC_BFLOAT) {
+    v = bf16_value(v);
+    t = MLC_DT(MLC_TC_FLOAT, 32, 1);
+  }
   if (isnan(v)) { mlc_sb_puts(sb, t.bits == 32 ? "((float)NAN)" : "((double)NAN)"); return; }
   if (isinf(v)) { mlc_sb_printf(sb, "(%s(%s)INFINITY)", v < 0 ? "-" : "", c_scalar_type(t)); return; }
   char buf[40];
@@ -185,8 +255,11 @@ static const char *math_name(MlcIntrin op) {
   }
 }
 
-/* Scalar form, or (lane != NULL) the value at that lane of a vector. */
-static void emit(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb) {
+static void emit(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb);
+
+/* Scalar form, or (lane != NULL) the value at that lane of a vector; emit
+ * adds the rounding of bfloat16 results around it. */
+static void emit_node(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb) {
   MlcDType t = x->dtype;
   bool vec = t.lanes > 1;
   const char *L = vec ? lane : NULL;
@@ -215,7 +288,7 @@ static void emit(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb) {
     } else if (op == MLC_BIN_MIN || op == MLC_BIN_MAX) {
       fn = fl ? float_minmax_helper(e, op, at) : int_helper(e, op == MLC_BIN_MIN ? "min" : "max", at);
     } else if (op == MLC_BIN_MOD && fl) {
-      fn = at.bits == 32 ? "fmodf" : "fmod";
+      fn = at.bits == 64 ? "fmod" : "fmodf";
     }
     if (fn) {
       mlc_sb_printf(sb, "%s(", fn);
@@ -256,11 +329,14 @@ static void emit(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb) {
     mlc_sb_puts(sb, ")");
     return;
   }
-  case MLC_EXPR_LOAD:
+  case MLC_EXPR_LOAD: {
+    bool bf16 = x->load.buf->dtype.code == MLC_TC_BFLOAT;
+    if (bf16) mlc_sb_printf(sb, "%s(", c_bf16_fn(e, C_BF16_WIDEN));
     mlc_sb_printf(sb, "%s[", c_name(e, x->load.buf, x->load.buf->name));
     emit(e, x->load.idx[0], x->load.idx[0]->dtype.lanes > 1 ? lane : NULL, sb);
-    mlc_sb_puts(sb, "]");
+    mlc_sb_puts(sb, bf16 ? "])" : "]");
     return;
+  }
   case MLC_EXPR_RAMP:
     mlc_sb_puts(sb, "(");
     emit(e, x->ramp.base, NULL, sb);
@@ -281,8 +357,10 @@ static void emit(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb) {
       mlc_sb_puts(sb, ")");
       return;
     }
-    const char *suffix = mlc_dtype_elem(t).bits == 32 ? "f" : "";
-    const char *cast = mlc_dtype_elem(t).bits == 16 ? "(_Float16)" : "";
+    MlcDType et = mlc_dtype_elem(t);
+    /* float16 and bfloat16 call the float versions too */
+    const char *suffix = et.bits == 32 || et.bits == 16 ? "f" : "";
+    const char *cast = et.code == MLC_TC_FLOAT && et.bits == 16 ? "(_Float16)" : "";
     if (x->call.op == MLC_INTRIN_SIGMOID || x->call.op == MLC_INTRIN_RSQRT) {
       mlc_sb_printf(sb, "(%s(1 / (%s", cast, x->call.op == MLC_INTRIN_SIGMOID ? "1 + exp" : "sqrt");
       mlc_sb_printf(sb, "%s(%s", suffix, x->call.op == MLC_INTRIN_SIGMOID ? "-" : "");
@@ -290,7 +368,7 @@ static void emit(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb) {
       mlc_sb_puts(sb, "))))");
       return;
     }
-    mlc_sb_printf(sb, "%s%s%s(", cast, math_name(x->call.op), mlc_dtype_elem(t).bits == 16 ? "f" : suffix);
+    mlc_sb_printf(sb, "%s%s%s(", cast, math_name(x->call.op), suffix);
     for (int i = 0; i < x->call.n; i++) {
       if (i) mlc_sb_puts(sb, ", ");
       emit(e, x->call.args[i], L, sb);
@@ -299,6 +377,29 @@ static void emit(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb) {
     return;
   }
   }
+}
+
+/* whether the exact result of x, of dtype bfloat16, may not be a bfloat16:
+ * what must be rounded back (loads, vars, literals, negation, min/max and
+ * selections of bfloat16 values are bfloat16 values already) */
+static bool rounds_to_bf16(const MlcExpr *x) {
+  if (x->dtype.code != MLC_TC_BFLOAT) return false;
+  switch (x->kind) {
+  case MLC_EXPR_BINARY: return x->bin.op != MLC_BIN_MIN && x->bin.op != MLC_BIN_MAX;
+  case MLC_EXPR_CAST: return x->operand->dtype.code != MLC_TC_BFLOAT;
+  case MLC_EXPR_CALL: return x->call.op != MLC_INTRIN_IF_THEN_ELSE;
+  default: return false;
+  }
+}
+
+static void emit(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb) {
+  if (!rounds_to_bf16(x)) {
+    emit_node(e, x, lane, sb);
+    return;
+  }
+  mlc_sb_printf(sb, "%s(", c_bf16_fn(e, C_BF16_ROUND));
+  emit_node(e, x, lane, sb);
+  mlc_sb_puts(sb, ")");
 }
 
 /* A broadcast is a helper that fills every lane with its argument.  The

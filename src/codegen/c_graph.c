@@ -158,7 +158,7 @@ static GVal *const_val(G *g, const MlcGExpr *e) {
   const MlcTensorData *d = e->constant;
   uintptr_t off = (uintptr_t)mlc_map_get(&g->params->offsets, d);
   if (!off) return gerr(g, "binding '%s': a constant missing from the weights", g->bname), NULL;
-  if (!c_scalar_type(d->dtype)) return gerr(g, "binding '%s': constant of dtype %s", g->bname, dtype_name(g, d->dtype)), NULL;
+  if (!c_storage_type(d->dtype)) return gerr(g, "binding '%s': constant of dtype %s", g->bname, dtype_name(g, d->dtype)), NULL;
   GVal *v = gv_new(g, GV_TENSOR);
   v->data = mlc_internf(g->ctx, "(void *)(st->mlc_params + %zu)", (size_t)(off - 1));
   v->ndim = d->ndim;
@@ -232,7 +232,7 @@ static GVal *tensor_of(G *g, const MlcGExpr *shape, const MlcGExpr *dtype) {
   t->ndim = shape->shape.n;
   t->shape = shape->shape.values;
   t->dtype = dtype->dtype;
-  if (!c_scalar_type(t->dtype))
+  if (!c_storage_type(t->dtype))
     return gerr(g, "binding '%s': tensors of dtype %s are not supported", g->bname, dtype_name(g, t->dtype)), NULL;
   return t;
 }
@@ -500,7 +500,7 @@ static bool compile_inputs(G *g) {
     const MlcGExpr *p = fn->params[i];
     const MlcSInfo *s = p->sinfo;
     g->bname = p->var.name;
-    if (!s || s->kind != MLC_SINFO_TENSOR || s->tensor.ndim < 0 || !s->tensor.shape || !c_scalar_type(s->tensor.dtype))
+    if (!s || s->kind != MLC_SINFO_TENSOR || s->tensor.ndim < 0 || !s->tensor.shape || !c_storage_type(s->tensor.dtype))
       return gerr(g, "input '%s' of '%s' must be a tensor of known shape and dtype", p->var.name, fn->name);
     CIo *io = &g->inputs[i];
     io->name = p->var.name;

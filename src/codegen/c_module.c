@@ -122,7 +122,7 @@ static bool collect_sig(CEmit *e, const MlcPrimFunc *f, Sig *sig) {
         return c_fail(e, "scalar parameter '%s' must be an integer or float scalar", f->params[i].var->var.name);
       continue;
     }
-    if (!c_scalar_type(mlc_dtype_elem(b->dtype)))
+    if (!c_storage_type(mlc_dtype_elem(b->dtype)))
       return c_fail(e, "buffer '%s' has a dtype the C target does not support", b->name);
     for (int d = 0; d < b->ndim; d++) {
       const MlcExpr *dim = b->shape[d];
@@ -146,15 +146,19 @@ static void emit_kernel(CEmit *e, const MlcPrimFunc *orig, const MlcPrimFunc *lo
   for (int i = 0; i < low->n_params; i++) {
     const MlcParam *p = &low->params[i];
     if (p->buf) {
-      const char *ct = c_scalar_type(mlc_dtype_elem(p->buf->dtype));
+      const char *ct = c_storage_type(mlc_dtype_elem(p->buf->dtype));
       const char *n = c_name(e, p->buf, p->buf->name);
       c_line(e, "%s *%s%s = (%s *)mlc_args[%d];", ct, e->noalias ? "restrict " : "", n, ct, i);
       mlc_vec_push(&e->scope_bufs, p->buf);
     } else {
       MlcDType t = p->var->dtype;
       const char *ct = c_scalar_type(t);
-      c_line(e, "%s %s = (%s)*(const %s *)mlc_args[%d];", ct, c_name(e, p->var, p->var->var.name), ct,
-             mlc_dtype_is_float(t) ? "double" : "int64_t", i);
+      /* the runtime passes floats as double: a bfloat16 one is rounded the
+       * way a cast to bfloat16 is, through float */
+      const char *round = t.code == MLC_TC_BFLOAT ? c_bf16_fn(e, C_BF16_ROUND) : NULL;
+      c_line(e, "%s %s = %s%s(%s)*(const %s *)mlc_args[%d]%s;", ct, c_name(e, p->var, p->var->var.name),
+             round ? round : "", round ? "(" : "", ct, mlc_dtype_is_float(t) ? "double" : "int64_t", i,
+             round ? ")" : "");
       mlc_vec_push(&e->scope_vars, p->var);
     }
   }

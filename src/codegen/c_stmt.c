@@ -10,7 +10,10 @@
  * program (its contents are undefined at the allocation either way).  A
  * vector store is written in vector-extension form when its parts allow it,
  * otherwise as a loop over its lanes that first computes every lane and then
- * stores them, so the store keeps its all-lanes-at-once meaning. */
+ * stores them, so the store keeps its all-lanes-at-once meaning.  Buffers
+ * are declared with their elements' storage type and values with their
+ * value type (c_emit.h); a store into bfloat16 narrows the float value to
+ * the stored bits. */
 #include "c_emit.h"
 
 #include <stdio.h>
@@ -33,16 +36,26 @@ static const char *expr_str(CEmit *e, const MlcExpr *x, MlcStrBuf *tmp) {
   return mlc_sb_cstr(tmp);
 }
 
+/* the text of value v as stored into an element of dtype t: narrowed to
+ * its bits for bfloat16 (in tmp), else v itself */
+static const char *stored(CEmit *e, MlcDType t, const char *v, MlcStrBuf *tmp) {
+  if (t.code != MLC_TC_BFLOAT) return v;
+  tmp->len = 0;
+  mlc_sb_printf(tmp, "%s(%s)", c_bf16_fn(e, C_BF16_NARROW), v);
+  return mlc_sb_cstr(tmp);
+}
+
 static void emit_store(CEmit *e, const MlcStmt *s) {
   const MlcExpr *idx = s->store.idx[0], *val = s->store.value;
   const char *buf = c_name(e, s->store.buf, s->store.buf->name);
-  MlcStrBuf a = {0}, b = {0};
+  MlcDType bt = s->store.buf->dtype;
+  MlcStrBuf a = {0}, b = {0}, st = {0};
   int lanes = val->dtype.lanes;
   int64_t stride;
   if (lanes == 1) {
     c_expr(e, idx, &a);
     c_expr(e, val, &b);
-    c_line(e, "%s[%s] = %s;", buf, mlc_sb_cstr(&a), mlc_sb_cstr(&b));
+    c_line(e, "%s[%s] = %s;", buf, mlc_sb_cstr(&a), stored(e, bt, mlc_sb_cstr(&b), &st));
   } else if (idx->kind == MLC_EXPR_RAMP && mlc_e_is_const_int(idx->ramp.stride, &stride) && stride == 1 &&
              c_vector_ok(val)) {
     c_expr(e, idx->ramp.base, &a);
@@ -56,12 +69,14 @@ static void emit_store(CEmit *e, const MlcStmt *s) {
     c_expr_lane(e, val, "mlc_l", &b);
     c_line(e, "for (int mlc_l = 0; mlc_l < %d; ++mlc_l) mlc_lanes[mlc_l] = %s;", lanes, mlc_sb_cstr(&b));
     c_expr_lane(e, idx, "mlc_l", &a);
-    c_line(e, "for (int mlc_l = 0; mlc_l < %d; ++mlc_l) %s[%s] = mlc_lanes[mlc_l];", lanes, buf, mlc_sb_cstr(&a));
+    c_line(e, "for (int mlc_l = 0; mlc_l < %d; ++mlc_l) %s[%s] = %s;", lanes, buf, mlc_sb_cstr(&a),
+           stored(e, bt, "mlc_lanes[mlc_l]", &st));
     e->indent--;
     c_line(e, "}");
   }
   mlc_vec_free(&a);
   mlc_vec_free(&b);
+  mlc_vec_free(&st);
 }
 
 static void push_var(CEmit *e, const MlcExpr *v) { mlc_vec_push(&e->scope_vars, v); }
@@ -171,7 +186,7 @@ static void emit_parallel(CEmit *e, const MlcStmt *s) {
   for (size_t i = 0; i < e->scope_bufs.len; i++) {
     const MlcBuffer *b = e->scope_bufs.data[i];
     const char *n = c_name(e, b, b->name);
-    mlc_sb_printf(&def, "  %s *%s;\n", c_scalar_type(mlc_dtype_elem(b->dtype)), n);
+    mlc_sb_printf(&def, "  %s *%s;\n", c_storage_type(mlc_dtype_elem(b->dtype)), n);
     mlc_sb_printf(&init, ", %s", n);
   }
   mlc_sb_printf(&def, "} %s;\n\n", ty);
@@ -196,7 +211,7 @@ static void emit_parallel(CEmit *e, const MlcStmt *s) {
   for (size_t i = 0; i < e->scope_bufs.len; i++) {
     const MlcBuffer *b = e->scope_bufs.data[i];
     const char *n = c_name(e, b, b->name);
-    c_line(e, "%s *%s%s = mlc_c->%s;", c_scalar_type(mlc_dtype_elem(b->dtype)), e->noalias ? "restrict " : "", n, n);
+    c_line(e, "%s *%s%s = mlc_c->%s;", c_storage_type(mlc_dtype_elem(b->dtype)), e->noalias ? "restrict " : "", n, n);
   }
   const char *ct = c_scalar_type(s->loop.var->dtype);
   const char *v = c_name(e, s->loop.var, s->loop.var->var.name);
@@ -237,7 +252,7 @@ static void emit_parallel(CEmit *e, const MlcStmt *s) {
 
 static void emit_allocate(CEmit *e, const MlcStmt *s) {
   const MlcBuffer *b = s->alloc.buf;
-  const char *ct = c_scalar_type(mlc_dtype_elem(b->dtype));
+  const char *ct = c_storage_type(mlc_dtype_elem(b->dtype));
   const char *n = c_name(e, b, b->name);
   int64_t numel;
   size_t esize = mlc_dtype_bytes(mlc_dtype_elem(b->dtype));

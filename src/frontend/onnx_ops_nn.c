@@ -176,6 +176,36 @@ bool mlc_onnx__conv_batchnorm(MlcOnnxNode *n) {
   return (n->out[0] = mlc_onnx__item(n, t, 0)) != NULL;
 }
 
+static bool wants_output(const MlcOnnxNode *n, int i) {
+  return i < n->n_out && n->proto->output[i] && *n->proto->output[i];
+}
+
+/* LayerNormalization's optional Mean and InvStdDev outputs, kept-dims
+ * shaped, in the stash_type precision and by the formula of its function
+ * body: 1 / sqrt(E[x^2] - E[x]^2 + epsilon) */
+static bool layernorm_stats(MlcOnnxNode *n, MlcGExpr *x, const int64_t *axes, int k, double eps) {
+  MlcCtx *ctx = n->im->ctx;
+  int64_t stash;
+  MlcDType t;
+  if (!mlc_onnx__attr_int(n, "stash_type", 1, &stash)) return false;
+  if (!mlc_onnx__dtype((int32_t)stash, &t) || !mlc_dtype_is_float(t))
+    return mlc_onnx__node_fail(n, "stash_type %s is not supported", mlc_onnx__dtype_name((int32_t)stash));
+  if (!mlc_dtype_eq(t, mlc_onnx__dtype_of(x))) {
+    MlcAttr c = attr("dtype", mlc_onnx__av_dtype(t));
+    if (!(x = mlc_onnx__emit_attrs(n, "astype", &x, 1, 1, &c))) return false;
+  }
+  MlcAttr a[2] = {attr("axis", mlc_onnx__av_ints(ctx, axes, k)), attr("keepdims", av_bool(true))};
+  MlcGExpr *mean = mlc_onnx__emit_attrs(n, "mean", &x, 1, 2, a);
+  if (!mean) return false;
+  n->out[1] = mean;
+  if (!wants_output(n, 2)) return true;
+  MlcGExpr *sq = mlc_onnx__emit2(n, "multiply", x, x);
+  MlcGExpr *msq = sq ? mlc_onnx__emit_attrs(n, "mean", &sq, 1, 2, a) : NULL;
+  MlcGExpr *var = mlc_onnx__emit2(n, "subtract", msq, mlc_onnx__emit2(n, "multiply", mean, mean));
+  MlcGExpr *sd = mlc_onnx__emit1(n, "sqrt", mlc_onnx__emit2(n, "add", var, mlc_onnx__scalar_like(n, mean, eps)));
+  return (n->out[2] = mlc_onnx__emit2(n, "divide", mlc_onnx__scalar_like(n, mean, 1.0), sd)) != NULL;
+}
+
 bool mlc_onnx__conv_layernorm(MlcOnnxNode *n) {
   MlcCtx *ctx = n->im->ctx;
   MlcGExpr *x = mlc_onnx__input(n, 0), *scale = mlc_onnx__input(n, 1);
@@ -185,12 +215,13 @@ bool mlc_onnx__conv_layernorm(MlcOnnxNode *n) {
   if (!x || !scale || !need_rank(n, x, &rank) || !mlc_onnx__attr_int(n, "axis", -1, &axis) ||
       !mlc_onnx__attr_float(n, "epsilon", 1e-5, &eps))
     return false;
-  for (int i = 1; i < n->n_out; i++)
-    if (n->proto->output[i] && *n->proto->output[i])
-      return mlc_onnx__node_fail(n, "the Mean and InvStdDev outputs are not supported");
+  if (rank > MAX_RANK) return mlc_onnx__node_fail(n, "inputs of rank over %d are not supported", MAX_RANK);
+  if (axis < -rank || axis >= rank)
+    return mlc_onnx__node_fail(n, "axis %lld is out of range for rank %d", (long long)axis, rank);
   if (axis < 0) axis += rank;
   int64_t axes[MAX_RANK];
   for (int i = (int)axis; i < rank; i++) axes[i - axis] = i;
+  if ((wants_output(n, 1) || wants_output(n, 2)) && !layernorm_stats(n, x, axes, rank - (int)axis, eps)) return false;
   MlcGExpr *bias = n->n_in > 2 ? n->in[2] : NULL;
   if (!bias) {
     MlcGExpr *zero = mlc_onnx__scalar_like(n, scale, 0);

@@ -138,23 +138,35 @@ static int32_t env_linear(DLTensor *const *args, int32_t n_args, const MlcrtEnv 
   return 0;
 }
 
-/* env.matmul(a [M, K], b [K, N], out [M, N]) */
+/* env.matmul(a [.., M, K], b [K, N], out [.., M, N]): the leading dims of a
+ * are rows too (a weight applied to every row of a batch) */
 static int32_t env_matmul(DLTensor *const *args, int32_t n_args, const MlcrtEnv *env) {
   static const char fn[] = "env.matmul";
   if (n_args != 3 || !args) return mlcrt_set_error("%s: expected 3 arguments (a, b, out), got %d", fn, n_args);
   const DLTensor *a = args[0], *b = args[1];
   DLTensor *out = args[2];
-  if (check_operand(fn, "a", a, 2, 2) || check_operand(fn, "b", b, 2, 2) || check_operand(fn, "out", out, 2, 2))
+  if (check_operand(fn, "a", a, 2, MLCRT_MAX_NDIM) || check_operand(fn, "b", b, 2, 2) ||
+      check_operand(fn, "out", out, 2, MLCRT_MAX_NDIM))
     return -1;
-  int64_t m = a->shape[0], k = a->shape[1], n = b->shape[1];
+  int64_t k = a->shape[a->ndim - 1], n = b->shape[1], m = 1;
   char what[160];
   if (b->shape[0] != k) {
     snprintf(what, sizeof what, "b: expected (%lld, N) to match a's K", (long long)k);
     return shape_error(fn, what, b);
   }
-  if (out->shape[0] != m || out->shape[1] != n) {
-    snprintf(what, sizeof what, "out: expected (%lld, %lld)", (long long)m, (long long)n);
-    return shape_error(fn, what, out);
+  int64_t want[MLCRT_MAX_NDIM];
+  bool ok = out->ndim == a->ndim;
+  for (int32_t i = 0; i + 1 < a->ndim; i++) {
+    want[i] = a->shape[i];
+    ok = ok && out->shape[i] == a->shape[i];
+    m *= a->shape[i]; /* fits: a's byte size was checked */
+  }
+  want[a->ndim - 1] = n;
+  if (!ok || out->shape[out->ndim - 1] != n) {
+    char ws[256], msg[300];
+    mlcrt__shape_str(want, a->ndim, ws, sizeof ws);
+    snprintf(msg, sizeof msg, "out: expected shape %s", ws);
+    return shape_error(fn, msg, out);
   }
   gemm(m, n, k, f32_in(a), f32_in(b), false, NULL, f32_out(out));
   return 0;

@@ -24,6 +24,7 @@ MlcModule *mlc_graph_pipeline(MlcCtx *ctx, const MlcModule *m, MlcGraphPass last
   if (stats) *stats = NULL;
   if (n_stats) *n_stats = 0;
   STAGE(INFER_SINFO, mlc_pass_infer_sinfo(ctx, m));
+  STAGE(DISPATCH, mlc_pass_dispatch_library(ctx, m));
   STAGE(LEGALIZE, mlc_pass_legalize_ops(ctx, m));
   STAGE(CANONICALIZE, mlc_pass_canonicalize_bindings(ctx, m));
   STAGE(DEAD_CODE, mlc_pass_dead_code(ctx, m));

@@ -135,6 +135,25 @@ static void check_matmul(int64_t m, int64_t k, int64_t n) {
   mlcrt_tensor_free(out);
 }
 
+/* a [B, M, K] times b [K, N]: every row of every batch */
+static void test_matmul_batched(void) {
+  enum { B = 3, M = 5, K = 7, N = 4 };
+  int64_t as[] = {B, M, K}, bs[] = {K, N}, os[] = {B, M, N};
+  MlcrtTensor *a = tensor(3, as), *b = tensor(2, bs), *out = tensor(3, os);
+  fill(a, 6);
+  fill(b, 7);
+  DLTensor *args[] = {&a->dl, &b->dl, &out->dl};
+  CHECK(lookup("env.matmul")(args, 3, mlcrt_env()) == 0);
+  double want[B * M * N] = {0};
+  for (int r = 0; r < B * M; r++)
+    for (int j = 0; j < N; j++)
+      for (int p = 0; p < K; p++) want[r * N + j] += (double)f32(a)[r * K + p] * f32(b)[p * N + j];
+  CHECK(close_to(f32(out), want, B * M * N, K));
+  mlcrt_tensor_free(a);
+  mlcrt_tensor_free(b);
+  mlcrt_tensor_free(out);
+}
+
 static void test_matmul(void) {
   check_matmul(1, 1, 1);
   check_matmul(7, 13, 9);
@@ -177,9 +196,11 @@ static void test_matmul_errors(void) {
   const int64_t bad_k[][4] = {{2, 3, 4}, {2, 5, 6}, {2, 3, 6}};
   CHECK_STR(call_error("env.matmul", 3, bad_k, -1), "env.matmul: b: expected (4, N) to match a's K, got shape (5, 6)");
   const int64_t bad_out[][4] = {{2, 3, 4}, {2, 4, 6}, {2, 6, 3}};
-  CHECK_STR(call_error("env.matmul", 3, bad_out, -1), "env.matmul: out: expected (3, 6), got shape (6, 3)");
+  CHECK_STR(call_error("env.matmul", 3, bad_out, -1), "env.matmul: out: expected shape (3, 6), got shape (6, 3)");
   const int64_t ok[][4] = {{2, 3, 4}, {2, 4, 6}, {2, 3, 6}};
   CHECK_STR(call_error("env.matmul", 3, ok, -1), "(accepted)");
+  const int64_t bad_batch[][4] = {{3, 3, 5, 7}, {2, 7, 4}, {3, 3, 4, 4}};
+  CHECK_STR(call_error("env.matmul", 3, bad_batch, -1), "env.matmul: out: expected shape (3, 5, 4), got shape (3, 4, 4)");
   CHECK_STR(call_error("env.matmul", 4, (const int64_t[][4]){{2, 3, 4}, {2, 4, 6}, {2, 3, 6}, {1, 1}}, -1),
             "env.matmul: expected 3 arguments (a, b, out), got 4");
 }
@@ -243,6 +264,7 @@ int main(int argc, char **argv) {
   RUN(test_linear_empty);
   RUN(test_linear_rank1);
   RUN(test_matmul);
+  RUN(test_matmul_batched);
   RUN(test_linear_errors);
   RUN(test_matmul_errors);
   RUN(test_non_compact_refused);

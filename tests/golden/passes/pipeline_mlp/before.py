@@ -1,6 +1,8 @@
-# The two-layer MLP through every graph pass: ops legalized to prim funcs
-# (the two matmuls differ in shape, so there are two), allocations made
-# explicit and the intermediates planned into one storage.
+# The two-layer MLP through every graph pass: the first product (4x784 by
+# 784x128, big enough) is dispatched to the runtime's env.matmul, the second
+# (4x128 by 128x10) and the other ops are legalized to prim funcs,
+# allocations are made explicit and the intermediates planned into one
+# storage.
 from tvm.script import ir as I
 from tvm.script import relax as R
 
