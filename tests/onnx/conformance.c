@@ -203,6 +203,11 @@ typedef struct Job {
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
+static void free_list(char **list, int n) {
+  for (int i = 0; list && i < n; i++) free(list[i]);
+  free(list);
+}
+
 static char **list_tests(const Options *o, int *n) {
   DIR *d = opendir(o->suite);
   if (!d) return NULL;
@@ -352,5 +357,10 @@ int main(int argc, char **argv) {
     fclose(f);
   }
   if (regressions) printf("%d listed test%s no longer pass\n", regressions, regressions == 1 ? "" : "s");
+  free_list(names, n);
+  free_list(expect, n_expect);
+  free(results);
+  free(jobs);
+  free(job_index);
   return regressions ? 1 : 0;
 }
