@@ -100,6 +100,25 @@ static void gemm(int64_t m, int64_t n, int64_t k, const float *a, const float *b
   }
 }
 
+/* out must be x's shape with the last dim n; *rows = the product of x's
+ * other dims (the rows of the product) */
+static int rows_out(const char *fn, const DLTensor *x, int64_t n, const DLTensor *out, int64_t *rows) {
+  int64_t want[MLCRT_MAX_NDIM];
+  bool ok = out->ndim == x->ndim;
+  *rows = 1;
+  for (int32_t i = 0; i + 1 < x->ndim; i++) {
+    want[i] = x->shape[i];
+    ok = ok && out->shape[i] == x->shape[i];
+    *rows *= x->shape[i]; /* fits: x's byte size was checked */
+  }
+  want[x->ndim - 1] = n;
+  if (ok && out->shape[out->ndim - 1] == n) return 0;
+  char ws[256], msg[300];
+  mlcrt__shape_str(want, x->ndim, ws, sizeof ws);
+  snprintf(msg, sizeof msg, "out: expected shape %s", ws);
+  return shape_error(fn, msg, out);
+}
+
 /* env.linear(x [.., K], w [N, K], [b [N],] out [.., N]): out = x w^T + b */
 static int32_t env_linear(DLTensor *const *args, int32_t n_args, const MlcrtEnv *env) {
   static const char fn[] = "env.linear";
@@ -110,7 +129,7 @@ static int32_t env_linear(DLTensor *const *args, int32_t n_args, const MlcrtEnv 
   if (check_operand(fn, "x", x, 1, MLCRT_MAX_NDIM) || check_operand(fn, "w", w, 2, 2) ||
       (b && check_operand(fn, "b", b, 1, 1)) || check_operand(fn, "out", out, 1, MLCRT_MAX_NDIM))
     return -1;
-  int64_t k = x->shape[x->ndim - 1], n = w->shape[0], m = 1;
+  int64_t k = x->shape[x->ndim - 1], n = w->shape[0], m;
   char what[160];
   if (w->shape[1] != k) {
     snprintf(what, sizeof what, "w: expected (N, %lld) to match x's last dim", (long long)k);
@@ -120,20 +139,7 @@ static int32_t env_linear(DLTensor *const *args, int32_t n_args, const MlcrtEnv 
     snprintf(what, sizeof what, "b: expected (%lld,) to match w's N", (long long)n);
     return shape_error(fn, what, b);
   }
-  int64_t want[MLCRT_MAX_NDIM];
-  bool ok = out->ndim == x->ndim;
-  for (int32_t i = 0; i + 1 < x->ndim; i++) {
-    want[i] = x->shape[i];
-    ok = ok && out->shape[i] == x->shape[i];
-    m *= x->shape[i]; /* fits: x's byte size was checked */
-  }
-  want[x->ndim - 1] = n;
-  if (!ok || out->shape[out->ndim - 1] != n) {
-    char ws[256], msg[300];
-    mlcrt__shape_str(want, x->ndim, ws, sizeof ws);
-    snprintf(msg, sizeof msg, "out: expected shape %s", ws);
-    return shape_error(fn, msg, out);
-  }
+  if (rows_out(fn, x, n, out, &m)) return -1;
   gemm(m, n, k, f32_in(x), f32_in(w), true, b ? f32_in(b) : NULL, f32_out(out));
   return 0;
 }
@@ -148,26 +154,13 @@ static int32_t env_matmul(DLTensor *const *args, int32_t n_args, const MlcrtEnv 
   if (check_operand(fn, "a", a, 2, MLCRT_MAX_NDIM) || check_operand(fn, "b", b, 2, 2) ||
       check_operand(fn, "out", out, 2, MLCRT_MAX_NDIM))
     return -1;
-  int64_t k = a->shape[a->ndim - 1], n = b->shape[1], m = 1;
+  int64_t k = a->shape[a->ndim - 1], n = b->shape[1], m;
   char what[160];
   if (b->shape[0] != k) {
     snprintf(what, sizeof what, "b: expected (%lld, N) to match a's K", (long long)k);
     return shape_error(fn, what, b);
   }
-  int64_t want[MLCRT_MAX_NDIM];
-  bool ok = out->ndim == a->ndim;
-  for (int32_t i = 0; i + 1 < a->ndim; i++) {
-    want[i] = a->shape[i];
-    ok = ok && out->shape[i] == a->shape[i];
-    m *= a->shape[i]; /* fits: a's byte size was checked */
-  }
-  want[a->ndim - 1] = n;
-  if (!ok || out->shape[out->ndim - 1] != n) {
-    char ws[256], msg[300];
-    mlcrt__shape_str(want, a->ndim, ws, sizeof ws);
-    snprintf(msg, sizeof msg, "out: expected shape %s", ws);
-    return shape_error(fn, msg, out);
-  }
+  if (rows_out(fn, a, n, out, &m)) return -1;
   gemm(m, n, k, f32_in(a), f32_in(b), false, NULL, f32_out(out));
   return 0;
 }
