@@ -53,21 +53,28 @@ typedef struct Window {
   int64_t kernel[2], strides[2], dilations[2], pads[4];
 } Window;
 
-/* the 2-D window attributes; auto_pad SAME_* computed from static sizes */
-static bool read_window(MlcOnnxNode *n, const MlcGExpr *x, const int64_t *kernel, Window *w) {
-  int k;
+/* the window attributes of nd (1 or 2) spatial dims as a 2-D window; a 1-D
+ * window is the 2-D one over (1, L): its H part is the identity (kernel,
+ * stride and dilation 1, no padding).  auto_pad SAME_* is computed from
+ * static sizes. */
+static bool read_window(MlcOnnxNode *n, const MlcGExpr *x, const int64_t *kernel, int nd, Window *w) {
+  int k, off = 2 - nd; /* the first 2-D slot the attributes fill */
   int64_t v[8];
-  for (int i = 0; i < 2; i++) w->kernel[i] = kernel[i], w->strides[i] = 1, w->dilations[i] = 1;
+  for (int i = 0; i < 2; i++) w->kernel[i] = i < off ? 1 : kernel[i - off], w->strides[i] = 1, w->dilations[i] = 1;
   memset(w->pads, 0, sizeof w->pads);
   if (!mlc_onnx__attr_ints(n, "strides", v, 8, &k)) return false;
-  if (k == 2) w->strides[0] = v[0], w->strides[1] = v[1];
-  else if (k >= 0) return mlc_onnx__node_fail(n, "windows other than 2-D are not supported");
+  if (k == nd) memcpy(w->strides + off, v, (size_t)nd * sizeof *v);
+  else if (k >= 0) return mlc_onnx__node_fail(n, "strides: %d values for a %d-D window", k, nd);
   if (!mlc_onnx__attr_ints(n, "dilations", v, 8, &k)) return false;
-  if (k == 2) w->dilations[0] = v[0], w->dilations[1] = v[1];
-  else if (k >= 0) return mlc_onnx__node_fail(n, "windows other than 2-D are not supported");
+  if (k == nd) memcpy(w->dilations + off, v, (size_t)nd * sizeof *v);
+  else if (k >= 0) return mlc_onnx__node_fail(n, "dilations: %d values for a %d-D window", k, nd);
   if (!mlc_onnx__attr_ints(n, "pads", v, 8, &k)) return false;
-  if (k == 4) memcpy(w->pads, v, sizeof w->pads);
-  else if (k >= 0) return mlc_onnx__node_fail(n, "windows other than 2-D are not supported");
+  if (k == 2 * nd)
+    for (int i = 0; i < nd; i++) w->pads[off + i] = v[i], w->pads[2 + off + i] = v[nd + i];
+  else if (k >= 0) return mlc_onnx__node_fail(n, "pads: %d values for a %d-D window", k, nd);
+  for (int i = 0; i < 2; i++)
+    if (w->kernel[i] < 1 || w->strides[i] < 1 || w->dilations[i] < 1 || w->pads[i] < 0 || w->pads[i + 2] < 0)
+      return mlc_onnx__node_fail(n, "kernel, strides and dilations must be positive and pads not negative");
   const char *auto_pad = mlc_onnx__attr_str(n, "auto_pad", "NOTSET");
   if (!strcmp(auto_pad, "NOTSET") || !strcmp(auto_pad, "VALID")) {
     if (!strcmp(auto_pad, "VALID")) memset(w->pads, 0, sizeof w->pads);
@@ -75,9 +82,9 @@ static bool read_window(MlcOnnxNode *n, const MlcGExpr *x, const int64_t *kernel
   }
   bool upper = !strcmp(auto_pad, "SAME_UPPER");
   if (!upper && strcmp(auto_pad, "SAME_LOWER")) return mlc_onnx__node_fail(n, "auto_pad '%s' is not supported", auto_pad);
-  for (int i = 0; i < 2; i++) {
+  for (int i = off; i < 2; i++) {
     int64_t in;
-    if (!mlc_onnx__const_dim(x, 2 + i, &in)) return mlc_onnx__node_fail(n, "auto_pad over a symbolic size is not supported");
+    if (!mlc_onnx__const_dim(x, 2 + i - off, &in)) return mlc_onnx__node_fail(n, "auto_pad over a symbolic size is not supported");
     int64_t out = (in + w->strides[i] - 1) / w->strides[i];
     int64_t total = (out - 1) * w->strides[i] + (w->kernel[i] - 1) * w->dilations[i] + 1 - in;
     if (total < 0) total = 0;
@@ -85,6 +92,19 @@ static bool read_window(MlcOnnxNode *n, const MlcGExpr *x, const int64_t *kernel
     w->pads[i + 2] = total - w->pads[i];
   }
   return true;
+}
+
+/* a 1-D (N, C, L) value as the 2-D (N, C, 1, L) one, and back */
+static MlcGExpr *as_2d(MlcOnnxNode *n, MlcGExpr *x) {
+  int64_t axis = 2;
+  MlcAttr a = attr("axis", mlc_onnx__av_ints(n->im->ctx, &axis, 1));
+  return x ? mlc_onnx__emit_attrs(n, "expand_dims", &x, 1, 1, &a) : NULL;
+}
+
+static MlcGExpr *from_2d(MlcOnnxNode *n, MlcGExpr *y) {
+  int64_t axis = 2;
+  MlcAttr a = attr("axis", mlc_onnx__av_ints(n->im->ctx, &axis, 1));
+  return y ? mlc_onnx__emit_attrs(n, "squeeze", &y, 1, 1, &a) : NULL;
 }
 
 static int window_attrs(MlcCtx *ctx, const Window *w, MlcAttr *a, bool with_kernel) {
@@ -102,16 +122,18 @@ bool mlc_onnx__conv_conv(MlcOnnxNode *n) {
   int rank;
   int64_t kernel[2], group;
   if (!x || !wt || !need_rank(n, x, &rank)) return false;
-  if (rank != 4) return mlc_onnx__node_fail(n, "convolution other than 2-D (rank 4 input) is not supported");
-  if (!mlc_onnx__const_dim(wt, 2, &kernel[0]) || !mlc_onnx__const_dim(wt, 3, &kernel[1]))
-    return mlc_onnx__node_fail(n, "the kernel size must be static");
+  if (rank != 3 && rank != 4) return mlc_onnx__node_fail(n, "convolution other than 1-D or 2-D (rank 3 or 4 input) is not supported");
+  int nd = rank - 2;
+  if (mlc_onnx__rank(wt) != rank) return mlc_onnx__node_fail(n, "the weight must have rank %d", rank);
+  for (int i = 0; i < nd; i++)
+    if (!mlc_onnx__const_dim(wt, 2 + i, &kernel[i])) return mlc_onnx__node_fail(n, "the kernel size must be static");
   Window w;
-  if (!read_window(n, x, kernel, &w) || !mlc_onnx__attr_int(n, "group", 1, &group)) return false;
+  if (!read_window(n, x, kernel, nd, &w) || !mlc_onnx__attr_int(n, "group", 1, &group)) return false;
   MlcAttr a[5];
   int k = window_attrs(ctx, &w, a, false);
   a[k++] = attr("groups", mlc_onnx__av_int(group));
-  MlcGExpr *args[2] = {x, wt};
-  MlcGExpr *y = mlc_onnx__emit_attrs(n, "nn.conv2d", args, 2, k, a);
+  MlcGExpr *args[2] = {nd == 1 ? as_2d(n, x) : x, nd == 1 ? as_2d(n, wt) : wt};
+  MlcGExpr *y = args[0] && args[1] ? mlc_onnx__emit_attrs(n, "nn.conv2d", args, 2, k, a) : NULL;
   if (y && n->n_in > 2 && n->in[2]) {
     /* bias (C,) -> (C, 1, 1), broadcast over N, H, W */
     int64_t axes[2] = {1, 2};
@@ -119,7 +141,7 @@ bool mlc_onnx__conv_conv(MlcOnnxNode *n) {
     MlcGExpr *b = mlc_onnx__emit_attrs(n, "expand_dims", &n->in[2], 1, 1, &e);
     y = b ? mlc_onnx__emit2(n, "add", y, b) : NULL;
   }
-  return (n->out[0] = y) != NULL;
+  return (n->out[0] = nd == 1 ? from_2d(n, y) : y) != NULL;
 }
 
 static bool pool(MlcOnnxNode *n, const char *op) {
@@ -130,16 +152,19 @@ static bool pool(MlcOnnxNode *n, const char *op) {
   if (!x || !need_rank(n, x, &rank) || !mlc_onnx__attr_ints(n, "kernel_shape", kernel, 8, &k) ||
       !mlc_onnx__attr_int(n, "ceil_mode", 0, &ceil_mode) || !mlc_onnx__attr_int(n, "count_include_pad", 0, &include_pad))
     return false;
-  if (rank != 4 || k != 2) return mlc_onnx__node_fail(n, "pooling other than 2-D (rank 4 input) is not supported");
+  if ((rank != 3 && rank != 4) || k != rank - 2)
+    return mlc_onnx__node_fail(n, "pooling other than 1-D or 2-D (rank 3 or 4 input) is not supported");
   if (n->n_out > 1 && n->proto->output[1] && *n->proto->output[1])
     return mlc_onnx__node_fail(n, "the Indices output is not supported");
   Window w;
-  if (!read_window(n, x, kernel, &w)) return false;
+  if (!read_window(n, x, kernel, k, &w)) return false;
   MlcAttr a[6];
   int na = window_attrs(ctx, &w, a, true);
   a[na++] = attr("ceil_mode", av_bool(ceil_mode != 0));
   if (!strcmp(op, "nn.avg_pool2d")) a[na++] = attr("count_include_pad", av_bool(include_pad != 0));
-  return (n->out[0] = mlc_onnx__emit_attrs(n, op, &x, 1, na, a)) != NULL;
+  MlcGExpr *in = k == 1 ? as_2d(n, x) : x;
+  MlcGExpr *y = in ? mlc_onnx__emit_attrs(n, op, &in, 1, na, a) : NULL;
+  return (n->out[0] = k == 1 ? from_2d(n, y) : y) != NULL;
 }
 
 bool mlc_onnx__conv_maxpool(MlcOnnxNode *n) { return pool(n, "nn.max_pool2d"); }
