@@ -40,6 +40,16 @@ MlcGExpr *mlc_onnx__item(MlcOnnxNode *n, MlcGExpr *tuple, int i);
 bool mlc_onnx__ints_attr_or_input(MlcOnnxNode *n, const char *name, int64_t input_since, int input,
                                   int64_t *out, int cap, int *count);
 
+/* ---- small builders every converter file uses ------------------------------------------ */
+static inline MlcAttr attr(const char *k, MlcAttrValue v) { return (MlcAttr){k, v}; }
+static inline MlcAttrValue av_bool(bool b) { return (MlcAttrValue){.kind = MLC_ATTR_BOOL, .b = b}; }
+/* x's rank in *rank; a "not supported" error when it is unknown */
+static inline bool need_rank(MlcOnnxNode *n, const MlcGExpr *x, int *rank) {
+  *rank = mlc_onnx__rank(x);
+  if (*rank < 0) return mlc_onnx__node_fail(n, "input of unknown rank is not supported");
+  return true;
+}
+
 /* ---- the converters outside onnx_ops.c ------------------------------------------------ */
 #define MLC_ONNX_MORE_CONVERTERS(X)                                                  \
   X("MatMul", 1, mlc_onnx__conv_matmul) X("Gemm", 1, mlc_onnx__conv_gemm)            \

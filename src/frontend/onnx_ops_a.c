@@ -15,8 +15,6 @@
 
 #define MAX_RANK 16
 
-static MlcAttr attr(const char *k, MlcAttrValue v) { return (MlcAttr){k, v}; }
-static MlcAttrValue av_bool(bool b) { return (MlcAttrValue){.kind = MLC_ATTR_BOOL, .b = b}; }
 
 /* a scalar constant of x's dtype */
 static MlcGExpr *k(MlcOnnxNode *n, const MlcGExpr *x, double v) { return mlc_onnx__scalar_like(n, x, v); }

@@ -20,8 +20,6 @@
 
 #define MAX_RANK 32
 
-static MlcAttr attr(const char *k, MlcAttrValue v) { return (MlcAttr){k, v}; }
-static MlcAttrValue av_bool(bool b) { return (MlcAttrValue){.kind = MLC_ATTR_BOOL, .b = b}; }
 
 /* ---- small builders (NULL in, NULL out, so chains check once) ---------------------------------- */
 

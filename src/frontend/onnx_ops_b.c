@@ -16,18 +16,10 @@
 
 #define MAX_RANK 32
 
-static MlcAttr attr(const char *k, MlcAttrValue v) { return (MlcAttr){k, v}; }
-static MlcAttrValue av_bool(bool b) { return (MlcAttrValue){.kind = MLC_ATTR_BOOL, .b = b}; }
 static MlcAttrValue av_floats(MlcCtx *ctx, const double *v, int n) {
   MlcAttrValue *items = mlc_arena_array(&ctx->arena, (size_t)(n ? n : 1), sizeof *items);
   for (int i = 0; i < n; i++) items[i] = mlc_onnx__av_float(v[i]);
   return (MlcAttrValue){.kind = MLC_ATTR_LIST, .list = {items, n}};
-}
-
-static bool need_rank(MlcOnnxNode *n, const MlcGExpr *x, int *rank) {
-  *rank = mlc_onnx__rank(x);
-  if (*rank < 0) return mlc_onnx__node_fail(n, "input of unknown rank is not supported");
-  return true;
 }
 
 /* the node's optional input i, NULL when omitted */

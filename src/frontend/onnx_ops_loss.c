@@ -16,8 +16,6 @@
 #define MAX_RANK 32
 #define MAX_CLASSES (1 << 20) /* bounds the iota constant built at import */
 
-static MlcAttr attr(const char *k, MlcAttrValue v) { return (MlcAttr){k, v}; }
-static MlcAttrValue av_bool(bool b) { return (MlcAttrValue){.kind = MLC_ATTR_BOOL, .b = b}; }
 
 typedef enum { RED_NONE, RED_SUM, RED_MEAN } Reduction;
 

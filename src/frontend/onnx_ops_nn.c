@@ -7,14 +7,6 @@
 
 #define MAX_RANK 32
 
-static MlcAttr attr(const char *k, MlcAttrValue v) { return (MlcAttr){k, v}; }
-static MlcAttrValue av_bool(bool b) { return (MlcAttrValue){.kind = MLC_ATTR_BOOL, .b = b}; }
-
-static bool need_rank(MlcOnnxNode *n, const MlcGExpr *x, int *rank) {
-  *rank = mlc_onnx__rank(x);
-  if (*rank < 0) return mlc_onnx__node_fail(n, "input of unknown rank is not supported");
-  return true;
-}
 
 /* ---- matmul, gemm ------------------------------------------------------------------------- */
 

@@ -11,7 +11,6 @@
 #define MAX_RANK 32
 #define MAX_CONST_NUMEL ((int64_t)1 << 24)
 
-static MlcAttr attr(const char *k, MlcAttrValue v) { return (MlcAttr){k, v}; }
 static MlcAttrValue av_expr(MlcExpr *e) { return (MlcAttrValue){.kind = MLC_ATTR_EXPR, .expr = e}; }
 
 static MlcExpr *dim_expr(const MlcGExpr *x, int d) {
@@ -33,12 +32,6 @@ static MlcExpr *mul_dims(MlcCtx *ctx, MlcExpr *a, MlcExpr *b) {
   int64_t x, y;
   if (mlc_e_is_const_int(a, &x) && mlc_e_is_const_int(b, &y)) return mlc_e_int(ctx, MLC_I64_T, x * y);
   return mlc_e_bin(ctx, MLC_BIN_MUL, a, b);
-}
-
-static bool need_rank(MlcOnnxNode *n, const MlcGExpr *x, int *rank) {
-  *rank = mlc_onnx__rank(x);
-  if (*rank < 0) return mlc_onnx__node_fail(n, "input of unknown rank is not supported");
-  return true;
 }
 
 /* ---- reshaping -------------------------------------------------------------------------- */
