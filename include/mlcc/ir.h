@@ -54,6 +54,9 @@ size_t mlc_dtype_bytes(MlcDType t); /* storage bytes of one element (bool: 1) */
 /* the bits of f as IEEE half / bfloat16, rounded to nearest even (NaN stays NaN) */
 uint16_t mlc_f32_to_f16(float f);
 uint16_t mlc_f32_to_bf16(float f);
+/* the value of IEEE half / bfloat16 bits, exactly */
+float mlc_f16_to_f32(uint16_t h);
+float mlc_bf16_to_f32(uint16_t h);
 /* v truncated toward zero as an int64; NaN and values outside int64 (where a
  * C cast is undefined) give 0, the interpreter's answer for such casts */
 int64_t mlc_f64_to_i64(double v);

@@ -77,6 +77,22 @@ static int run(char **argv, MlcStrBuf *out) {
   return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
 }
 
+/* The -march flag of the native target: the build machine's own, unless
+ * $MLC_MARCH names another (MLC_MARCH=x86-64-v3 builds for any x86-64 CPU
+ * with AVX2 and FMA, which is how one machine checks that results do not
+ * depend on AVX-512).  NULL + error when $MLC_MARCH is not a plain name. */
+static char *native_march(MlcCtx *ctx, char *buf, size_t cap) {
+  const char *env = getenv("MLC_MARCH");
+  if (!env || !*env) env = "native";
+  bool plain = strlen(env) < cap - 8;
+  for (const char *c = env; plain && *c; c++)
+    plain = (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '-' || *c == '_' || *c == '.';
+  if (!plain)
+    return mlc_error(ctx, (MlcLoc){0}, "MLC_MARCH='%.40s' is not a target name (e.g. native, x86-64-v3)", env), NULL;
+  snprintf(buf, cap, "-march=%s", env);
+  return buf;
+}
+
 /* Compile the C file cpath into the shared object out_so. */
 static bool compile_so(MlcCtx *ctx, const char *cpath, const char *out_so, const MlcBuildOptions *opt) {
   MlcStrBuf log = {0};
@@ -90,7 +106,12 @@ static bool compile_so(MlcCtx *ctx, const char *cpath, const char *out_so, const
    * is GCC's default in GNU mode, spelled out so any compiler does it */
   const char *fixed[] = {"-std=gnu11", "-O3", "-ffp-contract=fast", "-fPIC", "-shared", "-fvisibility=hidden", "-w"};
   for (size_t i = 0; i < sizeof fixed / sizeof *fixed && argc < MAX_ARGS - 8; i++) argv[argc++] = (char *)fixed[i];
-  if (opt->target == MLC_TARGET_NATIVE) argv[argc++] = "-march=native";
+  char march[96];
+  if (opt->target == MLC_TARGET_NATIVE && !(argv[argc++] = native_march(ctx, march, sizeof march))) {
+    free(ccbuf);
+    free(flags);
+    return false;
+  }
   argc = split(flags, argv, argc, MAX_ARGS - 5);
   argv[argc++] = "-o";
   argv[argc++] = (char *)out_so;

@@ -15,38 +15,6 @@
 
 /* ---- scalar semantics ----------------------------------------------------- */
 
-static float half_to_float(uint16_t h) {
-  uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 31, man = h & 1023, bits;
-  if (exp == 0) {
-    if (man == 0) bits = sign;
-    else { /* subnormal */
-      float f = ldexpf((float)man, -24);
-      return sign ? -f : f;
-    }
-  } else if (exp == 31) bits = sign | 0x7f800000u | (man << 13);
-  else bits = sign | ((exp + 112) << 23) | (man << 13);
-  float f;
-  memcpy(&f, &bits, 4);
-  return f;
-}
-
-static uint16_t float_to_half(float f) {
-  uint32_t x;
-  memcpy(&x, &f, 4);
-  uint32_t sign = (x >> 16) & 0x8000;
-  float a = fabsf(f);
-  if (isnan(f)) return (uint16_t)(sign | 0x7e00);
-  if (a >= 65520.0f) return (uint16_t)(sign | 0x7c00);
-  if (a < 6.103515625e-05f) { /* subnormal half: round to a multiple of 2^-24 */
-    return (uint16_t)(sign | (uint32_t)nearbyintf(a * 16777216.0f));
-  }
-  uint32_t m = x & 0x7fffffff;
-  uint32_t e = (m >> 23) - 112, man = m & 0x7fffff;
-  uint32_t h = (e << 10) | (man >> 13), rest = man & 0x1fff;
-  if (rest > 0x1000 || (rest == 0x1000 && (h & 1))) h++;
-  return (uint16_t)(sign | h);
-}
-
 static double round_float(MlcDType t, double v) {
   if (t.code == MLC_TC_BFLOAT) {
     float f = (float)v;
@@ -58,7 +26,7 @@ static double round_float(MlcDType t, double v) {
     return f;
   }
   if (t.bits == 32) return (float)v;
-  if (t.bits == 16) return half_to_float(float_to_half((float)v));
+  if (t.bits == 16) return mlc_f16_to_f32(mlc_f32_to_f16((float)v));
   return v;
 }
 
@@ -92,7 +60,7 @@ static Val load_elem(MlcDType t, const char *p) {
   case MLC_TC_FLOAT:
     if (t.bits == 32) { float f; memcpy(&f, p, 4); v.f = f; }
     else if (t.bits == 64) memcpy(&v.f, p, 8);
-    else { uint16_t h; memcpy(&h, p, 2); v.f = half_to_float(h); }
+    else { uint16_t h; memcpy(&h, p, 2); v.f = mlc_f16_to_f32(h); }
     break;
   case MLC_TC_BFLOAT: {
     uint16_t h; memcpy(&h, p, 2);
@@ -118,7 +86,7 @@ void interp_store_elem(MlcDType t, char *p, Val v) {
   case MLC_TC_FLOAT:
     if (t.bits == 32) { float f = (float)v.f; memcpy(p, &f, 4); }
     else if (t.bits == 64) memcpy(p, &v.f, 8);
-    else { uint16_t h = float_to_half((float)v.f); memcpy(p, &h, 2); }
+    else { uint16_t h = mlc_f32_to_f16((float)v.f); memcpy(p, &h, 2); }
     break;
   case MLC_TC_BFLOAT: {
     float f = (float)round_float(t, v.f); uint32_t x; memcpy(&x, &f, 4);

@@ -103,6 +103,26 @@ uint16_t mlc_f32_to_f16(float f) {
   return (uint16_t)(sign | h);
 }
 
+float mlc_f16_to_f32(uint16_t h) {
+  uint32_t sign = (uint32_t)(h >> 15) << 31, exp = (h >> 10) & 31, man = h & 1023, bits;
+  if (exp == 0) { /* zero or subnormal: man * 2^-24, exact in float */
+    float f = (float)man * 0x1p-24f;
+    return sign ? -f : f;
+  }
+  if (exp == 31) bits = sign | 0x7f800000u | (man << 13);
+  else bits = sign | ((exp + 112) << 23) | (man << 13);
+  float f;
+  memcpy(&f, &bits, 4);
+  return f;
+}
+
+float mlc_bf16_to_f32(uint16_t h) {
+  uint32_t bits = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &bits, 4);
+  return f;
+}
+
 uint16_t mlc_f32_to_bf16(float f) {
   uint32_t x;
   memcpy(&x, &f, 4);

@@ -244,6 +244,23 @@ MlcTeTensor *mlc_te_compute(MlcCtx *ctx, const char *name, MlcExpr **shape, int 
   return make_compute(ctx, name, shape, ndim, axes, MLC_TE_NO_REDUCE, body, NULL, NULL, 0);
 }
 
+/* A sum of 16-bit floats accumulates in float32 ("<name>_acc") and rounds
+ * once at the end, as every library does: summed in float16, n terms of
+ * similar size lose about log2(n) bits, and the result would depend on the
+ * order the generated code adds them in.  (max and min are exact in any
+ * precision and stay as they are.) */
+static MlcTeTensor *sum16(MlcCtx *ctx, const char *name, MlcExpr **shape, int ndim, MlcExpr **axes, MlcExpr *body,
+                          MlcExpr **raxes, MlcExpr **rextents, int n_raxes) {
+  MlcDType t = body->dtype, acc = mlc_dtype_with_lanes(MLC_F32, t.lanes);
+  MlcTeTensor *sum = make_compute(ctx, mlc_internf(ctx, "%s_acc", name), shape, ndim, axes, MLC_TE_SUM,
+                                  mlc_e_cast(ctx, acc, body), raxes, rextents, n_raxes);
+  if (!sum) return NULL;
+  MlcExpr **ax = ndim ? mlc_arena_array(&ctx->arena, (size_t)ndim, sizeof *ax) : NULL;
+  for (int d = 0; d < ndim; d++) ax[d] = mlc_te_var(ctx, mlc_internf(ctx, "i%d", d));
+  return make_compute(ctx, name, shape, ndim, ax, MLC_TE_NO_REDUCE, mlc_e_cast(ctx, t, mlc_te_read(ctx, sum, ax, ndim)),
+                      NULL, NULL, 0);
+}
+
 MlcTeTensor *mlc_te_reduce(MlcCtx *ctx, const char *name, MlcExpr **shape, int ndim, MlcExpr **axes,
                            MlcTeReduce op, MlcExpr *body, MlcExpr **raxes, MlcExpr **rextents, int n_raxes) {
   char b[32];
@@ -258,6 +275,8 @@ MlcTeTensor *mlc_te_reduce(MlcCtx *ctx, const char *name, MlcExpr **shape, int n
                      mlc_dtype_str(body->dtype, b)), NULL;
   for (int i = 0; i < n_raxes; i++)
     if (!raxes[i] || !rextents[i]) return NULL;
+  if (op == MLC_TE_SUM && body && mlc_dtype_is_float(body->dtype) && body->dtype.bits == 16)
+    return sum16(ctx, nm, shape, ndim, axes, body, raxes, rextents, n_raxes);
   return make_compute(ctx, name, shape, ndim, axes, op, body, raxes, rextents, n_raxes);
 }
 

@@ -36,10 +36,16 @@
 
 #define RTOL 1e-4
 #define ATOL 1e-4
-/* 16-bit floats carry 11 (float16) or 8 (bfloat16) significant bits, so
- * the same computation in a different order differs by an ulp or two:
- * rtol = atol = 1e-3 (about one float16 ulp) and 1e-2 (about one bfloat16
- * ulp) */
+/* 16-bit floats carry 11 (float16) or 8 (bfloat16) significant bits.  mlcc
+ * computes each 16-bit operation in float and rounds its result once (FMA
+ * contraction may fuse a multiply and an add into one rounding; with
+ * AVX512-FP16 the compiler does that in half precision), and sums (matmul, conv, reductions, softmax's denominator) accumulate in
+ * float32 and round once at the end, as the reference does; what may still
+ * differ is the float32 value just before that rounding (summation order,
+ * FMA contraction, vector width), which can put the two results on either
+ * side of a rounding boundary: one ulp apart.  One ulp is at most 2^-10 of
+ * the value for float16 (9.8e-4) and 2^-7 for bfloat16 (7.8e-3), hence
+ * rtol = atol = 1e-3 and 1e-2. */
 #define TOL_F16 1e-3
 #define TOL_BF16 1e-2
 #define TIMEOUT_S 60

@@ -181,8 +181,10 @@ static inline void opc_store(MlcDType t, void *p, int64_t i, double v) {
   switch (t.code) {
   case MLC_TC_FLOAT:
     if (t.bits == 64) ((double *)p)[i] = v;
+    else if (t.bits == 16) ((uint16_t *)p)[i] = mlc_f32_to_f16((float)v);
     else ((float *)p)[i] = (float)v;
     return;
+  case MLC_TC_BFLOAT: ((uint16_t *)p)[i] = mlc_f32_to_bf16((float)v); return;
   case MLC_TC_BOOL: ((uint8_t *)p)[i] = v != 0; return;
   case MLC_TC_UINT:
     if (t.bits == 8) ((uint8_t *)p)[i] = (uint8_t)v;
@@ -200,7 +202,10 @@ static inline void opc_store(MlcDType t, void *p, int64_t i, double v) {
 
 static inline double opc_load(MlcDType t, const void *p, int64_t i) {
   switch (t.code) {
-  case MLC_TC_FLOAT: return t.bits == 64 ? ((const double *)p)[i] : ((const float *)p)[i];
+  case MLC_TC_FLOAT:
+    if (t.bits == 16) return mlc_f16_to_f32(((const uint16_t *)p)[i]);
+    return t.bits == 64 ? ((const double *)p)[i] : ((const float *)p)[i];
+  case MLC_TC_BFLOAT: return mlc_bf16_to_f32(((const uint16_t *)p)[i]);
   case MLC_TC_BOOL: return ((const uint8_t *)p)[i];
   case MLC_TC_UINT:
     if (t.bits == 8) return ((const uint8_t *)p)[i];

@@ -338,8 +338,34 @@ static void test_tiled_matmul(void) {
 
 /* ---- driver ------------------------------------------------------------------------------ */
 
+/* ---- the target: MLC_MARCH ------------------------------------------------------- */
+
+/* MLC_MARCH picks the -march of the native target; a value that is not a
+ * plain target name is refused with a message naming the variable, and the
+ * build leaves no .so behind */
+static void test_march_env(void) {
+  const char *old = getenv("MLC_MARCH");
+  char *saved = old ? strdup(old) : NULL;
+  setenv("MLC_MARCH", "x86-64-v3 -fplugin=evil.so", 1);
+  MlcCtx *c = mlc_ctx_new();
+  char so[300];
+  snprintf(so, sizeof so, "%s/march.so", dir);
+  MlcModule *m = mlc_read_module(c, "march", BCAST, strlen(BCAST));
+  MlcBuildOptions opt = {.target = MLC_TARGET_NATIVE};
+  CHECK(m && !mlc_build_shared(c, m, so, &opt));
+  CHECK(strstr(mlc_error_msg(c), "MLC_MARCH='x86-64-v3 -fplugin=evil.so' is not a target name") != NULL);
+  CHECK(access(so, F_OK) != 0);
+  mlc_ctx_free(c);
+  /* the baseline target builds and computes the same */
+  setenv("MLC_MARCH", "x86-64-v3", 1);
+  test_broadcast();
+  if (saved) setenv("MLC_MARCH", saved, 1);
+  else unsetenv("MLC_MARCH");
+  free(saved);
+}
+
 static void remove_dir(void) {
-  static const char *const names[] = {"bcast", "minmax", "hoist_serial", "hoist_parallel", "symbolic", "tiled"};
+  static const char *const names[] = {"march", "bcast", "minmax", "hoist_serial", "hoist_parallel", "symbolic", "tiled"};
   char p[300];
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
     snprintf(p, sizeof p, "%s/%s.so", dir, names[i]);
@@ -363,6 +389,7 @@ int main(void) {
   RUN(test_hoist_parallel);
   RUN(test_workspace_symbolic);
   RUN(test_tiled_matmul);
+  RUN(test_march_env);
   remove_dir();
   return CHECK_DONE();
 }

@@ -164,6 +164,36 @@ static void test_int_reductions(void) {
   CHECK(opc_runs_like(ctx, c, &x, 1, &expect, 1, 1e-5));
 }
 
+/* 16-bit float sums accumulate in float32 and round once: 4096 ones sum to
+ * 4096, where a float16 accumulator stops at 2048 (2048 + 1 rounds back to
+ * 2048) and a bfloat16 one at 256 */
+static void test_sum16_accumulates_in_f32(void) {
+  static const char *const dtypes[] = {"float16", "bfloat16"};
+  for (int d = 0; d < 2; d++) {
+    MlcCtx *c16 = mlc_ctx_new();
+    char params[128], sinfo[64];
+    snprintf(params, sizeof params, "x: R.Tensor((2, 4096), \"%s\")", dtypes[d]);
+    snprintf(sinfo, sizeof sinfo, "R.Tensor((2,), dtype=\"%s\")", dtypes[d]);
+    const MlcGExpr *c = opc_call_checked(c16, params, "R.sum(x, axis=[1])", sinfo);
+    OpcBuf x = opc_buf(2, (int64_t[]){2, 4096}, malloc(8192 * sizeof(double)));
+    for (int i = 0; i < 8192; i++) x.v[i] = i < 4096 ? 1.0 : 0.5;
+    OpcBuf expect = opc_buf(1, (int64_t[]){2}, (double[]){4096, 2048});
+    CHECK(opc_runs_like(c16, c, &x, 1, &expect, 1, 0));
+    opc_free(&x, 1);
+    /* a matmul's reduction is a sum too: (1 x 4096) @ (4096 x 1) of ones */
+    snprintf(params, sizeof params, "a: R.Tensor((1, 4096), \"%s\"), b: R.Tensor((4096, 1), \"%s\")", dtypes[d],
+             dtypes[d]);
+    c = opc_call_in(c16, params, "R.matmul(a, b)");
+    OpcBuf ab[2] = {opc_buf(2, (int64_t[]){1, 4096}, malloc(4096 * sizeof(double))),
+                    opc_buf(2, (int64_t[]){4096, 1}, malloc(4096 * sizeof(double)))};
+    for (int i = 0; i < 4096; i++) ab[0].v[i] = ab[1].v[i] = 1.0;
+    OpcBuf want = opc_buf(2, (int64_t[]){1, 1}, (double[]){4096});
+    CHECK(opc_runs_like(c16, c, ab, 2, &want, 1, 0));
+    opc_free(ab, 2);
+    mlc_ctx_free(c16);
+  }
+}
+
 static void test_reduce_errors(void) {
   OPC_CHECK_REFUSED_PART("x: R.Tensor((2, 3), \"float32\")", "R.sum(x, axis=[2])",
                          "sum: axis 2 is out of range for a tensor of rank 2");
@@ -335,6 +365,7 @@ int main(void) {
   RUN(test_all_axes_keepdims);
   RUN(test_reduce_malformed_axes);
   RUN(test_int_reductions);
+  RUN(test_sum16_accumulates_in_f32);
   RUN(test_reduce_errors);
   RUN(test_softmax_stable);
   RUN(test_log_softmax_symbolic);
