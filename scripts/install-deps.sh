@@ -13,7 +13,8 @@ set -eu
 # build-essential: gcc, libc headers, ASan/UBSan runtimes for `make test SAN=1`;
 # clang + libclang-rt-14-dev: libFuzzer for `make fuzz`; zlib: .npz tensors;
 # OpenBLAS: extern functions and benchmarks; protobuf-c + libonnx-dev: ONNX import
-# (the C code is generated from the onnx.proto libonnx-dev ships).
+# (the C code is generated from the onnx.proto libonnx-dev ships); cJSON:
+# profiles and reports (mlcc run --profile-json, mlcc report).
 PACKAGES='
 build-essential      -
 make                 make
@@ -24,6 +25,7 @@ libopenblas-dev      -
 protobuf-c-compiler  protoc-c
 libprotobuf-c-dev    /usr/include/protobuf-c/protobuf-c.h
 libonnx-dev          /usr/include/onnx/onnx.proto
+libcjson-dev         /usr/include/cjson/cJSON.h
 '
 
 # is_present PACKAGE PROBE: true when the package is installed and its probe

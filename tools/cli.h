@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "mlcc/mlcc.h"
+#include "mlcc/runtime.h"
 
 /* 0 yes/success, 1 no (not canonical, modules differ), 2 error */
 enum { EXIT_YES = 0, EXIT_NO = 1, EXIT_ERR = 2 };
@@ -26,6 +27,16 @@ int cli_report(const MlcCtx *ctx);
 MlcModule *cli_load_module(MlcCtx *ctx, const char *path, char **text_out, size_t *len_out);
 /* Write the whole buffer to stdout; false (after a message) on failure. */
 bool cli_write_stdout(const char *s, size_t n);
+/* Write s to path through a temporary file beside it renamed over it, so a
+ * failure changes nothing; a path that exists and is not a regular file is
+ * refused.  False after a message. */
+bool cli_write_file(const char *path, const char *s, size_t n);
+/* --fill: deterministic values, uniform in [-1, 1) for floats and [0, 8)
+ * for ints; state is the generator's (nonzero) */
+typedef enum { FILL_ZEROS, FILL_ONES, FILL_RANDOM } CliFill;
+void cli_fill_tensor(DLTensor *t, CliFill fill, uint64_t *state);
+/* the CPU's model name ("unknown CPU" when the system does not say) */
+void cli_cpu_model(char *buf, size_t cap);
 
 int cmd_fmt(int argc, char **argv);
 int cmd_equal(int argc, char **argv);
@@ -33,6 +44,11 @@ int cmd_build(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 /* `mlcc run DIR`: the compiled-model form of run (cmd_run dispatches) */
 int cmd_run_model(int argc, char **argv);
+/* `mlcc run DIR --profile`: run m on inputs until the numbers are stable
+ * and print the time per kernel (unless quiet); with json_path also write
+ * it as JSON (profile.c) */
+int cli_profile_model(MlcrtModel *m, DLTensor *const *inputs, DLTensor **outputs, const char *json_path, bool quiet);
+int cmd_report(int argc, char **argv);
 int cmd_schedule(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_compile(int argc, char **argv);

@@ -16,37 +16,9 @@
 
 enum { MAX_ARGS = 64 };
 
-typedef enum { FILL_ZEROS, FILL_ONES, FILL_RANDOM } Fill;
-
 static int rt_fail(const char *what) {
   fprintf(stderr, "mlcc: run: %s%s%s\n", what, *mlcrt_last_error() ? ": " : "", mlcrt_last_error());
   return EXIT_ERR;
-}
-
-/* deterministic uniform values in [-1, 1) for floats, [0, 8) for ints */
-static void fill_tensor(DLTensor *t, Fill fill, uint64_t *state) {
-  int64_t n = mlcrt_tensor_numel(t);
-  if (fill != FILL_RANDOM) {
-    mlcrt_tensor_fill(t, fill == FILL_ONES ? 1.0 : 0.0);
-    return;
-  }
-  size_t esize = mlcrt_dtype_bytes(t->dtype);
-  for (int64_t i = 0; i < n; i++) {
-    *state ^= *state << 13;
-    *state ^= *state >> 7;
-    *state ^= *state << 17;
-    double u = (double)(*state >> 11) / 9007199254740992.0;
-    char *p = (char *)t->data + (size_t)i * esize;
-    if (t->dtype.code == kDLFloat && t->dtype.bits == 32) { float v = (float)(2 * u - 1); memcpy(p, &v, 4); }
-    else if (t->dtype.code == kDLFloat && t->dtype.bits == 64) { double v = 2 * u - 1; memcpy(p, &v, 8); }
-    else if (t->dtype.code == kDLBool) *(unsigned char *)p = u < 0.5;
-    else if (t->dtype.code == kDLInt || t->dtype.code == kDLUInt) {
-      int64_t v = (int64_t)(u * 8);
-      memcpy(p, &v, esize < 8 ? esize : 8); /* the low bytes: little-endian hosts */
-    } else {
-      memset(p, 0, esize); /* float16 / bfloat16: zeros rather than wrong bits */
-    }
-  }
 }
 
 typedef struct TimeCall { const MlcrtFunc *f; MlcrtValue *args; int n; } TimeCall;
@@ -61,7 +33,9 @@ static int32_t timed(void *closure) {
 static bool runs_model(int argc, char **argv) {
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
-    if (!strcmp(a, "--func") || !strcmp(a, "--in") || !strcmp(a, "--out") || !strcmp(a, "--fill")) i++;
+    if (!strcmp(a, "--func") || !strcmp(a, "--in") || !strcmp(a, "--out") || !strcmp(a, "--fill") ||
+        !strcmp(a, "--threads") || !strcmp(a, "--profile-json"))
+      i++;
     else if (a[0] != '-') {
       struct stat st;
       return stat(a, &st) == 0 && S_ISDIR(st.st_mode);
@@ -75,7 +49,7 @@ int cmd_run(int argc, char **argv) {
   const char *lib = NULL, *fname = NULL, *ins[MAX_ARGS], *outs[MAX_ARGS];
   int n_in = 0, n_out = 0;
   bool time = false;
-  Fill fill = FILL_ZEROS;
+  CliFill fill = FILL_ZEROS;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     bool has_next = i + 1 < argc;
@@ -165,7 +139,7 @@ int cmd_run(int argc, char **argv) {
       rc = rt_fail("cannot allocate a parameter");
       break;
     }
-    fill_tensor(&tensors[i]->dl, fill, &seed);
+    cli_fill_tensor(&tensors[i]->dl, fill, &seed);
   }
   for (int i = 0; i < np; i++) args[i].tensor = tensors[i] ? &tensors[i]->dl : NULL;
   if (rc == EXIT_YES && mlcrt_func_call(f, args, np) != 0) rc = rt_fail("call failed");

@@ -16,9 +16,10 @@
 enum { MAX_FILES = 64, SUMMARY_VALUES = 8 };
 
 typedef struct RunModel {
-  const char *dir, *ins[MAX_FILES], *out;
-  int n_in;
-  bool time;
+  const char *dir, *ins[MAX_FILES], *out, *profile_json;
+  int n_in, threads;
+  bool time, profile, fill_given;
+  CliFill fill;
   MlcrtModel *model;
   const MlcrtModelDesc *desc;
   MlcrtNpz *npz;              /* inputs by name, when one .npz was given */
@@ -74,6 +75,28 @@ static int inputs_from_npy(RunModel *r) {
       return EXIT_ERR;
     }
     if (mlcrt_npy_load(r->ins[i], &r->owned[i]) != 0) return fail(r->ins[i]);
+    r->inputs[i] = &r->owned[i]->dl;
+  }
+  return EXIT_YES;
+}
+
+/* no --in: inputs of the declared shapes, made up by --fill */
+static int inputs_filled(RunModel *r) {
+  const MlcrtModelDesc *d = r->desc;
+  uint64_t state = 0x9e3779b97f4a7c15ull;
+  for (int32_t i = 0; i < d->n_inputs; i++) {
+    const MlcrtParamDesc *p = &d->inputs[i];
+    int64_t shape[MLCRT_MAX_NDIM];
+    for (int32_t k = 0; k < p->ndim; k++) {
+      if (p->dims[k] < 0) {
+        fprintf(stderr, "mlcc: run: input '%s' of '%s' has the symbolic size '%s': give it with --in\n", p->name,
+                d->name, d->sym_names[-(p->dims[k] + 1)]);
+        return EXIT_ERR;
+      }
+      shape[k] = p->dims[k];
+    }
+    if (mlcrt_tensor_create(p->ndim, shape, p->dtype, &r->owned[i]) != 0) return fail(p->name);
+    cli_fill_tensor(&r->owned[i]->dl, r->fill, &state);
     r->inputs[i] = &r->owned[i]->dl;
   }
   return EXIT_YES;
@@ -145,12 +168,17 @@ static int32_t timed(void *closure) {
 
 static int run_loaded(RunModel *r) {
   const MlcrtModelDesc *d = r->desc;
-  int rc = r->n_in == 1 && ends_with(r->ins[0], ".npz") ? inputs_from_npz(r) : inputs_from_npy(r);
+  int rc = r->n_in == 0 && r->fill_given                  ? inputs_filled(r)
+           : r->n_in == 1 && ends_with(r->ins[0], ".npz") ? inputs_from_npz(r)
+                                                          : inputs_from_npy(r);
   if (rc != EXIT_YES) return rc;
+  if (r->threads && mlcrt_threads_set(r->threads) != 0) return fail("--threads");
   if (timed(r) != 0) return fail("inference failed");
   if (r->out) rc = save_outputs(r);
-  else
+  else if (!r->profile)
     for (int32_t i = 0; i < d->n_outputs; i++) print_summary(&d->outputs[i], r->outputs[i]);
+  if (rc == EXIT_YES && (r->profile || r->profile_json))
+    rc = cli_profile_model(r->model, r->inputs, r->outputs, r->profile_json, !r->profile);
   if (rc == EXIT_YES && r->time) {
     MlcrtTimes t;
     if (mlcrt_time_eval(timed, r, 1, 10, 100, &t) != 0) return fail("timing failed");
@@ -169,9 +197,25 @@ static int parse(RunModel *r, int argc, char **argv) {
       r->ins[r->n_in++] = argv[++i];
     } else if (!strcmp(a, "--out") && has_next && !r->out) r->out = argv[++i];
     else if (!strcmp(a, "--time")) r->time = true;
+    else if (!strcmp(a, "--profile")) r->profile = true;
+    else if (!strcmp(a, "--profile-json") && has_next && !r->profile_json) r->profile_json = argv[++i];
+    else if (!strcmp(a, "--threads") && has_next) {
+      char *end;
+      long n = strtol(argv[++i], &end, 10);
+      if (*end || end == argv[i] || n < 1 || n > 1024) return cli_bad_usage("run: --threads takes 1 to 1024", argv[i]);
+      r->threads = (int)n;
+    } else if (!strcmp(a, "--fill") && has_next && !r->fill_given) {
+      const char *f = argv[++i];
+      r->fill_given = true;
+      if (!strcmp(f, "zeros")) r->fill = FILL_ZEROS;
+      else if (!strcmp(f, "ones")) r->fill = FILL_ONES;
+      else if (!strcmp(f, "random")) r->fill = FILL_RANDOM;
+      else return cli_bad_usage("run: --fill takes zeros, ones or random", f);
+    }
     else if (!r->dir && a[0] != '-') r->dir = a;
     else return cli_bad_usage("run: unexpected argument for a model", a);
   }
+  if (r->fill_given && r->n_in) return cli_bad_usage("run: --fill makes the inputs; give it without --in", "--fill");
   if (r->n_in > 1)
     for (int i = 0; i < r->n_in; i++)
       if (ends_with(r->ins[i], ".npz")) return cli_bad_usage("run: an .npz of inputs comes alone", r->ins[i]);

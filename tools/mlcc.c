@@ -28,10 +28,14 @@
     "      with -o DIR, compile graph function F (default main) as a model: DIR/model.{c,h,so} and\n" \
     "      params.bin (the weights bound from W.npz by parameter name; --embed-params: inside model.so)") \
   X("run", cmd_run, "LIB.so [--func F] [--in X.npy]... [--out Y.npy]... [--fill zeros|ones|random] [--time]\n" \
-    "  mlcc run DIR [--in X.npy|--in IN.npz] [--out Y.npz] [--time]",                   \
+    "  mlcc run DIR [--in X.npy|--in IN.npz|--fill random] [--out Y.npz] [--time] [--threads N]\n" \
+    "               [--profile] [--profile-json P.json]",                                  \
     "call F of a compiled library on .npy inputs, write its outputs, optionally time it;\n" \
-    "      with a model DIR, bind one .npy per input in order or an .npz by input name, and save the\n" \
-    "      outputs by name (without --out: print a summary of each)") \
+    "      with a model DIR, bind one .npy per input in order or an .npz by input name (or make them\n" \
+    "      with --fill), and save the outputs by name (without --out: print a summary of each);\n" \
+    "      --profile prints the time per kernel, --profile-json writes it for `mlcc report`") \
+  X("report", cmd_report, "PROFILE.json [TUNING.jsonl]... -o REPORT.html",                  \
+    "draw a profile (and tuning records) as one self-contained HTML page with SVG charts") \
   X("schedule", cmd_schedule, "MODULE.py SCRIPT.py [--func NAME] [--seed N] [--intrin FILE.py] [--trace]",     \
     "apply a schedule script to a prim func; print the result, or with --trace the trace (--intrin registers the NAME_desc/NAME_impl tensor intrinsics of FILE.py)") \
   X("import", cmd_import, "MODEL.onnx [--input-shape NAME:1x3x224x224]...",                     \

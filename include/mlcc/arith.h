@@ -43,4 +43,11 @@ MlcExpr *mlc_arith_simplify(MlcAnalyzer *az, MlcExpr *e);
 MlcExpr *mlc_arith_add(MlcCtx *ctx, MlcExpr *a, MlcExpr *b);
 MlcExpr *mlc_arith_mul(MlcCtx *ctx, MlcExpr *a, MlcExpr *b);
 
+/* Cost estimates (cost.c): the floating-point operations one call of f
+ * performs (each float arithmetic op of a stored value, per lane, times its
+ * loops' iterations), -1 when a loop extent is symbolic; and the bytes of
+ * f's buffer parameters, -1 when a shape is symbolic. */
+double mlc_prim_func_flops(const MlcPrimFunc *f);
+double mlc_prim_func_param_bytes(const MlcPrimFunc *f);
+
 #endif

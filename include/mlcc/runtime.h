@@ -142,7 +142,7 @@ int mlcrt_tensor_fill(DLTensor *t, double value);
  *   env      the runtime's services, valid for the duration of the call.
  * It returns 0, or non-zero after env->set_error(message) to fail the call. */
 #define MLCRT_ABI_VERSION 1u
-#define MLCRT_ENV_VERSION 2u
+#define MLCRT_ENV_VERSION 3u
 
 struct MlcrtExtern;
 
@@ -164,6 +164,12 @@ typedef struct MlcrtEnv {
    * name into *out; non-zero with the message set when there is none (see
    * "extern functions") */
   int32_t (*get_extern)(const char *name, struct MlcrtExtern *out);
+  /* version >= 3: NULL unless the model is being profiled; then a compiled
+   * model's executor calls profile(profile_data, site, 0) right before its
+   * call site number `site` (MlcrtModelDesc.sites) and profile(profile_data,
+   * site, 1) right after it */
+  void (*profile)(void *profile_data, int32_t site, int32_t end);
+  void *profile_data;
 } MlcrtEnv;
 
 /* An extern function, called in destination-passing style with compact CPU
@@ -273,7 +279,19 @@ const char *mlcrt_extern_blas_backend(void);
  * applied) and the bound syms, and sets outputs[i] to tensors the state
  * owns, valid until the next run or destroy.  A state runs one call at a
  * time. */
-#define MLCRT_MODEL_ABI_VERSION 1u
+#define MLCRT_MODEL_ABI_VERSION 2u
+
+/* One call of a kernel or extern function in a model's executor, as the
+ * compiler saw it: what profiles are made of. */
+typedef enum { MLCRT_SITE_GENERATED, MLCRT_SITE_LIBRARY, MLCRT_SITE_TUNED } MlcrtSiteKind;
+typedef struct MlcrtCallSite {
+  const char *callee;   /* the prim func (kernel) or extern function called */
+  const char *binding;  /* the graph var it computes (ONNX models: named after the node's output) */
+  const char *ops;      /* the graph ops it was made from, e.g. "conv2d" or "matmul+add" */
+  int32_t kind;         /* MlcrtSiteKind */
+  double flops;         /* floating-point operations per call; < 0 when unknown */
+  double bytes;         /* bytes of its tensor arguments; < 0 when unknown */
+} MlcrtCallSite;
 #define MLCRT_MODEL_SYMBOL "mlcrt_model"
 
 typedef struct MlcrtModelDesc {
@@ -292,6 +310,9 @@ typedef struct MlcrtModelDesc {
   int32_t (*run)(void *state, void *const *inputs, const int64_t *syms, DLTensor **outputs,
                  const MlcrtEnv *env);
   void (*destroy)(void *state, const MlcrtEnv *env);
+  /* abi_version >= 2 */
+  int32_t n_sites;
+  const MlcrtCallSite *sites;
 } MlcrtModelDesc;
 
 /* The weights blob, params.bin: a 32-byte header
@@ -317,6 +338,16 @@ const MlcrtModelDesc *mlcrt_model_desc(const MlcrtModel *m);
 int mlcrt_model_run(MlcrtModel *m, DLTensor *const *inputs, int32_t n_inputs, DLTensor **outputs,
                     int32_t n_outputs);
 void mlcrt_model_free(MlcrtModel *m);
+
+/* Profiling: after mlcrt_model_profile(m, 1) every run times each call site
+ * of the executor (the runtime's monotonic clock around the call); off (0),
+ * runs pay one untaken branch per call.  Switching it on clears the counts. */
+int mlcrt_model_profile(MlcrtModel *m, int on);
+int32_t mlcrt_model_num_sites(const MlcrtModel *m);
+/* NULL (message set) when i is out of range */
+const MlcrtCallSite *mlcrt_model_site(const MlcrtModel *m, int32_t i);
+/* calls and seconds spent in site i since profiling was switched on */
+int mlcrt_model_site_time(const MlcrtModel *m, int32_t i, int64_t *calls, double *seconds);
 
 /* ---- thread pool -----------------------------------------------------------------
  * Worker threads are started on first use and stay; their number is

@@ -13,6 +13,7 @@
  * live until the end of run; those that are outputs move into the state
  * and live until the next run, as the model ABI promises. */
 #include "c_model.h"
+#include "mlcc/arith.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -53,6 +54,8 @@ typedef struct G {
   MLC_VEC(const MlcExpr *) syms;    /* the model's symbolic sizes */
   MLC_VEC(const char *) externs;    /* extern names, interned */
   MLC_VEC(int) kept;                /* per kept slot: its allocation, -1 for a copy */
+  MLC_VEC(CSite) sites;             /* the calls so far */
+  MlcMap site_of_out;               /* a call's output var -> its site number + 1 */
   MlcStrBuf fields, create, destroy, decls, body;
   int n_allocs, n_storages;
   CIo *inputs;
@@ -374,6 +377,73 @@ static bool kernel_scalar_arg(G *g, const CKernel *k, int i, const MlcGExpr *a, 
   return true;
 }
 
+/* ---- call sites: what a profile reports about each call ---------------------------------- */
+
+/* out: the call's last argument, its (first) output in destination-passing
+ * style, whose alias binding after the call carries the name the user knows */
+static int add_site(G *g, const char *callee, const char *ops, MlcrtSiteKind kind, double flops, double bytes,
+                    const MlcGExpr *out) {
+  CSite s = {callee, g->bname, ops, kind, flops, bytes};
+  mlc_vec_push(&g->sites, s);
+  if (out && (out->kind == MLC_G_VAR || out->kind == MLC_G_DFVAR))
+    mlc_map_put(&g->site_of_out, out, (void *)(uintptr_t)g->sites.len);
+  return (int)g->sites.len - 1;
+}
+
+/* `y = alloc` after `_ = f(..., alloc)`: the site computes y */
+static void name_site(G *g, const MlcBinding *b) {
+  uintptr_t k = b->value->kind == MLC_G_VAR || b->value->kind == MLC_G_DFVAR
+                    ? (uintptr_t)mlc_map_get(&g->site_of_out, b->value) : 0;
+  if (k && !strcmp(g->sites.data[k - 1].binding, "_")) g->sites.data[k - 1].binding = b->var->var.name;
+}
+
+/* the graph op a legalized kernel came from: its name without the number
+ * legalization appends to a second variant ("add3" -> "add") */
+static const char *kernel_ops(G *g, const char *name) {
+  size_t n = strlen(name);
+  while (n > 1 && name[n - 1] >= '0' && name[n - 1] <= '9') n--;
+  return mlc_internf(g->ctx, "%.*s", (int)n, name);
+}
+
+/* tuned: the function carries the "tuned" attribute a tuning record's
+ * schedule leaves on it */
+static MlcrtSiteKind kernel_kind(G *g, const MlcPrimFunc *f) {
+  const MlcAttrValue *v = mlc_attrs_get(f->attrs, mlc_intern(g->ctx, "tuned"));
+  return v ? MLCRT_SITE_TUNED : MLCRT_SITE_GENERATED;
+}
+
+/* the elements of t, or -1 when a dim is symbolic */
+static double tensor_numel(const GVal *t) {
+  double n = 1;
+  for (int d = 0; d < t->ndim; d++) {
+    int64_t v;
+    if (!mlc_e_is_const_int(t->shape[d], &v)) return -1;
+    n *= (double)v;
+  }
+  return n;
+}
+
+static double tensors_bytes(GVal **ts, int n) {
+  double total = 0;
+  for (int i = 0; i < n; i++) {
+    double e = tensor_numel(ts[i]);
+    if (e < 0) return -1;
+    total += e * (double)mlc_dtype_bytes(ts[i]->dtype);
+  }
+  return total;
+}
+
+/* the runtime's BLAS externs (runtime.h): 2 flops per multiply-add of the
+ * output's elements over the shared K dim; -1 for others or symbolic shapes */
+static double extern_flops(const char *name, GVal **ts, int n) {
+  bool linear = !strcmp(name, "env.linear"), matmul = !strcmp(name, "env.matmul");
+  if ((!linear && !matmul) || n < 3 || ts[0]->ndim < 1) return -1;
+  double out = tensor_numel(ts[n - 1]);
+  int64_t k;
+  if (out < 0 || !mlc_e_is_const_int(ts[0]->shape[ts[0]->ndim - 1], &k)) return -1;
+  return 2.0 * out * (double)k;
+}
+
 /* _ = cls.f(a, b, out): the kernel called directly on data pointers */
 static bool call_kernel(G *g, const CKernel *k, const MlcGExpr *call) {
   const MlcPrimFunc *f = k->func;
@@ -394,6 +464,9 @@ static bool call_kernel(G *g, const CKernel *k, const MlcGExpr *call) {
   }
   if (ok) {
     mlc_sb_printf(&g->body, "  /* %s = %s(...) */\n", g->bname, f->name);
+    int site = add_site(g, f->name, kernel_ops(g, f->name), kernel_kind(g, f), mlc_prim_func_flops(f),
+                        mlc_prim_func_param_bytes(f), f->n_params ? call->call.args[f->n_params - 1] : NULL);
+    mlc_sb_printf(&g->body, "  MLC_PROF(%d, 0);\n", site);
     mlc_sb_printf(&g->body, "  if ((rc = %s(%s%s%s, ", k->cname, f->n_params ? "(void *[]){" : "NULL", mlc_sb_cstr(&args),
                   f->n_params ? "}" : "");
     if (k->n_syms) {
@@ -403,7 +476,7 @@ static bool call_kernel(G *g, const CKernel *k, const MlcGExpr *call) {
     } else {
       mlc_sb_puts(&g->body, "NULL");
     }
-    mlc_sb_puts(&g->body, ", env)) != 0) goto mlc_done;\n");
+    mlc_sb_printf(&g->body, ", env)) != 0) goto mlc_done;\n  MLC_PROF(%d, 1);\n", site);
   }
   mlc_vec_free(&args);
   return ok;
@@ -419,17 +492,23 @@ static bool call_extern(G *g, const char *name, MlcGExpr *const *argv, int n) {
     mlc_sb_printf(&g->create, "  if (env->get_extern(\"%s\", &st->mlc_ext%zu) != 0) goto mlc_fail;\n", name, e);
   }
   mlc_sb_printf(&g->body, "  { /* %s = %s(...) */\n", g->bname, name);
+  GVal **ts = mlc_arena_array(&g->ctx->arena, (size_t)(n ? n : 1), sizeof *ts);
   for (int i = 0; i < n; i++) {
-    GVal *t = resolve_tensor(g, argv[i], "an argument of an extern function");
+    GVal *t = ts[i] = resolve_tensor(g, argv[i], "an argument of an extern function");
     if (!t) return false;
     mlc_sb_printf(&g->body, "    int64_t mlc_s%d[] = ", i);
     if (!c_dims(g, t, &g->body)) return false;
     mlc_sb_printf(&g->body, ";\n    mlc_dltensor mlc_t%d = {%s, {1, 0}, %d, {%d, %d, %d}, mlc_s%d, NULL, 0};\n", i, t->data,
                   t->ndim, c_dl_code(t->dtype), c_dl_bits(t->dtype), t->dtype.lanes, i);
   }
+  const char *dot = strrchr(name, '.');
+  int site = add_site(g, name, mlc_intern(g->ctx, dot ? dot + 1 : name), MLCRT_SITE_LIBRARY,
+                      extern_flops(name, ts, n), tensors_bytes(ts, n), n ? argv[n - 1] : NULL);
+  mlc_sb_printf(&g->body, "    MLC_PROF(%d, 0);\n", site);
   mlc_sb_printf(&g->body, "    if ((rc = st->mlc_ext%zu.fn((mlc_dltensor *const[]){", e);
   for (int i = 0; i < n; i++) mlc_sb_printf(&g->body, "%s&mlc_t%d", i ? ", " : "", i);
-  mlc_sb_printf(&g->body, "%s}, %d, env)) != 0) goto mlc_done;\n  }\n", n ? "" : "NULL", n);
+  mlc_sb_printf(&g->body, "%s}, %d, env)) != 0) goto mlc_done;\n    MLC_PROF(%d, 1);\n  }\n", n ? "" : "NULL", n,
+                site);
   return true;
 }
 
@@ -483,7 +562,10 @@ static bool compile_binding(G *g, const MlcBinding *b) {
   case MLC_G_CALL: r = compile_call(g, v); break;
   case MLC_G_IF: case MLC_G_SEQ: case MLC_G_OP: case MLC_G_GLOBAL: case MLC_G_EXTERN:
     return gerr(g, "unsupported binding '%s': %s", g->bname, v->kind == MLC_G_IF ? "an if" : "a function value");
-  default: r = resolve(g, v); break;
+  default:
+    r = resolve(g, v);
+    name_site(g, b);
+    break;
   }
   if (!r) return false;
   mlc_map_put(&g->vals, b->var, r);
@@ -632,7 +714,9 @@ static const char EXEC_PREAMBLE[] =
     "static inline int64_t mlc_truncdiv(int64_t a, int64_t b) { return b == 0 ? 0 : a / b; }\n"
     "static inline int64_t mlc_truncmod(int64_t a, int64_t b) { return b == 0 ? 0 : a % b; }\n"
     "static inline int64_t mlc_min(int64_t a, int64_t b) { return a < b ? a : b; }\n"
-    "static inline int64_t mlc_max(int64_t a, int64_t b) { return a > b ? a : b; }\n\n";
+    "static inline int64_t mlc_max(int64_t a, int64_t b) { return a > b ? a : b; }\n"
+    "/* call site s begins (e = 0) or ends (e = 1), for a profiling runtime */\n"
+    "#define MLC_PROF(s, e) do { if (mlc_prof) mlc_prof(env->profile_data, (s), (e)); } while (0)\n\n";
 
 static void emit_text(G *g, size_t nparams, CGraph *out) {
   MlcStrBuf *o = &out->code;
@@ -663,7 +747,9 @@ static void emit_text(G *g, size_t nparams, CGraph *out) {
   mlc_sb_puts(o, "}\n\n");
   mlc_sb_puts(o, "static int32_t mlc_model_run(void *mlc_state, void *const *mlc_inputs, const int64_t *mlc_syms,\n"
                  "                             mlc_dltensor **mlc_outputs, const MlcrtEnv *env) {\n"
-                 "  mlc_model_state *st = (mlc_model_state *)mlc_state;\n  int32_t rc = 0;\n");
+                 "  mlc_model_state *st = (mlc_model_state *)mlc_state;\n  int32_t rc = 0;\n"
+                 "  void (*mlc_prof)(void *, int32_t, int32_t) = env->version >= 3 ? env->profile : NULL;\n"
+                 "  (void)mlc_prof;\n");
   mlc_sb_printf(o, "%s  (void)mlc_inputs;\n  (void)mlc_syms;\n  (void)mlc_outputs;\n", mlc_sb_cstr(&g->decls));
   mlc_sb_printf(o, "  mlc_model_release(st, env);\n%s", mlc_sb_cstr(&g->body));
   mlc_sb_puts(o, "  goto mlc_done;\nmlc_done:\n");
@@ -676,6 +762,8 @@ static void g_free(G *g) {
   mlc_vec_free(&g->syms);
   mlc_vec_free(&g->externs);
   mlc_vec_free(&g->kept);
+  mlc_vec_free(&g->sites);
+  mlc_map_free(&g->site_of_out);
   mlc_vec_free(&g->fields);
   mlc_vec_free(&g->create);
   mlc_vec_free(&g->destroy);
@@ -710,6 +798,8 @@ bool c_graph_compile(MlcCtx *ctx, const MlcModule *m, const char *entry, const C
     out->n_syms = (int)g.syms.len;
     out->sym_names = mlc_arena_array(&ctx->arena, g.syms.len ? g.syms.len : 1, sizeof *out->sym_names);
     for (size_t i = 0; i < g.syms.len; i++) out->sym_names[i] = g.syms.data[i]->var.name;
+    out->n_sites = (int)g.sites.len;
+    out->sites = g.sites.len ? mlc_arena_dup(&ctx->arena, g.sites.data, g.sites.len * sizeof *g.sites.data) : NULL;
     emit_text(&g, params->nbytes, out);
   }
   g_free(&g);

@@ -27,7 +27,12 @@ static void str_lit(MlcStrBuf *sb, const char *s) {
 }
 
 static const char MODEL_ABI[] =
-    "/* the runtime's model ABI (docs/runtime.md), version 1 */\n"
+    "/* the runtime's model ABI (docs/runtime.md), version 2 */\n"
+    "typedef struct {\n"
+    "  const char *callee, *binding, *ops;\n"
+    "  int32_t kind;\n"
+    "  double flops, bytes;\n"
+    "} mlc_call_site;\n"
     "typedef struct {\n"
     "  uint32_t abi_version;\n"
     "  const char *name;\n"
@@ -44,6 +49,8 @@ static const char MODEL_ABI[] =
     "  int32_t (*run)(void *state, void *const *inputs, const int64_t *syms, mlc_dltensor **outputs,\n"
     "                 const MlcrtEnv *env);\n"
     "  void (*destroy)(void *state, const MlcrtEnv *env);\n"
+    "  int32_t n_sites;\n"
+    "  const mlc_call_site *sites;\n"
     "} mlc_model_desc;\n\n";
 
 static void io_table(MlcStrBuf *o, const char *what, const CIo *io, int n) {
@@ -84,6 +91,23 @@ static void weights_array(MlcStrBuf *o, const uint8_t *p, size_t n) {
   mlc_sb_puts(o, ";\n");
 }
 
+/* the executor's call sites, for profiles (MlcrtCallSite) */
+static void site_table(MlcStrBuf *o, const CGraph *g) {
+  mlc_sb_puts(o, "static const mlc_call_site mlc_model_sites[] = {\n");
+  for (int i = 0; i < g->n_sites; i++) {
+    const CSite *c = &g->sites[i];
+    mlc_sb_puts(o, "  {");
+    str_lit(o, c->callee);
+    mlc_sb_puts(o, ", ");
+    str_lit(o, c->binding);
+    mlc_sb_puts(o, ", ");
+    str_lit(o, c->ops);
+    mlc_sb_printf(o, ", %d, %.17g, %.17g},\n", (int)c->kind, c->flops, c->bytes);
+  }
+  if (!g->n_sites) mlc_sb_puts(o, "  {\"\", \"\", \"\", 0, -1, -1},\n");
+  mlc_sb_puts(o, "};\n");
+}
+
 static void model_desc(MlcStrBuf *o, const CGraph *g, const MlcModelOptions *mo, size_t nbytes, uint64_t hash) {
   mlc_sb_puts(o, "\n/* ---- the model descriptor ---- */\n");
   mlc_sb_puts(o, MODEL_ABI);
@@ -95,13 +119,14 @@ static void model_desc(MlcStrBuf *o, const CGraph *g, const MlcModelOptions *mo,
     str_lit(o, g->sym_names[i]);
   }
   mlc_sb_puts(o, g->n_syms ? "};\n" : "NULL};\n");
-  mlc_sb_puts(o, "\n__attribute__((visibility(\"default\")))\nconst mlc_model_desc mlcrt_model = {\n  1u, ");
+  site_table(o, g);
+  mlc_sb_puts(o, "\n__attribute__((visibility(\"default\")))\nconst mlc_model_desc mlcrt_model = {\n  2u, ");
   str_lit(o, g->fn->name);
   mlc_sb_printf(o, ",\n  %d, mlc_model_inputs, %d, mlc_model_outputs, %d, mlc_model_syms,\n", g->n_inputs, g->n_outputs,
                 g->n_syms);
   mlc_sb_printf(o, "  UINT64_C(%zu), UINT64_C(0x%016llx), %s,\n", nbytes, (unsigned long long)hash,
                 mo->embed_params ? "mlc_model_weights" : "NULL");
-  mlc_sb_puts(o, "  mlc_model_create, mlc_model_run, mlc_model_destroy,\n};\n");
+  mlc_sb_printf(o, "  mlc_model_create, mlc_model_run, mlc_model_destroy,\n  %d, mlc_model_sites,\n};\n", g->n_sites);
 }
 
 /* The pieces both files are written from; false + error when the entry

@@ -36,6 +36,13 @@ typedef struct CIo {
   int align;
 } CIo;
 
+/* A call of a kernel or extern in the executor (MlcrtCallSite) */
+typedef struct CSite {
+  const char *callee, *binding, *ops;
+  MlcrtSiteKind kind;
+  double flops, bytes;
+} CSite;
+
 /* The entry graph function compiled: its interface, and the executor's C
  * (state struct, create, run, destroy: the functions mlc_model_create,
  * mlc_model_run, mlc_model_destroy) that follows the kernels in model.c. */
@@ -44,6 +51,7 @@ typedef struct CGraph {
   CIo *inputs; int n_inputs;
   CIo *outputs; int n_outputs;
   const char **sym_names; int n_syms;
+  CSite *sites; int n_sites;   /* the calls, in the order the executor makes them */
   MlcStrBuf code;
 } CGraph;
 

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "rt.h"
 
@@ -26,6 +27,7 @@
 #define MAX_TENSORS 4096
 #define MAX_SYMS 4096
 #define MAX_ALIGN 4096
+#define MAX_SITES (1 << 24)
 
 struct MlcrtModel {
   void *dl;                   /* NULL for a descriptor linked into the program */
@@ -36,6 +38,11 @@ struct MlcrtModel {
   MlcrtFuncDesc as_func;      /* the inputs seen as a function's parameters */
   MlcrtBinding bind;          /* reused by every run: one run at a time */
   MlcrtValue *values;
+  /* profiling (mlcrt_model_profile): per call site, when on */
+  bool profiling;
+  int32_t n_sites;
+  double *site_start, *site_secs;
+  int64_t *site_calls;
 };
 
 /* ---- the descriptor ------------------------------------------------------------ */
@@ -86,14 +93,29 @@ static int check_counts(const MlcrtModelDesc *d) {
   return 0;
 }
 
+static int32_t num_sites(const MlcrtModelDesc *d) { return d->abi_version >= 2 ? d->n_sites : 0; }
+
+static int check_sites(const MlcrtModelDesc *d) {
+  int32_t n = num_sites(d);
+  if (n < 0 || n > MAX_SITES || (n > 0 && !d->sites))
+    return mlcrt_set_error("model '%s': bad call site list (%d)", d->name, n);
+  for (int32_t i = 0; i < n; i++) {
+    const MlcrtCallSite *c = &d->sites[i];
+    if (!c->callee || !c->binding || !c->ops || c->kind < MLCRT_SITE_GENERATED || c->kind > MLCRT_SITE_TUNED)
+      return mlcrt_set_error("model '%s': call site %d is malformed", d->name, i);
+  }
+  return 0;
+}
+
 /* every symbolic size must be bound by an input, since run gets them all */
 static int check_model_desc(const MlcrtModelDesc *d) {
   if (!d) return mlcrt_set_error("model: descriptor is NULL");
-  if (d->abi_version != MLCRT_MODEL_ABI_VERSION)
-    return mlcrt_set_error("model: ABI version %u, this runtime implements %u", d->abi_version,
+  /* version 1 is version 2 without call sites */
+  if (d->abi_version < 1 || d->abi_version > MLCRT_MODEL_ABI_VERSION)
+    return mlcrt_set_error("model: ABI version %u, this runtime implements 1 to %u", d->abi_version,
                            MLCRT_MODEL_ABI_VERSION);
   if (!d->name || !d->name[0]) return mlcrt_set_error("model: no name");
-  if (check_counts(d)) return -1;
+  if (check_counts(d) || check_sites(d)) return -1;
   bool *bound = calloc((size_t)d->n_syms + 1, sizeof *bound);
   if (!bound) return mlcrt_set_error("model: out of memory");
   int rc = 0;
@@ -303,6 +325,9 @@ void mlcrt_model_free(MlcrtModel *m) {
   free(m->bind.from);
   free(m->bind.argp);
   free(m->values);
+  free(m->site_start);
+  free(m->site_secs);
+  free(m->site_calls);
   if (m->dl) dlclose(m->dl);
   free(m);
 }
@@ -329,6 +354,65 @@ static int check_output(const MlcrtModel *m, int32_t i, const DLTensor *t) {
                          got, want);
 }
 
+/* ---- profiling ---------------------------------------------------------------------------- */
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* the executor's hook around each call site; a site number the descriptor
+ * does not have is ignored rather than trusted */
+static void profile_hook(void *data, int32_t site, int32_t end) {
+  MlcrtModel *m = data;
+  if (site < 0 || site >= m->n_sites) return;
+  double t = now_s();
+  if (!end) {
+    m->site_start[site] = t;
+    return;
+  }
+  m->site_calls[site]++;
+  m->site_secs[site] += t - m->site_start[site];
+}
+
+int mlcrt_model_profile(MlcrtModel *m, int on) {
+  if (!m) return mlcrt_set_error("model_profile: model is NULL");
+  m->profiling = false;
+  if (!on) return 0;
+  int32_t n = num_sites(m->desc);
+  if (!m->site_start) {
+    size_t k = (size_t)n + 1;
+    m->site_start = calloc(k, sizeof *m->site_start);
+    m->site_secs = calloc(k, sizeof *m->site_secs);
+    m->site_calls = calloc(k, sizeof *m->site_calls);
+    if (!m->site_start || !m->site_secs || !m->site_calls) return mlcrt_set_error("model_profile: out of memory");
+  }
+  m->n_sites = n;
+  memset(m->site_secs, 0, ((size_t)n + 1) * sizeof *m->site_secs);
+  memset(m->site_calls, 0, ((size_t)n + 1) * sizeof *m->site_calls);
+  m->profiling = true;
+  return 0;
+}
+
+int32_t mlcrt_model_num_sites(const MlcrtModel *m) { return m ? num_sites(m->desc) : 0; }
+
+const MlcrtCallSite *mlcrt_model_site(const MlcrtModel *m, int32_t i) {
+  if (!m || i < 0 || i >= num_sites(m->desc)) {
+    mlcrt_set_error("model_site: no call site %d", i);
+    return NULL;
+  }
+  return &m->desc->sites[i];
+}
+
+int mlcrt_model_site_time(const MlcrtModel *m, int32_t i, int64_t *calls, double *seconds) {
+  if (!m || i < 0 || i >= num_sites(m->desc)) return mlcrt_set_error("model_site_time: no call site %d", i);
+  bool have = m->site_calls && i < m->n_sites;
+  if (calls) *calls = have ? m->site_calls[i] : 0;
+  if (seconds) *seconds = have ? m->site_secs[i] : 0;
+  return 0;
+}
+
 int mlcrt_model_run(MlcrtModel *m, DLTensor *const *inputs, int32_t n_inputs, DLTensor **outputs,
                     int32_t n_outputs) {
   if (!m) return mlcrt_set_error("model_run: model is NULL");
@@ -341,7 +425,12 @@ int mlcrt_model_run(MlcrtModel *m, DLTensor *const *inputs, int32_t n_inputs, DL
   for (int32_t i = 0; i < n_inputs; i++) m->values[i].tensor = inputs[i];
   if (mlcrt__bind_args(&m->as_func, "input", m->values, &m->bind)) return -1;
   mlcrt__set_error_str("");
-  int32_t rc = d->run(m->state, m->bind.argp, m->bind.syms, outputs, mlcrt_env());
+  MlcrtEnv env = *mlcrt_env();
+  if (m->profiling) {
+    env.profile = profile_hook;
+    env.profile_data = m;
+  }
+  int32_t rc = d->run(m->state, m->bind.argp, m->bind.syms, outputs, &env);
   if (rc != 0) {
     if (!mlcrt_last_error()[0]) mlcrt_set_error("run failed with status %d", rc);
     mlcrt__prefix_error(d->name);
