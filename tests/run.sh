@@ -23,6 +23,7 @@ MLCC_TIME_LIMIT=${MLCC_TIME_LIMIT:-60}
 
 passed=0
 failed=0
+skipped=0 # tests that need what the machine lacks say so on a "skip" line
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mlcc-test.XXXXXX") || exit 2
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 130' HUP INT PIPE TERM # through the EXIT trap, which cleans up
@@ -261,6 +262,7 @@ if [ -f tests/e2e/run.sh ]; then
     case "$line" in
       "ok "*) pass "${line#ok }" ;;
       "FAIL "*) failed=$((failed + 1)); echo "$line" ;;
+      "skip "*) skipped=$((skipped + 1)); echo "$line" ;;
       "    "*) echo "$line" ;;
     esac
   done <"$tmp/e2e.out"
@@ -277,5 +279,6 @@ if [ -f tests/e2e/run.sh ]; then
   fi
 fi
 
-echo "$passed passed, $failed failed"
+if [ "$skipped" -gt 0 ]; then echo "$passed passed, $failed failed, $skipped skipped"
+else echo "$passed passed, $failed failed"; fi
 [ "$failed" -eq 0 ]

@@ -21,7 +21,7 @@
 
 typedef struct BuildArgs {
   const char *in, *out, *params, *entry, *dump_after;
-  bool embed;
+  bool embed, explain;
   MlcBuildOptions opt;
 } BuildArgs;
 
@@ -134,6 +134,7 @@ static int pass_index(const char *name) {
 
 static int build_model(MlcCtx *ctx, MlcModule *m, const BuildArgs *a) {
   Dump dump = {a->dump_after ? pass_index(a->dump_after) : -1, false};
+  const MlcModule *input = m;
   if (m && a->params) m = bind_weights(ctx, m, a);
   MlcMemPlanStats *stats = NULL;
   int n_stats = 0;
@@ -141,13 +142,16 @@ static int build_model(MlcCtx *ctx, MlcModule *m, const BuildArgs *a) {
   if (m) report_plan(stats, n_stats);
   free(stats);
   if (dump.failed) return EXIT_ERR;
-  MlcModelOptions mo = {.entry = a->entry, .embed_params = a->embed};
+  MlcrtCallSite *sites = NULL;
+  int n_sites = 0;
+  MlcModelOptions mo = {.entry = a->entry, .embed_params = a->embed, .sites = &sites, .n_sites = &n_sites};
   if (!m || !mlc_build_model(ctx, m, a->out, &a->opt, &mo)) return cli_report(ctx);
+  if (a->explain) cli_explain(ctx, input, m, sites, n_sites);
   return EXIT_YES;
 }
 
-int cli_build_model(MlcCtx *ctx, MlcModule *m, const char *out, const char *dump_after, bool embed) {
-  BuildArgs a = {.out = out, .dump_after = dump_after, .embed = embed, .entry = "main",
+int cli_build_model(MlcCtx *ctx, MlcModule *m, const char *out, const char *dump_after, bool embed, bool explain) {
+  BuildArgs a = {.out = out, .dump_after = dump_after, .embed = embed, .explain = explain, .entry = "main",
                  .opt = {.target = MLC_TARGET_NATIVE}};
   if (dump_after && pass_index(dump_after) < 0) return cli_bad_usage("no graph pass named", dump_after);
   return build_model(ctx, m, &a);
@@ -164,6 +168,7 @@ static int parse(BuildArgs *a, int argc, char **argv) {
     else if (!strcmp(s, "--entry") && next) a->entry = argv[++i];
     else if (!strcmp(s, "--dump-after") && next) a->dump_after = argv[++i];
     else if (!strcmp(s, "--embed-params")) a->embed = true;
+    else if (!strcmp(s, "--explain")) a->explain = true;
     else if (!strcmp(s, "--target") && next) {
       const char *t = argv[++i];
       if (!strcmp(t, "native")) a->opt.target = MLC_TARGET_NATIVE;
@@ -174,9 +179,9 @@ static int parse(BuildArgs *a, int argc, char **argv) {
   }
   if (!a->in) return cli_bad_usage("build: missing MODULE.py", NULL);
   if (!a->out) return cli_bad_usage("build: missing -o LIB.so or -o DIR", NULL);
-  bool model_flags = a->params || a->entry || a->dump_after || a->embed;
+  bool model_flags = a->params || a->entry || a->dump_after || a->embed || a->explain;
   if (ends_with(a->out, ".so") && model_flags)
-    return cli_bad_usage("build: --params, --entry, --embed-params and --dump-after build a model: give -o DIR",
+    return cli_bad_usage("build: --params, --entry, --embed-params, --dump-after and --explain build a model: give -o DIR",
                          a->out);
   if (a->dump_after && pass_index(a->dump_after) < 0) {
     fprintf(stderr, "mlcc: build: --dump-after: no pass named '%s'; the passes are:", a->dump_after);

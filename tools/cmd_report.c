@@ -60,11 +60,21 @@ static const char *str(const cJSON *o, const char *key) {
   return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-/* the same op always gets the same color in every chart */
+/* the same op gets the same color in every chart: its rank among the ops
+ * by time (op_bars sorts them first) */
+static const char *op_rank[MAX_BARS];
+static int n_op_rank;
+
 static int op_color(const char *op) {
-  unsigned h = 5381;
-  for (const unsigned char *p = (const unsigned char *)op; *p; p++) h = h * 33 + *p;
-  return (int)(h % 8);
+  for (int i = 0; i < n_op_rank; i++)
+    if (!strcmp(op_rank[i], op)) return i;
+  return n_op_rank;
+}
+
+/* ms or us, whichever reads better for values up to max_ms */
+static double unit_scale(double max_ms, const char **unit) {
+  *unit = max_ms >= 0.1 ? "ms" : "us";
+  return max_ms >= 0.1 ? 1 : 1e3;
 }
 
 /* ---- the profile ------------------------------------------------------------------- */
@@ -84,18 +94,30 @@ static bool check_kernels(const cJSON *ks, const char *path) {
 static void kernel_bars(Report *r, const cJSON *ks) {
   RepBar bars[MAX_BARS];
   int n = 0;
+  const char *unit;
+  double scale = unit_scale(ks->child ? num(ks->child, "total_ms_per_run", 0) : 0, &unit);
   for (const cJSON *k = ks->child; k && n < MAX_BARS; k = k->next, n++) {
     snprintf(bars[n].label, sizeof bars[n].label, "%s", str(k, "name"));
     snprintf(bars[n].note, sizeof bars[n].note, "%.1f%%, %s", 100 * num(k, "share", 0), str(k, "op"));
-    bars[n].value = num(k, "total_ms_per_run", 0);
+    bars[n].value = num(k, "total_ms_per_run", 0) * scale;
     bars[n].color = op_color(str(k, "op"));
   }
-  rep_hbars(&r->html, n < cJSON_GetArraySize(ks) ? "Time per kernel (ms per inference, the largest 30)"
-                                                 : "Time per kernel (ms per inference)",
-            bars, n, "ms");
+  char title[96];
+  snprintf(title, sizeof title, "Time per kernel (%s per inference%s)", unit,
+           n < cJSON_GetArraySize(ks) ? ", the largest 30" : "");
+  rep_hbars(&r->html, title, bars, n, unit);
 }
 
-static void op_bars(Report *r, const cJSON *ks) {
+/* the op string of the profile equal to label (so op_rank outlives the bars) */
+static const char *str_in(const cJSON *ks, const char *label) {
+  for (const cJSON *k = ks->child; k; k = k->next)
+    if (!strcmp(str(k, "op"), label)) return str(k, "op");
+  return "";
+}
+
+/* the time per op, largest first; draw: into the page, else only ranking
+ * the ops for their colors */
+static void op_bars(Report *r, const cJSON *ks, bool draw) {
   RepBar bars[MAX_BARS];
   int n = 0;
   double total = 0;
@@ -118,9 +140,19 @@ static void op_bars(Report *r, const cJSON *ks) {
         bars[i] = bars[j];
         bars[j] = t;
       }
-  for (int i = 0; i < n; i++)
+  const char *unit;
+  double scale = unit_scale(n ? bars[0].value : 0, &unit);
+  n_op_rank = 0;
+  for (int i = 0; i < n; i++) {
     snprintf(bars[i].note, sizeof bars[i].note, "%.1f%%", total > 0 ? 100 * bars[i].value / total : 0);
-  rep_hbars(&r->html, "Share of the time by op", bars, n, "ms");
+    bars[i].value *= scale;
+    bars[i].color = i;
+    op_rank[n_op_rank++] = str_in(ks, bars[i].label);
+  }
+  if (!draw) return;
+  char title[64];
+  snprintf(title, sizeof title, "Share of the time by op (%s per inference)", unit);
+  rep_hbars(&r->html, title, bars, n, unit);
 }
 
 static void kernel_table(Report *r, const cJSON *ks) {
@@ -134,7 +166,7 @@ static void kernel_table(Report *r, const cJSON *ks) {
     rep_escape(h, str(k, "op"));
     mlc_sb_puts(h, "</td><td>");
     rep_escape(h, str(k, "kind") ? str(k, "kind") : "");
-    mlc_sb_printf(h, "</td><td>%.0f</td><td>%.3f</td><td>%.2f</td><td>%.1f%%</td><td>", num(k, "calls", 0),
+    mlc_sb_printf(h, "</td><td>%.0f</td><td>%.4g</td><td>%.4g</td><td>%.1f%%</td><td>", num(k, "calls", 0),
                   num(k, "total_ms_per_run", 0), num(k, "mean_us", 0), 100 * num(k, "share", 0));
     if (num(k, "gflops", -1) >= 0) mlc_sb_printf(h, "%.2f", num(k, "gflops", 0));
     mlc_sb_puts(h, "</td><td>");
@@ -247,10 +279,11 @@ static int build_page(Report *r, const char *profile_path, const cJSON *doc) {
   rep_escape(h, model);
   mlc_sb_puts(h, "</h1>\n<p>");
   rep_escape(h, str(doc, "cpu") ? str(doc, "cpu") : "unknown CPU");
-  mlc_sb_printf(h, ", %.0f threads, %.0f runs: %.3f ms per inference, %.3f ms of it in kernels.</p>\n",
+  mlc_sb_printf(h, ", %.0f threads, %.0f runs: %.4g ms per inference, %.4g ms of it in kernels.</p>\n",
                 num(doc, "threads", 0), num(doc, "runs", 0), num(doc, "inference_ms", 0), num(doc, "kernels_ms", 0));
+  op_bars(r, ks, false);
   kernel_bars(r, ks);
-  op_bars(r, ks);
+  op_bars(r, ks, true);
   if (r->n_records || r->n_skipped) tuning_charts(r);
   kernel_table(r, ks);
   mlc_sb_puts(h, "</body>\n</html>\n");

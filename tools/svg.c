@@ -38,7 +38,7 @@ void rep_hbars(MlcStrBuf *sb, const char *title, const RepBar *bars, int n, cons
   double max = 0;
   for (int i = 0; i < n; i++)
     if (bars[i].value > max) max = bars[i].value;
-  int h = 30 + n * (BAR_H + BAR_GAP) + 10, plot_w = CHART_W - LABEL_W - 160;
+  int h = 30 + n * (BAR_H + BAR_GAP) + 10, plot_w = CHART_W - LABEL_W - 280;
   mlc_sb_printf(sb, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" role=\"img\">\n", CHART_W, h);
   mlc_sb_puts(sb, "<text x=\"0\" y=\"18\" class=\"title\">");
   rep_escape(sb, title);

@@ -12,6 +12,7 @@
 #define MLCC_CODEGEN_H
 
 #include "mlcc/ir.h"
+#include "mlcc/runtime.h"
 
 typedef enum MlcTarget {
   MLC_TARGET_NATIVE,   /* -march=native: the build machine's SIMD */
@@ -53,6 +54,10 @@ typedef struct MlcModelOptions {
   const char *entry;      /* the graph function to export; NULL: "main" */
   bool embed_params;      /* weights inside model.so instead of params.bin */
   const char *prefix;     /* C prefix of model.h's API; NULL: "model" */
+  /* when not NULL, receives the executor's call sites (the model
+   * descriptor's `sites`, what profiles report), in the context's arena */
+  MlcrtCallSite **sites;
+  int *n_sites;
 } MlcModelOptions;
 
 /* C source of the whole model: the prim func kernels, the executor, the

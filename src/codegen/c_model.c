@@ -260,6 +260,15 @@ bool c_model_files(MlcCtx *ctx, const MlcModule *m, const MlcModelOptions *mo, M
     emit_c(m, mo, &md, c);
     emit_h(mo, &md, h);
   }
+  if (ok && mo->sites && mo->n_sites) {
+    const CGraph *g = &md.graph;
+    MlcrtCallSite *out = mlc_arena_array(&ctx->arena, (size_t)(g->n_sites ? g->n_sites : 1), sizeof *out);
+    for (int i = 0; i < g->n_sites; i++)
+      out[i] = (MlcrtCallSite){g->sites[i].callee, g->sites[i].binding, g->sites[i].ops, (int32_t)g->sites[i].kind,
+                               g->sites[i].flops, g->sites[i].bytes};
+    *mo->sites = out;
+    *mo->n_sites = g->n_sites;
+  }
   model_free(&md);
   return ok;
 }

@@ -84,6 +84,58 @@ e2e_case() {
   fi
 }
 
+# profile_case MODEL INPUT: `mlcc run --profile` prints a row per kernel and
+# the summary; the JSON it writes feeds `mlcc report`, whose page holds the
+# charts, is well-formed XML (xmllint) and, where Chromium is installed,
+# renders to a picture that is not blank (png_ink.c)
+profile_case() {
+  model=$1 input=$2 out=$dir/profile
+  mkdir -p "$out"
+  if ! "$MLCC" run "$model" --in "$input" --profile --profile-json "$out/p.json" >"$out/p.out" 2>"$out/p.err"; then
+    fail "e2e profile: mlcc run --profile" "failed" "$out/p.err"; return
+  fi
+  # the MLP's kernels: matmul, add and relu generated, env.linear a library call
+  ok=1
+  grep -q '^kernel  *op  *calls  *ms/run' "$out/p.out" || ok=0
+  for k in 'matmul  *matmul .* generated' 'add  *add .* generated' 'relu  *relu .* generated' \
+           'env.linear  *linear .* library'; do
+    grep -q "^$k" "$out/p.out" || ok=0
+  done
+  grep -q '^[0-9]* runs: kernels [0-9.e+-]* ms of [0-9.e+-]* ms per inference' "$out/p.out" || ok=0
+  if [ $ok = 1 ]; then echo "ok e2e profile: mlcc run --profile"
+  else fail "e2e profile: mlcc run --profile" "table incomplete" "$out/p.out"; fi
+  if ! "$MLCC" report "$out/p.json" "$here/tuning.jsonl" -o "$out/report.html" 2>"$out/r.err"; then
+    fail "e2e profile: mlcc report" "failed" "$out/r.err"; return
+  fi
+  ok=1
+  for t in '<svg' 'Time per kernel' 'Share of the time by op' 'Best latency against trials' \
+           'Best latency against time' 'model (estimate)' '>env.linear<' '5 records of 2 tasks; 1 lines'; do
+    grep -qF -e "$t" "$out/report.html" || ok=0
+  done
+  if [ $ok = 1 ]; then echo "ok e2e profile: mlcc report draws the charts"
+  else fail "e2e profile: mlcc report" "a chart or the table is missing" "$out/report.html"; fi
+  if command -v xmllint >/dev/null 2>&1; then
+    if xmllint --noout "$out/report.html" 2>"$out/xml.err"; then echo "ok e2e profile: the report is well-formed XML"
+    else fail "e2e profile: report XML" "xmllint refuses it" "$out/xml.err"; fi
+  else
+    echo "skip e2e profile: report XML: xmllint is not installed (libxml2-utils)"
+  fi
+  browser=$(command -v chromium || command -v chromium-browser || true)
+  if [ -z "$browser" ]; then
+    echo "skip e2e profile: report rendering: Chromium is not installed"
+  elif ! $CC -std=c11 -O1 "$here/png_ink.c" -lz -o "$dir/png_ink" 2>"$out/cc.log"; then
+    fail "e2e profile: png_ink" "does not compile" "$out/cc.log"
+  else
+    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --window-size=1000,1600 \
+      --screenshot="$out/report.png" "file://$out/report.html" >"$out/chromium.log" 2>&1
+    ink=$("$dir/png_ink" "$out/report.png" 2>>"$out/chromium.log")
+    case "$ink" in
+      0.0[1-9]*|0.[1-9]*) echo "ok e2e profile: the report renders (ink $ink)" ;;
+      *) fail "e2e profile: report rendering" "blank or missing picture (ink '$ink')" "$out/chromium.log" ;;
+    esac
+  fi
+}
+
 # refused CASE WANT ARGS...: `mlcc run ARGS` must exit 2 with WANT on stderr
 refused() {
   name=$1 want=$2
@@ -98,6 +150,7 @@ refused() {
 
 e2e_case static "$here/mlp.py" 4 4
 e2e_case dynamic "$here/mlp_dyn.py" 5 1 5 33 2
+profile_case "$dir/static/model" "$dir/static/x.npy"
 refused "a wrong input shape" "main: input 'x' (#1): expected shape (4, 8), got (5, 8)" \
   "$dir/static/model" --in "$dir/dynamic/x.npy"
 refused "an .npz without the input" "has no entry 'x' for input #1 of 'main'" \

@@ -1,0 +1,57 @@
+/* explain.c - `mlcc build/compile ... --explain`: what the compiler decided
+ * for each kernel of a model, in the words a profile uses (the same call
+ * sites, kernel names, ops and FLOP estimates), so a slow row of
+ * `mlcc run --profile` can be traced back to a decision.
+ *
+ * The schedule column says where a kernel's loop nest came from: a tuning
+ * record (the function carries the "tuned" attribute), the module as its
+ * author wrote it (the function was in the input), the op's definition as
+ * legalized with no schedule applied (what the graph pipeline generates
+ * today), or a library call. */
+#include <string.h>
+
+#include "cli.h"
+
+static const char *schedule_of(const MlcModule *input, const MlcModule *built, const MlcrtCallSite *s, MlcCtx *ctx) {
+  if (s->kind == MLCRT_SITE_LIBRARY) return "library call";
+  if (s->kind == MLCRT_SITE_TUNED) return "tuning record";
+  const MlcFunc *f = mlc_module_find(input, mlc_intern(ctx, s->callee));
+  (void)built;
+  return f && f->kind == MLC_FUNC_PRIM ? "as written in the input" : "none: the op's loop nest as legalized";
+}
+
+static void fmt_count(double v, char *buf, size_t cap) {
+  if (v < 0) snprintf(buf, cap, "-");
+  else if (v >= 1e9) snprintf(buf, cap, "%.2f G", v * 1e-9);
+  else if (v >= 1e6) snprintf(buf, cap, "%.2f M", v * 1e-6);
+  else if (v >= 1e3) snprintf(buf, cap, "%.2f K", v * 1e-3);
+  else snprintf(buf, cap, "%.0f", v);
+}
+
+void cli_explain(MlcCtx *ctx, const MlcModule *input, const MlcModule *built, const MlcrtCallSite *sites, int n) {
+  printf("%-28s %-14s %5s %10s  %-9s %s\n", "kernel", "op", "calls", "FLOPs", "kind", "schedule");
+  static const char *const kinds[] = {"generated", "library", "tuned"};
+  double total = 0;
+  bool known = true;
+  for (int i = 0; i < n; i++) {
+    bool first = true;
+    for (int j = 0; j < i && first; j++) first = strcmp(sites[j].callee, sites[i].callee) != 0;
+    if (!first) continue;
+    int calls = 0;
+    double flops = 0;
+    for (int j = i; j < n; j++) {
+      if (strcmp(sites[j].callee, sites[i].callee) != 0) continue;
+      calls++;
+      flops = flops < 0 || sites[j].flops < 0 ? -1 : flops + sites[j].flops;
+    }
+    char f[32];
+    fmt_count(flops, f, sizeof f);
+    printf("%-28s %-14s %5d %10s  %-9s %s\n", sites[i].callee, sites[i].ops, calls, f, kinds[sites[i].kind],
+           schedule_of(input, built, &sites[i], ctx));
+    if (flops < 0) known = false;
+    else total += flops;
+  }
+  char t[32];
+  fmt_count(total, t, sizeof t);
+  printf("%d calls; %s%s FLOPs per inference\n", n, known ? "" : "at least ", t);
+}
