@@ -423,7 +423,7 @@ static const char *const g_syms[] = {"n", "m"};
 
 static MlcrtModelDesc prog_desc(void) {
   return (MlcrtModelDesc){MLCRT_MODEL_ABI_VERSION, "inc", 1, g_vec, 1, g_vec, 1, g_syms, 0, fnv1a64("", 0), NULL,
-                          prog_create, prog_run, prog_destroy};
+                          prog_create, prog_run, prog_destroy, 0, NULL};
 }
 
 static const char *create_error(MlcrtModelDesc d) {
@@ -454,7 +454,23 @@ static void test_model_from_desc(void) {
   }
   CHECK_STR(create_error(d), "(accepted)");
   d.abi_version = 7;
-  CHECK_STR(create_error(d), "model: ABI version 7, this runtime implements 1");
+  CHECK_STR(create_error(d), "model: ABI version 7, this runtime implements 1 to 2");
+  /* call sites (ABI 2): counted, each fully described; version 1 has none */
+  d = prog_desc();
+  d.n_sites = 2;
+  CHECK_STR(create_error(d), "model 'inc': bad call site list (2)");
+  static const MlcrtCallSite sites[] = {{"inc", "y", "add", MLCRT_SITE_GENERATED, 7, 56},
+                                        {NULL, "y", "add", MLCRT_SITE_GENERATED, 7, 56},
+                                        {"inc", "y", "add", 9, 7, 56}};
+  d.sites = sites;
+  CHECK_STR(create_error(d), "model 'inc': call site 1 is malformed");
+  d.sites = sites + 1;
+  d.n_sites = 1;
+  CHECK_STR(create_error(d), "model 'inc': call site 0 is malformed");
+  d.sites = sites + 2;
+  CHECK_STR(create_error(d), "model 'inc': call site 0 is malformed");
+  d.abi_version = 1; /* sites are not read */
+  CHECK_STR(create_error(d), "(accepted)");
   d = prog_desc();
   d.n_inputs = 2;
   CHECK_STR(create_error(d), "model 'inc': two inputs are named 'a'");
