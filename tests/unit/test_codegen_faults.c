@@ -9,7 +9,8 @@
  * results compared against plain C here; also a division behind a guard
  * that keeps it from a zero divisor (no fault), one in a parallel loop, one
  * inside a workspace buffer the fault path must free (the sanitizer build
- * reports a leak), and a constant zero divisor, which the build refuses. */
+ * reports a leak), and a constant zero divisor, which the build refuses,
+ * as it refuses a constant index outside a constant dimension. */
 #include "check.h"
 #include "mlcc/codegen.h"
 #include "mlcc/interp.h"
@@ -315,6 +316,38 @@ static void test_constant_zero_divisor(void) {
   CHECK(msg && strstr(msg, "by_zero") && strstr(msg, "division by the constant zero"));
 }
 
+/* a constant index outside a constant dimension, stored or loaded, is
+ * refused when building, naming the buffer, the index and the block */
+static void test_constant_index_out_of_bounds(void) {
+  static const char *const bodies[2] = {
+      "            A[1000000000, 0] = T.float32(1)\n",
+      "            C[0] = A[3, -1]\n",
+  };
+  static const char *const wants[2] = {"store to buffer 'A' at the constant index 1000000000",
+                                       "load from buffer 'A' at the constant index -1"};
+  for (int k = 0; k < 2; k++) {
+    char text[1024];
+    snprintf(text, sizeof text,
+             "from tvm.script import tir as T\n"
+             "@T.prim_func\n"
+             "def oob(A: T.Buffer((4, 8), \"float32\"), C: T.Buffer((4,), \"float32\")):\n"
+             "    for i in range(4):\n"
+             "        with T.block(\"S\"):\n"
+             "%s",
+             bodies[k]);
+    const MlcModule *m = bu_read_text(ctx, "oob.py", text);
+    CHECK(m != NULL);
+    if (!m) continue;
+    char so[8192];
+    snprintf(so, sizeof so, "%s/oob.so", tmpdir);
+    mlc_clear_error(ctx);
+    CHECK(!mlc_build_shared(ctx, m, so, NULL));
+    const char *msg = mlc_error_msg(ctx);
+    if (!msg || !strstr(msg, wants[k]) || !strstr(msg, "block 'S'")) printf("    message: %s\n", msg ? msg : "(none)");
+    CHECK(msg && strstr(msg, wants[k]) && strstr(msg, "block 'S'"));
+  }
+}
+
 int main(void) {
   ctx = mlc_ctx_new();
   if (!bu_make_tmpdir(tmpdir, sizeof tmpdir, "mlcc-faults")) {
@@ -328,6 +361,7 @@ int main(void) {
   RUN(test_guarded_division);
   RUN(test_fault_in_parallel_and_workspace);
   RUN(test_constant_zero_divisor);
+  RUN(test_constant_index_out_of_bounds);
   if (compiled) mlcrt_module_free(compiled);
   bu_remove_dir(tmpdir);
   mlc_ctx_free(ctx);
