@@ -96,6 +96,14 @@ typedef enum MlcBinOp {
 typedef struct MlcBinOpInfo { const char *py, *call; int prec; bool is_bool; } MlcBinOpInfo;
 extern const MlcBinOpInfo mlc_binop_info[MLC_BIN_COUNT];
 
+/* Integer division (DIV, MOD, FLOORDIV, FLOORMOD) is defined everywhere:
+ * by zero, and the most negative value of a signed dtype divided by -1
+ * (the quotient does not fit), are run-time errors with these messages,
+ * in the interpreter and in compiled code alike; the remainder of a
+ * division by -1 is 0. */
+#define MLC_DIV_BY_ZERO_MSG "integer division by zero"
+#define MLC_DIV_OVERFLOW_MSG "integer division overflows (the most negative value divided by -1)"
+
 /* Intrinsic calls: enum suffix, TVMScript spelling, arity (-1 variadic),
  * result dtype rule: 0 = same as first float arg, 1 = dtype of arg 1 (for
  * if_then_else), 2 = given explicitly by the call. */

@@ -126,6 +126,9 @@ static bool is_int_scalar(const MlcExpr *e) {
   return e->dtype.lanes == 1 && e->dtype.code == MLC_TC_INT;
 }
 
+/* the most negative value of a signed integer dtype */
+static int64_t int_min(MlcDType t) { return t.bits >= 64 ? INT64_MIN : -(INT64_C(1) << (t.bits - 1)); }
+
 static int64_t fdiv(int64_t a, int64_t c) { int64_t q = a / c; return (a % c != 0 && (a < 0) != (c < 0)) ? q - 1 : q; }
 static int64_t fmodi(int64_t a, int64_t c) { return a - fdiv(a, c) * c; }
 
@@ -214,9 +217,16 @@ static MlcExpr *fold_binary(MlcAnalyzer *az, MlcExpr *e) {
     if (cb && y == 0) return e; /* left for run time to report */
     if (ca && cb) {
       int64_t r;
+      /* x / -1 is -x, and x % -1 is 0, apart from the most negative x of
+       * the dtype, whose quotient overflows: left for run time to report
+       * (and kept away from the C division, which traps on it) */
+      if (y == -1) {
+        if (op == MLC_BIN_FLOORMOD || op == MLC_BIN_MOD) return mlc_e_int(ctx, t, 0);
+        if (x == int_min(t)) return e;
+        return mlc_e_int(ctx, t, -x);
+      }
       if (op == MLC_BIN_FLOORDIV) r = fdiv(x, y);
       else if (op == MLC_BIN_FLOORMOD) r = fmodi(x, y);
-      else if (x == INT64_MIN && y == -1) return e;
       else r = op == MLC_BIN_DIV ? x / y : x % y;
       return mlc_e_int(ctx, t, r);
     }

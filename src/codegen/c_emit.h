@@ -28,6 +28,10 @@ typedef struct CEmit {
   MLC_VEC(CHoisted) hoisted;  /* of the function (kernel or closure) being written */
   int loop_depth;             /* loops around the statement being written, in that function */
   bool uses_exit;             /* that function jumps to its mlc_exit label */
+  const char *exit_label;     /* where a failure jumps from here: NULL for mlc_exit, else the
+                                 label freeing the in-place workspace buffer around it */
+  bool exit_label_used;       /* a jump to exit_label was written */
+  int n_tmps;                 /* numbers the generator's own locals and labels */
   int indent;
   int n_closures;
   bool noalias;
@@ -63,6 +67,9 @@ void c_expr_lane(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb);
 bool c_vector_ok(const MlcExpr *x);
 
 void c_stmt(CEmit *e, const MlcStmt *s);
+/* the label a failure at the statement being written jumps to (after
+ * setting mlc_status), marked as used */
+const char *c_exit_jump(CEmit *e);
 /* Writing the body of a function (kernel or closure): between begin and end
  * the statements go to a buffer of their own, so that end can put the
  * allocations hoisted out of the body's loops before them, and their frees,
@@ -74,6 +81,8 @@ typedef struct CBody {
   MLC_VEC(CHoisted) outer_hoisted;
   int outer_depth;
   bool outer_exit;
+  const char *outer_label;
+  bool outer_label_used;
 } CBody;
 void c_body_begin(CEmit *e, CBody *b);
 void c_body_end(CEmit *e, CBody *b);

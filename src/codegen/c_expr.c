@@ -206,6 +206,71 @@ static const char *int_helper(CEmit *e, const char *op, MlcDType t) {
   return mlc_intern(e->ctx, name);
 }
 
+/* Integer division whose divisor is not a nonzero constant is checked
+ * (MLC_DIV_BY_ZERO_MSG in mlcc/ir.h): a helper per operation and dtype
+ * computes the result into *r and returns 0, or returns 1 for a zero
+ * divisor and 2 for the most negative value divided by -1, which C's
+ * division traps on; the remainder of a division by -1 is 0.  The checks
+ * are two branches the processor predicts as not taken. */
+static const char *checked_div_helper(CEmit *e, MlcBinOp op, MlcDType t) {
+  static const char *const ops[MLC_BIN_COUNT] = {
+      [MLC_BIN_DIV] = "div", [MLC_BIN_MOD] = "mod", [MLC_BIN_FLOORDIV] = "floordiv", [MLC_BIN_FLOORMOD] = "floormod"};
+  const char *ct = c_scalar_type(t);
+  const char *name = mlc_internf(e->ctx, "mlc_%s_checked_%s", ops[op], ct);
+  const char *plain = op == MLC_BIN_FLOORDIV || op == MLC_BIN_FLOORMOD ? int_helper(e, ops[op], t) : NULL;
+  if (!helper_once(e, name)) return name;
+  bool div = op == MLC_BIN_DIV || op == MLC_BIN_FLOORDIV;
+  mlc_sb_printf(e->helpers, "static inline int %s(%s a, %s b, %s *r) {\n", name, ct, ct, ct);
+  mlc_sb_puts(e->helpers, "  if (__builtin_expect(b == 0, 0)) return 1;\n");
+  if (t.code == MLC_TC_INT) {
+    if (div)
+      mlc_sb_printf(e->helpers, "  if (__builtin_expect(b == -1, 0)) { if (a == INT%d_MIN) return 2; *r = (%s)-a; return 0; }\n",
+                    t.bits, ct);
+    else
+      mlc_sb_puts(e->helpers, "  if (__builtin_expect(b == -1, 0)) { *r = 0; return 0; }\n");
+  }
+  if (plain) mlc_sb_printf(e->helpers, "  *r = %s(a, b);\n", plain);
+  else mlc_sb_printf(e->helpers, "  *r = (%s)(a %c b);\n", ct, div ? '/' : '%');
+  mlc_sb_puts(e->helpers, "  return 0;\n}\n");
+  if (helper_once(e, "mlc_div_fault"))
+    mlc_sb_puts(e->helpers,
+                "__attribute__((cold, noinline)) static int32_t mlc_div_fault(const MlcrtEnv *env, int why) {\n"
+                "  env->set_error(why == 1 ? \"" MLC_DIV_BY_ZERO_MSG "\" : \"" MLC_DIV_OVERFLOW_MSG "\");\n"
+                "  return -1;\n}\n");
+  return name;
+}
+
+/* the divisor's value when it is a constant (or a broadcast one) */
+static bool const_divisor(const MlcExpr *b, int64_t *v) {
+  if (b->kind == MLC_EXPR_BROADCAST) b = b->bcast.value;
+  return mlc_e_is_const_int(b, v);
+}
+
+static void emit(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb);
+
+/* An integer division that needs the check: a GNU statement expression
+ * that leaves the function through its failure exit when the helper
+ * refuses.  The build refuses a constant zero divisor outright. */
+static bool emit_checked_div(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb) {
+  MlcDType t = mlc_dtype_elem(x->bin.a->dtype);
+  int64_t d;
+  bool is_const = const_divisor(x->bin.b, &d);
+  if (is_const && d == 0) {
+    c_fail(e, "integer division by the constant zero");
+    return true;
+  }
+  if (is_const && (d != -1 || t.code != MLC_TC_INT)) return false;
+  const char *fn = checked_div_helper(e, x->bin.op, t);
+  int id = e->n_tmps++;
+  mlc_sb_printf(sb, "({ %s mlc_r%d; int mlc_f%d = %s(", c_scalar_type(t), id, id, fn);
+  emit(e, x->bin.a, lane, sb);
+  mlc_sb_puts(sb, ", ");
+  emit(e, x->bin.b, lane, sb);
+  mlc_sb_printf(sb, ", &mlc_r%d); if (__builtin_expect(mlc_f%d != 0, 0)) { mlc_status = mlc_div_fault(env, mlc_f%d); goto %s; } mlc_r%d; })",
+                id, id, id, c_exit_jump(e), id);
+  return true;
+}
+
 /* Float min/max with fmin/fmax's meaning (a NaN operand yields the other
  * one) written as comparisons: libm's fminf/fmaxf are out-of-line calls the
  * compiler neither inlines nor vectorizes, which made every relu a loop of
@@ -255,8 +320,6 @@ static const char *math_name(MlcIntrin op) {
   }
 }
 
-static void emit(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb);
-
 /* Scalar form, or (lane != NULL) the value at that lane of a vector; emit
  * adds the rounding of bfloat16 results around it. */
 static void emit_node(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb) {
@@ -273,6 +336,8 @@ static void emit_node(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *s
     MlcDType at = mlc_dtype_elem(x->bin.a->dtype);
     bool fl = mlc_dtype_is_float(at);
     const char *fn = NULL;
+    bool divmod = op == MLC_BIN_DIV || op == MLC_BIN_MOD || op == MLC_BIN_FLOORDIV || op == MLC_BIN_FLOORMOD;
+    if (divmod && !fl && emit_checked_div(e, x, L, sb)) return;
     if (op == MLC_BIN_FLOORDIV || op == MLC_BIN_FLOORMOD) {
       if (fl) {
         mlc_sb_puts(sb, op == MLC_BIN_FLOORDIV ? "floor((" : "(");

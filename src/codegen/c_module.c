@@ -139,6 +139,49 @@ static bool collect_sig(CEmit *e, const MlcPrimFunc *f, Sig *sig) {
   return true;
 }
 
+/* ---- accesses provably out of bounds ---- */
+
+/* A constant index outside a constant dimension can only be a mistake, and
+ * the C code would write or read outside the caller's memory: the build
+ * refuses it, naming the buffer, the dimension and the innermost block. */
+typedef struct BoundsCheck {
+  CEmit *e;
+  const char *block;
+} BoundsCheck;
+
+static bool check_indices(BoundsCheck *bc, const MlcBuffer *b, MlcExpr *const *idx, int n, const char *what) {
+  for (int d = 0; d < n && d < b->ndim; d++) {
+    int64_t k, ext;
+    if (!mlc_e_is_const_int(idx[d], &k) || !mlc_e_is_const_int(b->shape[d], &ext) || (k >= 0 && k < ext)) continue;
+    c_fail(bc->e, "%s buffer '%s' at the constant index %lld of dimension %d, outside its extent %lld (in block '%s')",
+           what, b->name, (long long)k, d, (long long)ext, bc->block);
+    return false;
+  }
+  return true;
+}
+
+static bool bounds_block(MlcVisitor *v, const MlcBlock *b) {
+  ((BoundsCheck *)v->user)->block = b->name;
+  return true;
+}
+
+static bool bounds_stmt(MlcVisitor *v, const MlcStmt *s) {
+  if (s->kind != MLC_STMT_STORE) return true;
+  return check_indices(v->user, s->store.buf, s->store.idx, s->store.n, "a store to");
+}
+
+static bool bounds_expr(MlcVisitor *v, const MlcExpr *x) {
+  if (x->kind != MLC_EXPR_LOAD) return true;
+  return check_indices(v->user, x->load.buf, x->load.idx, x->load.n, "a load from");
+}
+
+static bool check_const_bounds(CEmit *e, const MlcPrimFunc *f) {
+  BoundsCheck bc = {e, "root"};
+  MlcVisitor v = {.user = &bc, .expr = bounds_expr, .stmt = bounds_stmt, .block = bounds_block};
+  mlc_visit_prim_func(&v, f);
+  return !e->failed;
+}
+
 static void emit_kernel(CEmit *e, const MlcPrimFunc *orig, const MlcPrimFunc *low, const Sig *sig,
                         const char *kname) {
   const MlcAttrValue *na = mlc_attrs_get(orig->attrs, mlc_intern(e->ctx, "tir.noalias"));
@@ -231,7 +274,7 @@ bool c_emit_module(MlcCtx *ctx, const MlcModule *m, MlcStrBuf *out, CKernelVec *
     MlcStrBuf body = {0};
     e.out = &body;
     const char *kname = NULL;
-    if (collect_sig(&e, orig, &sig)) {
+    if (collect_sig(&e, orig, &sig) && check_const_bounds(&e, orig)) {
       MlcPrimFunc *low = mlc_lower_prim_func(ctx, orig, MLC_LOWER_STAGE_COUNT - 1, NULL, NULL);
       if (!low) {
         ok = false;

@@ -129,8 +129,20 @@ static void emit_for(CEmit *e, const MlcStmt *s) {
   c_line(e, "}");
 }
 
+const char *c_exit_jump(CEmit *e) {
+  if (!e->exit_label) {
+    e->uses_exit = true;
+    return "mlc_exit";
+  }
+  e->exit_label_used = true;
+  return e->exit_label;
+}
+
 void c_body_begin(CEmit *e, CBody *b) {
-  *b = (CBody){.outer_out = e->out, .outer_depth = e->loop_depth, .outer_exit = e->uses_exit};
+  *b = (CBody){.outer_out = e->out, .outer_depth = e->loop_depth, .outer_exit = e->uses_exit,
+               .outer_label = e->exit_label, .outer_label_used = e->exit_label_used};
+  e->exit_label = NULL;
+  e->exit_label_used = false;
   b->outer_hoisted.data = e->hoisted.data;
   b->outer_hoisted.len = e->hoisted.len;
   b->outer_hoisted.cap = e->hoisted.cap;
@@ -162,6 +174,8 @@ void c_body_end(CEmit *e, CBody *b) {
   e->hoisted.cap = b->outer_hoisted.cap;
   e->loop_depth = b->outer_depth;
   e->uses_exit = b->outer_exit;
+  e->exit_label = b->outer_label;
+  e->exit_label_used = b->outer_label_used;
 }
 
 /* Outline `for v in parallel(min, ext): body` into a closure. */
@@ -279,15 +293,29 @@ static void emit_allocate(CEmit *e, const MlcStmt *s) {
     c_line(e, "%s *%s = (%s *)env->workspace_alloc((size_t)(%s) * %zu, 64);", ct, n, ct, expr_str(e, b->shape[0], &tmp),
            esize);
     mlc_vec_free(&tmp);
-    /* out of memory: the exit frees the hoisted buffers; buffers of
-     * enclosing allocations made in place are not freed on this path */
-    c_line(e, "if (%s == NULL) { mlc_status = -1; goto mlc_exit; }", n);
-    e->uses_exit = true;
+    /* out of memory: the exit frees the enclosing buffers */
+    c_line(e, "if (%s == NULL) { mlc_status = -1; goto %s; }", n, c_exit_jump(e));
   }
   mlc_vec_push(&e->scope_bufs, b);
-  c_stmt(e, s->alloc.body);
+  if (!on_heap) {
+    c_stmt(e, s->alloc.body);
+  } else {
+    /* a failure in the body (a division by zero) frees this buffer on its
+     * way out, then goes on to the enclosing exit */
+    const char *outer = e->exit_label;
+    bool outer_used = e->exit_label_used;
+    e->exit_label = mlc_internf(e->ctx, "mlc_free%d", e->n_tmps++);
+    e->exit_label_used = false;
+    c_stmt(e, s->alloc.body);
+    const char *label = e->exit_label;
+    bool used = e->exit_label_used;
+    e->exit_label = outer;
+    e->exit_label_used = outer_used;
+    if (used) c_line(e, "%s:;", label);
+    c_line(e, "env->workspace_free(%s);", n);
+    if (used) c_line(e, "if (mlc_status != 0) goto %s;", c_exit_jump(e));
+  }
   e->scope_bufs.len--;
-  if (on_heap) c_line(e, "env->workspace_free(%s);", n);
   e->indent--;
   c_line(e, "}");
 }

@@ -159,15 +159,26 @@ bool interp_elem_index(Interp *in, int slot, CExpr *const *idx, Affine *const *a
   return true;
 }
 
+/* Integer division with the meaning compiled code gives it (c_expr.c): by
+ * zero is an error, and so is the most negative value of a signed dtype
+ * divided by -1, whose quotient does not fit; its remainder is 0. */
 static Val int_divmod(Interp *in, MlcBinOp op, MlcDType r, bool u, int64_t p, int64_t q) {
   Val zero = {0, 0};
   bool div = op == MLC_BIN_DIV || op == MLC_BIN_FLOORDIV;
   if (q == 0) {
-    interp_fail(in, "integer division by zero");
+    interp_fail(in, MLC_DIV_BY_ZERO_MSG);
     return zero;
   }
   if (u) return interp_make(r, (int64_t)(div ? (uint64_t)p / (uint64_t)q : (uint64_t)p % (uint64_t)q), 0);
-  if (p == INT64_MIN && q == -1) return interp_make(r, div ? p : 0, 0);
+  if (q == -1) {
+    int64_t min = r.bits >= 64 ? INT64_MIN : -(INT64_C(1) << (r.bits - 1));
+    if (!div) return interp_make(r, 0, 0);
+    if (p == min) {
+      interp_fail(in, MLC_DIV_OVERFLOW_MSG);
+      return zero;
+    }
+    return interp_make(r, -p, 0);
+  }
   int64_t tq = p / q, tr = p % q;
   if (op == MLC_BIN_DIV) return interp_make(r, tq, 0);
   if (op == MLC_BIN_MOD) return interp_make(r, tr, 0);

@@ -10,6 +10,7 @@
  * Parentheses follow Python precedence (mlc_binop_info), so `(a + b) * c`
  * keeps its parentheses and `a * b + c` gets none. */
 #include "text/print_internal.h"
+#include "text/read_util.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -415,10 +416,11 @@ static void note_chain_use(void *user, const MlcExpr *var) {
 
 /* The last loop of the T.grid chain starting at s: plain serial loops nested
  * directly, each extent free of the chain's own vars (T.grid evaluates all
- * extents before any var exists). */
+ * extents before any var exists), and no more of them than the reader takes
+ * in one T.grid -- a deeper nest prints as a T.grid inside a T.grid. */
 static const MlcStmt *grid_last(const MlcStmt *s) {
   const MlcStmt *last = s;
-  while (plain_serial(last->loop.body)) {
+  for (int n = 1; n < MLC_RD_MAX_RANK && plain_serial(last->loop.body); n++) {
     ChainUse u = {s, last->loop.body, false};
     mlc_pt_expr_vars(last->loop.body->loop.extent, note_chain_use, &u);
     if (u.found) break;

@@ -11,16 +11,16 @@
  *   refused  -> the module is the same pointer, structurally equal, and
  *               of the same structural hash as before the step (so an
  *               in-place change of a node would be caught too).
- * At the end of a sequence its printed trace is replayed on the original
- * module and must give a structurally equal module.
+ * Every module a step produces must also print as text that reads back
+ * structurally equal.  At the end of a sequence its printed trace is
+ * replayed on the original module and must give a structurally equal module.
  *
  * Every sequence gets a fresh context, so a long run does not grow the
  * arena.  A failure prints a FAIL line with the program, seed and step, then
  * the trace (and the refused instruction) as `#` lines: a script that
  * `mlcc schedule` replays.  MLC_SCHED_FUZZ_SECONDS=N runs for N seconds
  * (split evenly over the programs) instead of a fixed number of sequences
- * and prints per-primitive counts.  MLC_SCHED_FUZZ_ALL=1 adds the text
- * round trip of every final module (see check_text_round_trip). */
+ * and prints per-primitive counts. */
 #include <assert.h>
 #include <math.h>
 #include <stdint.h>
@@ -562,8 +562,6 @@ static const GenFn generators[FP_COUNT] = {
     [FP_transform_layout] = gen_transform_layout,
 };
 
-static bool fuzz_all; /* MLC_SCHED_FUZZ_ALL=1: also check_text_round_trip */
-
 /* ---- checks ------------------------------------------------------------------------ */
 
 /* the accepted function computes the reference outputs; NULL or the reason */
@@ -601,10 +599,7 @@ static const char *check_unchanged(Seq *q, const MlcModule *before, uint64_t bef
   return why->len ? mlc_sb_cstr(why) : NULL;
 }
 
-/* The module prints as text that reads back structurally equal.  Known bug
- * (so checked only with MLC_SCHED_FUZZ_ALL=1): blockize with
- * preserve_unit_iters=False leaves constant products such as `0 * 16` in
- * bindings and regions, which the reader folds to `0`. */
+/* The module prints as text that reads back structurally equal. */
 static const char *check_text_round_trip(Seq *q, MlcStrBuf *why) {
   MlcStrBuf text = {0};
   mlc_print_module(mlc_sch_module(q->s), &text);
@@ -728,6 +723,7 @@ static void step(Program *p, Seq *q, uint64_t seed, int k) {
   if (ok) {
     counts[fp].accepted++;
     bad = check_numbers(q, p, &why);
+    if (!bad) bad = check_text_round_trip(q, &why);
   } else {
     counts[fp].refused++;
     mlc_clear_error(q->ctx);
@@ -758,8 +754,6 @@ static void sequence(Program *p, uint64_t seed) {
   for (int k = 0; q->s && k < STEPS && !q->stop; k++) step(p, q, seed, k);
   MlcStrBuf why = {0};
   if (q->s && !q->stop && check_replay(q, m, &why)) report(p, q, seed, STEPS, FP_COUNT, mlc_sb_cstr(&why), NULL);
-  if (q->s && fuzz_all && !why.len && check_text_round_trip(q, &why))
-    report(p, q, seed, STEPS, FP_COUNT, mlc_sb_cstr(&why), NULL);
   mlc_vec_free(&why);
   if (q->s) mlc_sch_free(q->s);
   mlc_ctx_free(q->ctx);
@@ -816,7 +810,6 @@ int main(void) {
 #define X(name) n_programs++;
   CORPUS(X)
 #undef X
-  fuzz_all = getenv("MLC_SCHED_FUZZ_ALL") && atoi(getenv("MLC_SCHED_FUZZ_ALL"));
   if (secs && atof(secs) > 0) seconds_per_program = atof(secs) / n_programs;
 #define X(name) RUN(fuzz_##name);
   CORPUS(X)
