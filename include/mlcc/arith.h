@@ -50,4 +50,22 @@ MlcExpr *mlc_arith_mul(MlcCtx *ctx, MlcExpr *a, MlcExpr *b);
 double mlc_prim_func_flops(const MlcPrimFunc *f);
 double mlc_prim_func_param_bytes(const MlcPrimFunc *f);
 
+/* The op pattern of a prim func, from its TIR (pattern.c): what fusion may
+ * do with it.  Ordered from the most to the least fusable. */
+#define MLC_OP_PATTERNS(X)                                        \
+  X(ELEMWISE, "elemwise")                                         \
+  X(BROADCAST, "broadcast")                                       \
+  X(INJECTIVE, "injective")                                       \
+  X(REDUCE, "reduce")                                             \
+  X(OUT_EWISE_FUSABLE, "out_ewise_fusable")                       \
+  X(OPAQUE, "opaque")
+typedef enum MlcOpPattern {
+#define X(id, name) MLC_PATTERN_##id,
+  MLC_OP_PATTERNS(X)
+#undef X
+  MLC_PATTERN_COUNT
+} MlcOpPattern;
+extern const char *const mlc_op_pattern_names[MLC_PATTERN_COUNT];
+MlcOpPattern mlc_prim_func_pattern(const MlcPrimFunc *f);
+
 #endif

@@ -46,6 +46,16 @@ MlcModule *mlc_pass_dispatch_library(MlcCtx *ctx, const MlcModule *m);
  * are shared.  Prim func names are the op name's last part: "add", "add1", "conv2d"... */
 MlcModule *mlc_pass_legalize_ops(MlcCtx *ctx, const MlcModule *m);
 
+/* Fusion (fuse_ops.c, fuse_tir.c).  fuse_ops groups the call_tir bindings
+ * of each dataflow block by the op patterns of their prim funcs
+ * (mlc_prim_func_pattern) along post-dominators, and turns each group of
+ * two or more into a graph function with attribute Primitive = 1
+ * (`fused_conv2d_add_relu`) that the group's exit binding calls; equal
+ * groups share one.  fuse_tir replaces each such function by one prim func
+ * running the members' loop nests in order, and its calls by call_tir. */
+MlcModule *mlc_pass_fuse_ops(MlcCtx *ctx, const MlcModule *m);
+MlcModule *mlc_pass_fuse_tir(MlcCtx *ctx, const MlcModule *m);
+
 /* Pure bindings whose var is never used are removed (repeatedly), and
  * functions no graph function reaches from the module's entry points are
  * dropped (prim funcs called by nothing, when every graph function is kept). */
@@ -79,6 +89,8 @@ MlcModule *mlc_pass_plan_memory(MlcCtx *ctx, const MlcModule *m, MlcMemPlanStats
   X(DISPATCH, "dispatch_library")                        \
   X(LEGALIZE, "legalize_ops")                            \
   X(CANONICALIZE, "canonicalize_bindings")               \
+  X(FUSE_OPS, "fuse_ops")                                \
+  X(FUSE_TIR, "fuse_tir")                                \
   X(DEAD_CODE, "dead_code")                              \
   X(EXPLICIT_ALLOC, "explicit_alloc")                    \
   X(PLAN_MEMORY, "plan_memory")

@@ -397,9 +397,13 @@ static void name_site(G *g, const MlcBinding *b) {
   if (k && !strcmp(g->sites.data[k - 1].binding, "_")) g->sites.data[k - 1].binding = b->var->var.name;
 }
 
-/* the graph op a legalized kernel came from: its name without the number
- * legalization appends to a second variant ("add3" -> "add") */
-static const char *kernel_ops(G *g, const char *name) {
+/* the graph ops a kernel came from: a fused one says (its "fused_ops"
+ * attribute), a legalized one is named after its op with a number for a
+ * second variant ("add3" -> "add") */
+static const char *kernel_ops(G *g, const MlcPrimFunc *f) {
+  const MlcAttrValue *v = mlc_attrs_get(f->attrs, mlc_intern(g->ctx, "fused_ops"));
+  if (v && v->kind == MLC_ATTR_STR) return v->s;
+  const char *name = f->name;
   size_t n = strlen(name);
   while (n > 1 && name[n - 1] >= '0' && name[n - 1] <= '9') n--;
   return mlc_internf(g->ctx, "%.*s", (int)n, name);
@@ -464,7 +468,7 @@ static bool call_kernel(G *g, const CKernel *k, const MlcGExpr *call) {
   }
   if (ok) {
     mlc_sb_printf(&g->body, "  /* %s = %s(...) */\n", g->bname, f->name);
-    int site = add_site(g, f->name, kernel_ops(g, f->name), kernel_kind(g, f), mlc_prim_func_flops(f),
+    int site = add_site(g, f->name, kernel_ops(g, f), kernel_kind(g, f), mlc_prim_func_flops(f),
                         mlc_prim_func_param_bytes(f), f->n_params ? call->call.args[f->n_params - 1] : NULL);
     mlc_sb_printf(&g->body, "  MLC_PROF(%d, 0);\n", site);
     mlc_sb_printf(&g->body, "  if ((rc = %s(%s%s%s, ", k->cname, f->n_params ? "(void *[]){" : "NULL", mlc_sb_cstr(&args),

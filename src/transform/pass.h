@@ -73,6 +73,10 @@ bool tf_is_dps(const MlcGExpr *e);
  * unknown functions.  Everything else is pure. */
 bool tf_is_pure(const MlcModule *m, const MlcGExpr *value);
 
+/* the prim func a call_tir calls when fusion may take it in (fuse_ops.c):
+ * static shapes, tensor params, one output, no tuning record; else NULL */
+const MlcPrimFunc *tf_fusable_callee(MlcCtx *ctx, const MlcModule *m, const MlcGExpr *v);
+
 /* ---- struct info --------------------------------------------------------------- */
 
 /* (sameness, contradiction and join of struct info: mlc_sinfo_* in ir.h) */

@@ -27,6 +27,8 @@ MlcModule *mlc_graph_pipeline(MlcCtx *ctx, const MlcModule *m, MlcGraphPass last
   STAGE(DISPATCH, mlc_pass_dispatch_library(ctx, m));
   STAGE(LEGALIZE, mlc_pass_legalize_ops(ctx, m));
   STAGE(CANONICALIZE, mlc_pass_canonicalize_bindings(ctx, m));
+  STAGE(FUSE_OPS, mlc_pass_fuse_ops(ctx, m));
+  STAGE(FUSE_TIR, mlc_pass_fuse_tir(ctx, m));
   STAGE(DEAD_CODE, mlc_pass_dead_code(ctx, m));
   STAGE(EXPLICIT_ALLOC, mlc_pass_explicit_alloc(ctx, m));
   STAGE(PLAN_MEMORY, mlc_pass_plan_memory(ctx, m, stats, n_stats));

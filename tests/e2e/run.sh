@@ -94,11 +94,11 @@ profile_case() {
   if ! "$MLCC" run "$model" --in "$input" --profile --profile-json "$out/p.json" >"$out/p.out" 2>"$out/p.err"; then
     fail "e2e profile: mlcc run --profile" "failed" "$out/p.err"; return
   fi
-  # the MLP's kernels: matmul, add and relu generated, env.linear a library call
+  # the MLP's kernels: matmul, add and relu fused and generated, env.linear a
+  # library call
   ok=1
   grep -q '^kernel  *op  *calls  *ms/run' "$out/p.out" || ok=0
-  for k in 'matmul  *matmul .* generated' 'add  *add .* generated' 'relu  *relu .* generated' \
-           'env.linear  *linear .* library'; do
+  for k in 'fused_matmul_add_relu  *matmul+add+relu .* generated' 'env.linear  *linear .* library'; do
     grep -q "^$k" "$out/p.out" || ok=0
   done
   grep -q '^[0-9]* runs: kernels [0-9.e+-]* ms of [0-9.e+-]* ms per inference' "$out/p.out" || ok=0

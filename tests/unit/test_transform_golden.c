@@ -10,7 +10,9 @@
  *
  * An after.py case passes when the result is structurally equal to after.py
  * and its printed text reads back structurally equal (every stage of the
- * pipeline is ordinary TVMScript).  With GOLDEN_SHOW=1 in the environment
+ * pipeline is ordinary TVMScript).  A fuse_tir case must also compute what
+ * it fused: each fused prim func, run by the interpreter on random inputs,
+ * gives exactly what its member prim funcs give run one after the other.  With GOLDEN_SHOW=1 in the environment
  * each case prints the module it got (stderr), to make writing a case easy.
  * Arguments name cases to run only those. */
 #include <dirent.h>
@@ -20,6 +22,7 @@
 #include <sys/stat.h>
 
 #include "golden_case.h"
+#include "mlcc/interp.h"
 #include "mlcc/text.h"
 #include "mlcc/transform.h"
 
@@ -59,6 +62,8 @@ static MlcModule *run_pass(Case *c, const MlcModule *m, const char *pass) {
     case MLC_PASS_DISPATCH: return mlc_pass_dispatch_library(c->ctx, m);
     case MLC_PASS_LEGALIZE: return mlc_pass_legalize_ops(c->ctx, m);
     case MLC_PASS_CANONICALIZE: return mlc_pass_canonicalize_bindings(c->ctx, m);
+    case MLC_PASS_FUSE_OPS: return mlc_pass_fuse_ops(c->ctx, m);
+    case MLC_PASS_FUSE_TIR: return mlc_pass_fuse_tir(c->ctx, m);
     case MLC_PASS_DEAD_CODE: return mlc_pass_dead_code(c->ctx, m);
     case MLC_PASS_EXPLICIT_ALLOC: return mlc_pass_explicit_alloc(c->ctx, m);
     case MLC_PASS_PLAN_MEMORY: return mlc_pass_plan_memory(c->ctx, m, NULL, NULL);
@@ -100,6 +105,95 @@ static bool roundtrips(Case *c, const MlcModule *m) {
   return ok;
 }
 
+/* ---- fuse_tir, numerically: each fused prim func against its members --------------- */
+
+/* a tensor of the struct info's static shape and dtype, random values */
+typedef struct Tens { void *data; int ndim; int64_t shape[8]; MlcDType dt; int64_t n; } Tens;
+
+static uint64_t g_rng = 0x9e3779b97f4a7c15ull;
+
+static bool tens_new(Tens *t, const MlcSInfo *s, bool fill) {
+  memset(t, 0, sizeof *t);
+  if (!s || s->kind != MLC_SINFO_TENSOR || s->tensor.ndim < 0 || s->tensor.ndim > 8) return false;
+  t->ndim = s->tensor.ndim;
+  t->dt = s->tensor.dtype;
+  t->n = 1;
+  for (int d = 0; d < t->ndim; d++) {
+    if (!mlc_e_is_const_int(s->tensor.shape[d], &t->shape[d])) return false;
+    t->n *= t->shape[d];
+  }
+  size_t es = mlc_dtype_bytes(t->dt);
+  t->data = calloc((size_t)(t->n ? t->n : 1), es ? es : 1);
+  for (int64_t i = 0; fill && i < t->n; i++) {
+    g_rng = g_rng * 6364136223846793005ull + 1442695040888963407ull;
+    double u = (double)(g_rng >> 11) / 9007199254740992.0;
+    if (t->dt.code == MLC_TC_FLOAT && t->dt.bits == 32) ((float *)t->data)[i] = (float)(2 * u - 1);
+    else if (t->dt.code == MLC_TC_FLOAT && t->dt.bits == 64) ((double *)t->data)[i] = 2 * u - 1;
+    else if (t->dt.code == MLC_TC_INT && t->dt.bits == 32) ((int32_t *)t->data)[i] = (int32_t)(u * 16) - 8;
+    else if (t->dt.code == MLC_TC_INT && t->dt.bits == 64) ((int64_t *)t->data)[i] = (int64_t)(u * 16) - 8;
+    else return false;
+  }
+  return true;
+}
+
+static MlcInterpArg arg_of(Tens *t) { return (MlcInterpArg){.is_buffer = true, .data = t->data, .ndim = t->ndim, .shape = t->shape}; }
+
+/* the members run one after the other in the interpreter (the oracle) and
+ * the fused prim func, on the same random inputs, give the same output */
+static bool fused_matches(Case *c, const MlcModule *before, const MlcGFunc *g, const MlcPrimFunc *fused) {
+  const MlcBindingBlock *blk = g->body->seq.blocks[0];
+  int nt = g->n_params + blk->n + 1;
+  Tens *ts = calloc((size_t)nt, sizeof *ts);
+  MlcMap val = {0};
+  bool ok = true;
+  for (int i = 0; ok && i < g->n_params; i++) {
+    ok = tens_new(&ts[i], g->params[i]->sinfo, true);
+    mlc_map_put(&val, g->params[i], &ts[i]);
+  }
+  for (int b = 0; ok && b < blk->n; b++) {
+    const MlcGExpr *call = blk->bindings[b].value, *args = call->call.args[1];
+    const MlcFunc *pf = mlc_module_find(before, call->call.args[0]->str);
+    Tens *out = &ts[g->n_params + b];
+    ok = pf && pf->kind == MLC_FUNC_PRIM && tens_new(out, call->call.sinfo_args[0], false);
+    MlcInterpArg ia[16];
+    int na = 0;
+    for (int a = 0; ok && a < args->tuple.n && na < 15; a++) {
+      Tens *t = mlc_map_get(&val, args->tuple.fields[a]);
+      ok = t != NULL;
+      if (ok) ia[na++] = arg_of(t);
+    }
+    ia[na++] = arg_of(out);
+    ok = ok && mlc_interp_run(c->ctx, pf->prim, ia, na);
+    mlc_map_put(&val, blk->bindings[b].var, out);
+  }
+  Tens *want = &ts[g->n_params + blk->n - 1], *got = &ts[nt - 1];
+  if (ok) {
+    MlcInterpArg ia[17];
+    for (int i = 0; i < g->n_params && i < 16; i++) ia[i] = arg_of(&ts[i]);
+    ok = tens_new(got, blk->bindings[blk->n - 1].var->sinfo, false) && g->n_params < 16;
+    ia[g->n_params] = arg_of(got);
+    ok = ok && mlc_interp_run(c->ctx, fused, ia, g->n_params + 1);
+  }
+  if (!ok) fail_ctx(c, "running the fused function and its members");
+  else if (memcmp(want->data, got->data, (size_t)want->n * mlc_dtype_bytes(want->dt)) != 0)
+    ok = fail(c, "%s computes other values than its members", fused->name);
+  for (int i = 0; i < nt; i++) free(ts[i].data);
+  free(ts);
+  mlc_map_free(&val);
+  return ok;
+}
+
+static bool fused_numerics(Case *c, const MlcModule *before, const MlcModule *got) {
+  for (int i = 0; i < before->n_funcs; i++) {
+    const MlcFunc *f = &before->funcs[i];
+    if (f->kind != MLC_FUNC_GRAPH || !mlc_attrs_get(f->graph->attrs, mlc_intern(c->ctx, "Primitive"))) continue;
+    const MlcFunc *pf = mlc_module_find(got, f->name);
+    if (!pf || pf->kind != MLC_FUNC_PRIM) return fail(c, "no prim func for '%s'", f->name);
+    if (!fused_matches(c, before, f->graph, pf->prim)) return false;
+  }
+  return true;
+}
+
 static bool run_after(Case *c, const MlcModule *before, const char *pass) {
   MlcModule *want = read_module(c, "after.py");
   if (!want) return false;
@@ -107,6 +201,7 @@ static bool run_after(Case *c, const MlcModule *before, const char *pass) {
   if (!got) return c->why.len ? false : fail_ctx(c, pass);
   show(got);
   if (!check_equal(c, got, want, "result vs after.py")) return false;
+  if (!strcmp(pass, "fuse_tir") && !fused_numerics(c, before, got)) return false;
   return roundtrips(c, got);
 }
 

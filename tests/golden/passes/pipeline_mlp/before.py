@@ -1,6 +1,8 @@
 # The two-layer MLP through every graph pass: the first product (4x784 by
 # 784x128, big enough) is dispatched to the runtime's env.matmul, the second
-# (4x128 by 128x10) and the other ops are legalized to prim funcs,
+# (4x128 by 128x10) and the other ops are legalized to prim funcs and fused
+# into one (the bias and relu of the first layer cannot join the library
+# call before them, so they join the matmul after them, with its bias),
 # allocations are made explicit and the intermediates planned into one
 # storage.
 from tvm.script import ir as I
