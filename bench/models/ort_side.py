@@ -4,8 +4,10 @@ that need numpy.
   ort_side.py ref MODEL.onnx IN.npz OUT.npz [NAME:DIMS]...
       make the seeded random input (shape from the model, symbolic dims
       given as NAME:1x3x48x320), save it to IN.npz and ORT's outputs to OUT.npz
-  ort_side.py time MODEL.onnx IN.npz THREADS REPS
-      one warm-up run, then REPS timed runs; prints "ms T1 T2 ..." on one line
+  ort_side.py time MODEL.onnx IN.npz THREADS BUDGET_MS MIN_REPS
+      one warm-up run, then timed runs: at least MIN_REPS, and more while
+      they took less than BUDGET_MS in all (at most 10000); prints
+      "ms T1 T2 ..." on one line
   ort_side.py compare REF.npz GOT.npz TOL
       for every output (paired by position): max |got - ref| / max |ref| <= TOL;
       prints the worst ratio and exits 1 when it is above TOL
@@ -51,13 +53,13 @@ def ref(model, in_path, out_path, shapes):
     np.savez(out_path, **{o.name: v for o, v in zip(sess.get_outputs(), outs)})
 
 
-def timing(model, in_path, threads, reps):
+def timing(model, in_path, threads, budget_ms, min_reps):
     sess = session(model, threads)
     with np.load(in_path) as z:
         feeds = {k: z[k] for k in z.files}
     sess.run(None, feeds)
     times = []
-    for _ in range(reps):
+    while len(times) < 10000 and (len(times) < min_reps or sum(times) < budget_ms):
         t0 = time.perf_counter()
         sess.run(None, feeds)
         times.append((time.perf_counter() - t0) * 1e3)
@@ -86,8 +88,8 @@ def main(argv):
     cmd = argv[1] if len(argv) > 1 else ""
     if cmd == "ref" and len(argv) >= 5:
         ref(argv[2], argv[3], argv[4], argv[5:])
-    elif cmd == "time" and len(argv) == 6:
-        timing(argv[2], argv[3], int(argv[4]), int(argv[5]))
+    elif cmd == "time" and len(argv) == 7:
+        timing(argv[2], argv[3], int(argv[4]), float(argv[5]), int(argv[6]))
     elif cmd == "compare" and len(argv) == 5:
         return compare(argv[2], argv[3], float(argv[4]))
     else:

@@ -2,15 +2,19 @@
  * with the runtime alone, bind its inputs from an .npz by name, run it once
  * to warm up, then REPS times, and print every run's time in milliseconds on
  * one line ("ms T1 T2 ...") for run.sh to pool with the other rounds.
+ * It runs at least MIN_REPS times and goes on while the runs so far took
+ * less than BUDGET_MS (at most 10000 runs).
  *
  * `mlcc run DIR --time` calibrates and repeats until each sample takes 100 ms
  * (ten samples), which for a model that takes seconds per inference is far
- * more runs than the interleaved rounds can afford; this driver does exactly
- * the runs it is asked for.  Threads: the runtime's pool gets THREADS;
+ * more runs than the interleaved rounds can afford; this driver bounds the
+ * time instead, so fast models get many samples and slow ones a few.  Threads: the runtime's pool gets THREADS;
  * OpenBLAS, which the runtime reaches for large matrix products, reads
  * OPENBLAS_NUM_THREADS, which run.sh sets.
  *
- * Usage: timer DIR IN.npz THREADS REPS */
+ * Usage: timer DIR IN.npz THREADS BUDGET_MS MIN_REPS */
+
+enum { MAX_REPS = 10000 };
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -29,13 +33,14 @@ static int fail(const char *what) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 5) {
-    fprintf(stderr, "usage: timer DIR IN.npz THREADS REPS\n");
+  if (argc != 6) {
+    fprintf(stderr, "usage: timer DIR IN.npz THREADS BUDGET_MS MIN_REPS\n");
     return 2;
   }
-  int threads = atoi(argv[3]), reps = atoi(argv[4]);
-  if (threads < 1 || reps < 1 || reps > 100000) {
-    fprintf(stderr, "timer: THREADS and REPS must be positive\n");
+  int threads = atoi(argv[3]), min_reps = atoi(argv[5]);
+  double budget = atof(argv[4]);
+  if (threads < 1 || min_reps < 1 || min_reps > MAX_REPS || !(budget >= 0)) {
+    fprintf(stderr, "timer: THREADS and MIN_REPS must be in [1, %d], BUDGET_MS >= 0\n", MAX_REPS);
     return 2;
   }
   MlcrtModel *model;
@@ -46,17 +51,21 @@ int main(int argc, char **argv) {
   const MlcrtModelDesc *d = mlcrt_model_desc(model);
   DLTensor **inputs = calloc((size_t)d->n_inputs + 1, sizeof *inputs);
   DLTensor **outputs = calloc((size_t)d->n_outputs + 1, sizeof *outputs);
-  double *ms = calloc((size_t)reps, sizeof *ms);
+  double *ms = calloc(MAX_REPS, sizeof *ms);
   if (!inputs || !outputs || !ms) return fail("out of memory");
   for (int32_t i = 0; i < d->n_inputs; i++) {
     MlcrtTensor *t = mlcrt_npz_get(npz, d->inputs[i].name);
     if (!t) return fail(argv[2]);
     inputs[i] = &t->dl;
   }
-  for (int r = -1; r < reps; r++) {
+  if (mlcrt_model_run(model, inputs, d->n_inputs, outputs, d->n_outputs) != 0) return fail("run");
+  int reps = 0;
+  double spent = 0;
+  while (reps < MAX_REPS && (reps < min_reps || spent < budget)) {
     double t0 = now_ms();
     if (mlcrt_model_run(model, inputs, d->n_inputs, outputs, d->n_outputs) != 0) return fail("run");
-    if (r >= 0) ms[r] = now_ms() - t0;
+    ms[reps] = now_ms() - t0;
+    spent += ms[reps++];
   }
   printf("ms");
   for (int r = 0; r < reps; r++) printf(" %.4f", ms[r]);
