@@ -30,6 +30,8 @@ MIN_REPS=${MIN_REPS:-2}
 TOL=${TOL:-1e-3}
 MODELS=${MODELS:-mlp transformer mobilenetv2 resnet18 ocr_det ocr_rec ocr_cls}
 here=$(dirname "$0")
+# the generators import onnxgen.py: keep Python's byte code out of the source tree
+export PYTHONDONTWRITEBYTECODE=1
 for f in "$mlcc" "$timer"; do
   if [ ! -x "$f" ]; then
     echo "run.sh: $f not built (run: make bench-models)" >&2
@@ -76,7 +78,8 @@ failed=0
 
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{ v[NR] = $1 } END {
   if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-oneline() { tail -n 1 "$1" | tr '|' '/' | cut -c1-200; }
+# a log as one table cell: lines joined, the model's path dropped, at most 200 characters
+oneline() { sed "s|^$onnx: ||" "$1" | tr '\n|' ' /' | tr -s ' ' | sed 's/ $//' | cut -c1-200; }
 row() { echo "| $1 | $2 | $3 | $4 | $5 | $6 | $7 | $8 |" >> "$rows"; }
 
 bench_model() {  # NAME ONNX INPUT [SHAPE-ARG]
