@@ -127,3 +127,15 @@ $(B)/bench/omp_region.o: bench/matmul/omp_region.c
 $(BENCH_MATMUL): bench/matmul/bench.c $(B)/bench/omp_region.o $(B)/libmlcc.a $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $< $(B)/bench/omp_region.o $(B)/libmlcc.a -lopenblas -fopenmp $(LDFLAGS_ALL) -o $@
+
+# bench/models: mlcc against ONNX Runtime on whole models.  run.sh makes its
+# own Python venv under $(B)/bench-models (PyPI: onnx, numpy, onnxruntime,
+# rapidocr-onnxruntime) the first time; the timer is mlcc's side, linked
+# against the runtime alone.
+BENCH_MODELS_TIMER := $(B)/bench-models/timer
+.PHONY: bench-models
+bench-models: $(B)/mlcc $(BENCH_MODELS_TIMER)
+	sh bench/models/run.sh $(B)
+$(BENCH_MODELS_TIMER): bench/models/timer.c $(B)/libmlcrt.a $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $< $(B)/libmlcrt.a $(LDFLAGS_ALL) -o $@
