@@ -94,4 +94,10 @@ MlcSInfo *mlc_op_infer(MlcCtx *ctx, const MlcGExpr *call);
  * The args' struct info must be tensors of known rank and dtype. */
 MlcPrimFunc *mlc_op_to_prim_func(MlcCtx *ctx, const MlcGExpr *call, const char *name);
 
+/* The call evaluated at compile time (fold.c): when every argument is a
+ * constant (a tuple argument's fields too), the op has a definition, and the
+ * result is a tensor of static shape with at most max_numel elements, the
+ * constant it computes; else NULL, with no error left behind. */
+MlcGExpr *mlc_op_fold(MlcCtx *ctx, const MlcGExpr *call, int64_t max_numel);
+
 #endif
