@@ -43,6 +43,9 @@ void mlc_arena_init(MlcArena *a);
 void mlc_arena_free(MlcArena *a);
 /* zeroed, 16-byte aligned */
 void *mlc_arena_alloc(MlcArena *a, size_t n);
+/* like mlc_arena_alloc, but NULL instead of aborting when memory runs out;
+ * for sizes that come from input */
+void *mlc_arena_try_alloc(MlcArena *a, size_t n);
 void *mlc_arena_array(MlcArena *a, size_t count, size_t elem);
 void *mlc_arena_dup(MlcArena *a, const void *src, size_t n);
 char *mlc_arena_strndup(MlcArena *a, const char *s, size_t n);
