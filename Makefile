@@ -82,9 +82,10 @@ demo: $(B)/mlcc $(B)/libmlcrt.a
 FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 # The ONNX importer's target needs the generated schema code and the layers
-# the importer calls (ops, te, arith, and the interpreter that folds constants).
+# the importer calls (ops, te, arith, and the interpreter that folds constants);
+# the .npy/.npz target needs the runtime.
 FUZZ_LIB_SRC := $(sort $(wildcard src/support/*.c src/ir/*.c src/text/*.c src/arith/*.c \
-                                  src/te/*.c src/ops/*.c src/frontend/*.c src/interp/*.c))
+                                  src/te/*.c src/ops/*.c src/frontend/*.c src/interp/*.c src/runtime/*.c))
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=build/fuzz/obj/%.o) build/fuzz/obj/gen/onnx.pb-c.o
 FUZZ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Iinclude -Isrc -Ibuild/gen \
   -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
@@ -99,7 +100,7 @@ build/fuzz/obj/%.o: %.c $(HDRS)
 	clang $(FUZZ_CFLAGS) -c $< -o $@
 build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJ)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_LIB_OBJ) -lm -lprotobuf-c -o $@
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_LIB_OBJ) -lm -lprotobuf-c -lz -lpthread -ldl -o $@
 
 # ---- ONNX conformance (tests/onnx/conformance.c): the operator suite in
 # $(MLC_ONNX_TESTS) (default ../shared/onnx-node-tests); fails when a test

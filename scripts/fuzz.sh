@@ -1,6 +1,6 @@
 #!/bin/sh
 # fuzz.sh SECONDS [TARGET...] - run libFuzzer targets for SECONDS each
-# (default targets: reader onnx).
+# (default targets: reader onnx npy).
 #
 #   reader  the TVMScript reader and printer; its corpus (build/fuzz/corpus)
 #           is seeded from the golden test files each time, so a fresh
@@ -10,7 +10,11 @@
 #           with the conformance suite's models when the suite is found
 #           ($MLC_ONNX_TESTS, default ../shared/onnx-node-tests).
 #   (the ONNX corpus also gets tests/golden/onnx_errors/, the models the
-#   fuzzer once failed on).
+#   fuzzer once failed on);
+#   npy     the runtime's .npy and .npz readers (the input's first byte picks
+#           which); its corpus (build/fuzz/corpus_npy) is seeded with .npy
+#           and .npz files written by the unit tests' fixtures and by numpy
+#           when python3 with numpy is found.
 #
 # Fails (non-zero) when a fuzzer reports a crash, a leak or a sanitizer
 # error; crash inputs are left in build/fuzz/.
@@ -21,7 +25,7 @@ case "$secs" in
   ''|*[!0-9]*) echo "usage: scripts/fuzz.sh SECONDS [TARGET...]" >&2; exit 2 ;;
 esac
 [ $# -gt 0 ] && shift
-targets=${*:-reader onnx}
+targets=${*:-reader onnx npy}
 
 cd "$(dirname "$0")/.."
 make -j2 fuzz
@@ -43,11 +47,33 @@ seed_onnx() {
   return 0
 }
 
+# one file per seed: the selector byte (0 .npy, 1 .npz), then the file
+seed_npy() {
+  # a hand-made .npy of two float32 zeros (header length 58 = octal 072)
+  printf '\000\223NUMPY\001\000\072\000%s\000\000\000\000\000\000\000\000' \
+    "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }" >"$1/min.npy"
+  if command -v python3 >/dev/null 2>&1 && python3 -c 'import numpy' 2>/dev/null; then
+    python3 - "$1" <<'PY'
+import io, sys, numpy as np
+out = sys.argv[1]
+def save(name, sel, data):
+    open(f"{out}/{name}", "wb").write(bytes([sel]) + data)
+for i, a in enumerate([np.arange(6, dtype=np.float32).reshape(2, 3), np.array([1, -2], dtype=">i8"),
+                       np.zeros((0, 4), dtype=np.uint8), np.array(True)]):
+    b = io.BytesIO(); np.save(b, a); save(f"npy{i}", 0, b.getvalue())
+    b = io.BytesIO(); np.savez(b, x=a, y=a[...]); save(f"npz{i}", 1, b.getvalue())
+    b = io.BytesIO(); np.savez_compressed(b, x=a); save(f"npzc{i}", 1, b.getvalue())
+PY
+  fi
+  return 0
+}
+
 status=0
 for t in $targets; do
   case "$t" in
     reader) corpus=build/fuzz/corpus ;;
     onnx) corpus=build/fuzz/corpus_onnx ;;
+    npy) corpus=build/fuzz/corpus_npy ;;
     *) echo "fuzz.sh: unknown target '$t'" >&2; exit 2 ;;
   esac
   mkdir -p "$corpus"
@@ -55,7 +81,7 @@ for t in $targets; do
   log=build/fuzz/fuzz_$t.log
   st=0
   start=$(date +%s)
-  "build/fuzz/fuzz_$t" -max_total_time="$secs" -max_len=65536 -timeout=10 \
+  "build/fuzz/fuzz_$t" -max_total_time="$secs" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix=build/fuzz/ -print_final_stats=1 "$corpus" >"$log" 2>&1 || st=$?
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
   cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -n 1)

@@ -27,9 +27,8 @@ int cli_report(const MlcCtx *ctx);
 MlcModule *cli_load_module(MlcCtx *ctx, const char *path, char **text_out, size_t *len_out);
 /* Write the whole buffer to stdout; false (after a message) on failure. */
 bool cli_write_stdout(const char *s, size_t n);
-/* Write s to path through a temporary file beside it renamed over it, so a
- * failure changes nothing; a path that exists and is not a regular file is
- * refused.  False after a message. */
+/* Write s to path as mlc_write_file does (a failure changes nothing that
+ * was there); false after a message. */
 bool cli_write_file(const char *path, const char *s, size_t n);
 /* --fill: deterministic values, uniform in [-1, 1) for floats and [0, 8)
  * for ints; state is the generator's (nonzero) */

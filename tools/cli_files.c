@@ -1,61 +1,16 @@
-/* cli_files.c - files the command line writes for the user, tensors it
- * makes up (--fill), and facts about the machine it prints.
- *
- * A user-named output is written to a new temporary file beside it and
- * renamed over it only once complete, so a failed write never leaves half a
- * file and never touches a path that existed before (a device node, a file
- * of the user's). */
-#include <errno.h>
-#include <fcntl.h>
+/* cli_files.c - files the command line writes for the user (through
+ * mlc_write_file: a failed write changes nothing that was there), tensors
+ * it makes up (--fill), and facts about the machine it prints. */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli.h"
 
-static bool write_all(int fd, const char *s, size_t n) {
-  while (n > 0) {
-    ssize_t w = write(fd, s, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    s += w;
-    n -= (size_t)w;
-  }
-  return true;
-}
-
 bool cli_write_file(const char *path, const char *s, size_t n) {
-  struct stat st;
-  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-    fprintf(stderr, "mlcc: %s: error: exists and is not a regular file; not replaced\n", path);
-    return false;
-  }
-  size_t len = strlen(path);
-  char *tmp = malloc(len + 16);
-  if (!tmp) {
-    fprintf(stderr, "mlcc: %s: error: out of memory\n", path);
-    return false;
-  }
-  snprintf(tmp, len + 16, "%s.tmpXXXXXX", path);
-  int fd = mkstemp(tmp);
-  if (fd < 0) {
-    fprintf(stderr, "mlcc: %s: error: cannot create a file beside it: %s\n", path, strerror(errno));
-    free(tmp);
-    return false;
-  }
-  bool ok = write_all(fd, s, n);
-  int err = errno;
-  ok = (close(fd) == 0) && ok;
-  if (ok && rename(tmp, path) != 0) {
-    err = errno;
-    ok = false;
-  }
-  if (!ok) {
-    fprintf(stderr, "mlcc: %s: error: cannot write: %s\n", path, strerror(err));
-    unlink(tmp); /* ours: made by mkstemp above */
-  }
-  free(tmp);
+  MlcCtx *ctx = mlc_ctx_new();
+  bool ok = mlc_write_file(ctx, path, s, n);
+  if (!ok) cli_report(ctx);
+  mlc_ctx_free(ctx);
   return ok;
 }
 

@@ -43,6 +43,9 @@ void mlc_arena_init(MlcArena *a);
 void mlc_arena_free(MlcArena *a);
 /* zeroed, 16-byte aligned */
 void *mlc_arena_alloc(MlcArena *a, size_t n);
+/* like mlc_arena_alloc, but NULL instead of aborting when memory runs out;
+ * for sizes that come from input */
+void *mlc_arena_try_alloc(MlcArena *a, size_t n);
 void *mlc_arena_array(MlcArena *a, size_t count, size_t elem);
 void *mlc_arena_dup(MlcArena *a, const void *src, size_t n);
 char *mlc_arena_strndup(MlcArena *a, const char *s, size_t n);
@@ -138,7 +141,34 @@ void mlc_format_error(const MlcCtx *ctx, MlcStrBuf *sb);
 
 /* Read a whole file ("-" is stdin) into a NUL-terminated malloc'd buffer the
  * caller frees; *len gets its length.  NULL + error on failure;
- * refuses files over max_bytes. */
+ * refuses files over max_bytes, and anything but a regular file (a FIFO or
+ * a device) without blocking on it. */
 char *mlc_read_file(MlcCtx *ctx, const char *path, size_t max_bytes, size_t *len);
+
+/* An output file that replaces its path only when complete (outfile.c).
+ * mlc_out_begin creates an empty new file beside path (o->write_to); the
+ * caller writes it, directly or by running a program such as the C
+ * compiler; mlc_out_commit renames it over path, mlc_out_discard removes
+ * it.  So a failed command leaves what was at path as it was.  An existing
+ * device or FIFO at path is written in place (write_to is path) and never
+ * removed; a symlink to a regular file keeps the link and replaces the
+ * file it leads to. */
+typedef struct MlcOutFile {
+  const char *path;
+  char *write_to; /* the new file, or path itself when written in place */
+  char *target;   /* what write_to is renamed over: path, or where its symlink leads */
+  bool in_place;
+  bool existed; /* something was at path when the write began */
+} MlcOutFile;
+bool mlc_out_begin(MlcCtx *ctx, const char *path, MlcOutFile *o);
+/* write data as the whole of o's new file */
+bool mlc_out_write(MlcCtx *ctx, MlcOutFile *o, const void *data, size_t len);
+bool mlc_out_commit(MlcCtx *ctx, MlcOutFile *o);
+/* remove the new file (nothing when written in place); safe after commit */
+void mlc_out_discard(MlcOutFile *o);
+/* forget o but leave its new file where it is, for a person to read */
+void mlc_out_abandon(MlcOutFile *o);
+/* begin + write + commit: path holds data, or is unchanged on failure */
+bool mlc_write_file(MlcCtx *ctx, const char *path, const void *data, size_t len);
 
 #endif

@@ -3,9 +3,10 @@
  *
  * The compiler is $CC (or "cc"); its messages are captured and, when it
  * fails, returned in the error together with the path of the .c file, so a
- * user can open the file the message talks about.  A model build writes its
- * directory's files (model.c, model.h, params.bin) before compiling, so
- * they can be read when the compiler complains. */
+ * user can open the file the message talks about.  Every output is written
+ * under a new name beside its path and put in place only when the whole
+ * build succeeded (support's MlcOutFile), so a failed build never truncates
+ * or removes what an earlier one left. */
 #include "c_model.h"
 
 #include <errno.h>
@@ -18,14 +19,6 @@
 #include <unistd.h>
 
 enum { MAX_ARGS = 64, MAX_OUTPUT = 16 * 1024 };
-
-static bool write_text(MlcCtx *ctx, const char *path, const MlcStrBuf *text) {
-  FILE *f = fopen(path, "wb");
-  if (!f) return mlc_error(ctx, (MlcLoc){mlc_intern(ctx, path), 0, 0}, "cannot write: %s", strerror(errno));
-  bool ok = fwrite(text->data ? text->data : "", 1, text->len, f) == text->len;
-  ok = (fclose(f) == 0) && ok;
-  return ok ? true : mlc_error(ctx, (MlcLoc){mlc_intern(ctx, path), 0, 0}, "write failed");
-}
 
 /* split a command line on blanks (no quoting: compiler paths with spaces go
  * through a wrapper script) */
@@ -93,8 +86,10 @@ static char *native_march(MlcCtx *ctx, char *buf, size_t cap) {
   return buf;
 }
 
-/* Compile the C file cpath into the shared object out_so. */
-static bool compile_so(MlcCtx *ctx, const char *cpath, const char *out_so, const MlcBuildOptions *opt) {
+/* Compile the C file cpath into the shared object out_so; an error names
+ * the C file as shown, where it will be kept. */
+static bool compile_so(MlcCtx *ctx, const char *cpath, const char *shown, const char *out_so,
+                       const MlcBuildOptions *opt) {
   MlcStrBuf log = {0};
   const char *cc = opt->cc ? opt->cc : getenv("CC");
   if (!cc || !*cc) cc = "cc";
@@ -121,12 +116,57 @@ static bool compile_so(MlcCtx *ctx, const char *cpath, const char *out_so, const
   int status = argc > 0 ? run(argv, &log) : -1;
   bool ok = status == 0;
   if (!ok)
-    mlc_error(ctx, (MlcLoc){0}, "C compiler '%s' failed (status %d) on the generated file %s:\n%s", cc, status, cpath,
+    mlc_error(ctx, (MlcLoc){0}, "C compiler '%s' failed (status %d) on the generated file %s (kept):\n%s", cc, status, shown,
               mlc_sb_cstr(&log));
   free(ccbuf);
   free(flags);
   mlc_vec_free(&log);
   return ok;
+}
+
+/* The outputs of a build: each written beside its path and put in place
+ * only when the whole build succeeded, so a failed build leaves the files of
+ * an earlier one as they were.  The generated C is the exception a person
+ * needs: when the compiler fails, it stays under its new name, which the
+ * error names. */
+enum { OUT_C, OUT_SO, OUT_H, OUT_PARAMS, N_OUT };
+
+typedef struct Outputs {
+  MlcOutFile f[N_OUT];
+  bool begun[N_OUT];
+} Outputs;
+
+static bool begin(MlcCtx *ctx, Outputs *o, int which, const char *path) {
+  return o->begun[which] = mlc_out_begin(ctx, path, &o->f[which]);
+}
+
+static bool write_out(MlcCtx *ctx, Outputs *o, int which, const char *path, const MlcStrBuf *text) {
+  return begin(ctx, o, which, path) && mlc_out_write(ctx, &o->f[which], text->data ? text->data : "", text->len);
+}
+
+/* where the C file stays when the compiler fails: at its path when nothing
+ * was there, else under its new name */
+static const char *kept_c(const MlcOutFile *c) { return c->existed ? c->write_to : c->path; }
+
+/* commit every begun output when ok; otherwise discard them, but keep the C
+ * file (kept_c) when the compiler was what failed */
+static bool finish(MlcCtx *ctx, Outputs *o, bool ok, bool compiler_failed) {
+  for (int i = 0; i < N_OUT; i++) {
+    if (!o->begun[i]) continue;
+    if (ok) ok = mlc_out_commit(ctx, &o->f[i]);
+    else if (i == OUT_C && compiler_failed && !o->f[i].existed) mlc_out_commit(ctx, &o->f[i]);
+    else if (i == OUT_C && compiler_failed) mlc_out_abandon(&o->f[i]);
+    else mlc_out_discard(&o->f[i]);
+  }
+  return ok;
+}
+
+/* the C file, then the compiler from it to the shared object */
+static bool write_and_compile(MlcCtx *ctx, Outputs *o, const char *cpath, const MlcStrBuf *src, const char *so,
+                              const MlcBuildOptions *opt, bool *compiler_failed) {
+  if (!write_out(ctx, o, OUT_C, cpath, src) || !begin(ctx, o, OUT_SO, so)) return false;
+  *compiler_failed = !compile_so(ctx, o->f[OUT_C].write_to, kept_c(&o->f[OUT_C]), o->f[OUT_SO].write_to, opt);
+  return !*compiler_failed;
 }
 
 bool mlc_build_shared(MlcCtx *ctx, const MlcModule *m, const char *out_so, const MlcBuildOptions *opt) {
@@ -136,27 +176,50 @@ bool mlc_build_shared(MlcCtx *ctx, const MlcModule *m, const char *out_so, const
   MlcStrBuf cpath = {0}, src = {0};
   if (n > 3 && !strcmp(out_so + n - 3, ".so")) mlc_sb_printf(&cpath, "%.*s.c", (int)(n - 3), out_so);
   else mlc_sb_printf(&cpath, "%s.c", out_so);
-  bool ok = mlc_codegen_c(ctx, m, &src) && write_text(ctx, mlc_sb_cstr(&cpath), &src) &&
-            compile_so(ctx, mlc_sb_cstr(&cpath), out_so, opt);
+  Outputs o = {0};
+  bool compiler_failed = false;
+  bool ok = mlc_codegen_c(ctx, m, &src) &&
+            write_and_compile(ctx, &o, mlc_sb_cstr(&cpath), &src, out_so, opt, &compiler_failed);
+  ok = finish(ctx, &o, ok, compiler_failed);
   mlc_vec_free(&cpath);
   mlc_vec_free(&src);
   return ok;
 }
 
 /* params.bin: the 32-byte header of runtime.h, little endian, then the payload */
-static bool write_params(MlcCtx *ctx, const char *path, const void *payload, size_t nbytes) {
+static void params_file(const void *payload, size_t nbytes, MlcStrBuf *out) {
   uint8_t head[MLCRT_PARAMS_HEADER] = {0};
   uint64_t fields[3] = {1u /* version, then a zero uint32 */, nbytes, c_fnv1a64(payload, nbytes)};
   memcpy(head, MLCRT_PARAMS_MAGIC, 8);
   for (int f = 0; f < 3; f++)
     for (int b = 0; b < 8; b++) head[8 + 8 * f + b] = (uint8_t)(fields[f] >> (8 * b));
-  MlcStrBuf text = {0};
-  mlc__vec_reserve((void **)&text.data, &text.cap, sizeof head + nbytes + 1, 1);
-  memcpy(text.data, head, sizeof head);
-  if (nbytes) memcpy(text.data + sizeof head, payload, nbytes);
-  text.len = sizeof head + nbytes;
-  bool ok = write_text(ctx, path, &text);
-  mlc_vec_free(&text);
+  mlc__vec_reserve((void **)&out->data, &out->cap, sizeof head + nbytes + 1, 1);
+  memcpy(out->data, head, sizeof head);
+  if (nbytes) memcpy(out->data + sizeof head, payload, nbytes);
+  out->len = sizeof head + nbytes;
+}
+
+/* model.h, params.bin (unless embedded), model.c and model.so under dir */
+static bool write_model(MlcCtx *ctx, const MlcModule *m, const char *dir, const MlcBuildOptions *opt,
+                        const MlcModelOptions *mo, Outputs *o, bool *compiler_failed) {
+  MlcStrBuf path[N_OUT] = {{0}}, src = {0}, hdr = {0}, params = {0};
+  static const char *const names[N_OUT] = {"model.c", "model.so", "model.h", "params.bin"};
+  for (int i = 0; i < N_OUT; i++) mlc_sb_printf(&path[i], "%s/%s", dir, names[i]);
+  void *payload = NULL;
+  size_t nbytes = 0;
+  bool ok = c_model_files(ctx, m, mo, &src, &hdr) && write_out(ctx, o, OUT_H, mlc_sb_cstr(&path[OUT_H]), &hdr);
+  if (ok && !mo->embed_params) {
+    ok = mlc_model_params(ctx, m, &payload, &nbytes);
+    if (ok) params_file(payload, nbytes, &params);
+    ok = ok && write_out(ctx, o, OUT_PARAMS, mlc_sb_cstr(&path[OUT_PARAMS]), &params);
+  }
+  ok = ok && write_and_compile(ctx, o, mlc_sb_cstr(&path[OUT_C]), &src, mlc_sb_cstr(&path[OUT_SO]), opt,
+                               compiler_failed);
+  free(payload);
+  for (int i = 0; i < N_OUT; i++) mlc_vec_free(&path[i]);
+  mlc_vec_free(&src);
+  mlc_vec_free(&hdr);
+  mlc_vec_free(&params);
   return ok;
 }
 
@@ -166,26 +229,15 @@ bool mlc_build_model(MlcCtx *ctx, const MlcModule *m, const char *dir, const Mlc
   MlcModelOptions mdflt = {0};
   if (!opt) opt = &dflt;
   if (!mo) mo = &mdflt;
-  if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+  bool created = mkdir(dir, 0777) == 0;
+  if (!created && errno != EEXIST)
     return mlc_error(ctx, (MlcLoc){mlc_intern(ctx, dir), 0, 0}, "cannot create the directory: %s", strerror(errno));
-  MlcStrBuf cpath = {0}, hpath = {0}, ppath = {0}, sopath = {0}, src = {0}, hdr = {0};
-  mlc_sb_printf(&cpath, "%s/model.c", dir);
-  mlc_sb_printf(&hpath, "%s/model.h", dir);
-  mlc_sb_printf(&ppath, "%s/params.bin", dir);
-  mlc_sb_printf(&sopath, "%s/model.so", dir);
-  void *payload = NULL;
-  size_t nbytes = 0;
-  bool ok = c_model_files(ctx, m, mo, &src, &hdr) &&
-            write_text(ctx, mlc_sb_cstr(&cpath), &src) && write_text(ctx, mlc_sb_cstr(&hpath), &hdr);
-  if (ok && !mo->embed_params)
-    ok = mlc_model_params(ctx, m, &payload, &nbytes) && write_params(ctx, mlc_sb_cstr(&ppath), payload, nbytes);
-  ok = ok && compile_so(ctx, mlc_sb_cstr(&cpath), mlc_sb_cstr(&sopath), opt);
-  free(payload);
-  mlc_vec_free(&cpath);
-  mlc_vec_free(&hpath);
-  mlc_vec_free(&ppath);
-  mlc_vec_free(&sopath);
-  mlc_vec_free(&src);
-  mlc_vec_free(&hdr);
+  Outputs o = {0};
+  bool compiler_failed = false;
+  bool ok = write_model(ctx, m, dir, opt, mo, &o, &compiler_failed);
+  ok = finish(ctx, &o, ok, compiler_failed);
+  /* a folder this build made goes again when the build failed (rmdir
+   * leaves it when the kept C file is inside) */
+  if (!ok && created) rmdir(dir);
   return ok;
 }

@@ -6,9 +6,11 @@
  * in a file beside the model ("external data").  Every count read from the
  * file is checked before it sizes an allocation: the rank, each dim, the
  * element count and byte size (overflow), and that the data present holds
- * exactly that many elements.  External data is read only from a regular
- * file inside the model's folder, named by a relative path without ".."
- * components, reached through no symlink, and only within its size. */
+ * exactly that many elements, all before the tensor is allocated (a few
+ * bytes of file must not claim gigabytes of memory).  External data is read
+ * only from a regular file with a single link inside the model's folder,
+ * named by a relative path without ".." components, reached through no
+ * symlink, opened without blocking, and only within its size. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -136,27 +138,72 @@ static bool safe_relative(const char *p) {
   return true;
 }
 
-/* refuse a symlink anywhere on dir/rel below dir */
-static bool no_symlink_below(const char *dir, const char *rel, char *path, size_t cap) {
-  int n = snprintf(path, cap, "%s/", dir);
-  if (n < 0 || (size_t)n >= cap) return false;
-  for (const char *c = rel; *c;) {
+/* Open dir/rel one component at a time, each with O_NOFOLLOW, so no symlink
+ * anywhere below dir is followed and nothing can swap one in between a check
+ * and the open; the last component is opened with O_NONBLOCK, so a FIFO
+ * planted there cannot make the open wait for a writer forever.  -1 with
+ * errno on failure (ELOOP or ENOTDIR for a symlink on the way). */
+static int open_below(const char *dir, const char *rel) {
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  char name[NAME_MAX + 1];
+  for (const char *c = rel; fd >= 0 && *c;) {
     const char *e = strchr(c, '/');
     size_t len = e ? (size_t)(e - c) : strlen(c);
-    if ((size_t)n + len + 2 > cap) return false;
-    memcpy(path + n, c, len);
-    n += (int)len;
-    path[n] = 0;
-    struct stat st;
-    if (lstat(path, &st) != 0 || S_ISLNK(st.st_mode)) return false;
-    if (e) path[n++] = '/';
+    if (len > NAME_MAX) {
+      close(fd);
+      errno = ENAMETOOLONG;
+      return -1;
+    }
+    memcpy(name, c, len);
+    name[len] = 0;
+    int flags = O_RDONLY | O_NOFOLLOW | O_CLOEXEC | (e ? O_DIRECTORY : O_NONBLOCK);
+    int next = openat(fd, name, flags);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    fd = next;
     c += len + (e ? 1 : 0);
   }
-  return true;
+  return fd;
 }
 
-static bool read_external(MlcCtx *ctx, const char *where, const Onnx__TensorProto *t,
-                          const char *dir, void *dst, int64_t nbytes) {
+/* The external data's file, open, checked on the descriptor itself: a
+ * regular file (not a FIFO or device, whose reads may block or never end)
+ * with one link (a hard link is a second name for a file that may live
+ * outside the model's folder, and nothing on the path shows it). */
+static int open_external(MlcCtx *ctx, const char *where, const char *dir, const char *loc, struct stat *st) {
+  int fd = open_below(dir, loc);
+  if (fd < 0) {
+    bool link = errno == ELOOP || errno == ENOTDIR;
+    fail(ctx, where, "external data '%.200s': %s", loc,
+         link ? "not found, or reached through a symlink" : strerror(errno));
+    return -1;
+  }
+  bool ok = false;
+  if (fstat(fd, st) != 0)
+    fail(ctx, where, "external data '%.200s' cannot be examined: %s", loc, strerror(errno));
+  else if (!S_ISREG(st->st_mode))
+    fail(ctx, where, "external data '%.200s' is not a regular file", loc);
+  else if (st->st_nlink != 1)
+    fail(ctx, where, "external data '%.200s' has %llu hard links; only a file with one link is read "
+         "(another name for it may lie outside the model's folder)", loc, (unsigned long long)st->st_nlink);
+  else
+    ok = true;
+  if (ok) return fd;
+  close(fd);
+  return -1;
+}
+
+/* where a tensor's external bytes are: an open file and an offset in it */
+typedef struct ExtSource {
+  int fd;
+  int64_t offset;
+} ExtSource;
+
+/* Parse the external data entries, open the file and check that the
+ * tensor's nbytes lie inside it: all before the tensor is allocated. */
+static bool external_source(MlcCtx *ctx, const char *where, const Onnx__TensorProto *t, const char *dir,
+                            int64_t nbytes, ExtSource *src) {
   const char *loc = NULL;
   int64_t offset = 0, length = -1;
   for (size_t i = 0; i < t->n_external_data; i++) {
@@ -173,36 +220,52 @@ static bool read_external(MlcCtx *ctx, const char *where, const Onnx__TensorProt
   if (strlen(loc) > 4096 || !safe_relative(loc))
     return fail(ctx, where, "external data location '%.200s' must be a relative path inside the "
                             "model's folder (no absolute path, no '..')", loc);
-  char path[PATH_MAX];
-  if (!no_symlink_below(dir, loc, path, sizeof path))
-    return fail(ctx, where, "external data '%.200s': not found, or reached through a symlink", loc);
-  int fd = open(path, O_RDONLY | O_NOFOLLOW);
   struct stat st;
-  if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    if (fd >= 0) close(fd);
-    return fail(ctx, where, "external data '%.200s' is not a regular file", loc);
-  }
+  int fd = open_external(ctx, where, dir, loc, &st);
+  if (fd < 0) return false;
   if (length < 0) length = nbytes;
-  bool ok = length == nbytes && offset <= st.st_size && length <= st.st_size - offset;
-  if (!ok) {
+  if (length != nbytes || offset > st.st_size || length > st.st_size - offset) {
     close(fd);
     return fail(ctx, where, "external data '%.200s': offset %lld + length %lld does not fit the "
                 "file (%lld bytes) or differs from the tensor's %lld bytes", loc, (long long)offset,
                 (long long)length, (long long)st.st_size, (long long)nbytes);
   }
+  src->fd = fd;
+  src->offset = offset;
+  return true;
+}
+
+/* read nbytes from src into dst and close it; the file may have shrunk since */
+static bool read_external(MlcCtx *ctx, const char *where, ExtSource *src, void *dst, int64_t nbytes) {
   for (int64_t done = 0; done < nbytes;) {
-    ssize_t r = pread(fd, (char *)dst + done, (size_t)(nbytes - done), (off_t)(offset + done));
+    ssize_t r = pread(src->fd, (char *)dst + done, (size_t)(nbytes - done), (off_t)(src->offset + done));
+    if (r < 0 && errno == EINTR) continue;
     if (r <= 0) {
-      close(fd);
-      return fail(ctx, where, "external data '%.200s': read failed", loc);
+      close(src->fd);
+      return fail(ctx, where, "external data: read failed after %lld of %lld bytes", (long long)done,
+                  (long long)nbytes);
     }
     done += r;
   }
-  close(fd);
+  close(src->fd);
   return true;
 }
 
 /* ---- the tensor --------------------------------------------------------------- */
+
+/* the tensor's shape and zeroed data, or NULL when memory runs out */
+static MlcTensorData *tensor_alloc(MlcCtx *ctx, const Onnx__TensorProto *t, MlcDType dt, size_t nbytes) {
+  void *data = mlc_arena_try_alloc(&ctx->arena, nbytes ? nbytes : 1);
+  if (!data) return NULL;
+  MlcTensorData *d = mlc_arena_alloc(&ctx->arena, sizeof *d);
+  d->dtype = dt;
+  d->ndim = (int)t->n_dims;
+  d->shape = mlc_arena_array(&ctx->arena, t->n_dims ? t->n_dims : 1, sizeof(int64_t));
+  for (size_t i = 0; i < t->n_dims; i++) d->shape[i] = t->dims[i];
+  d->nbytes = nbytes;
+  d->data = data;
+  return d;
+}
 
 MlcTensorData *mlc_onnx__tensor_data(MlcCtx *ctx, const char *where, const Onnx__TensorProto *t,
                                      const char *dir) {
@@ -220,27 +283,28 @@ MlcTensorData *mlc_onnx__tensor_data(MlcCtx *ctx, const char *where, const Onnx_
     numel *= t->dims[i];
   }
   int64_t esize = (int64_t)mlc_dtype_bytes(dt), nbytes = numel * esize;
-  MlcTensorData *d = mlc_arena_alloc(&ctx->arena, sizeof *d);
-  d->dtype = dt;
-  d->ndim = (int)t->n_dims;
-  d->shape = mlc_arena_array(&ctx->arena, t->n_dims ? t->n_dims : 1, sizeof(int64_t));
-  for (size_t i = 0; i < t->n_dims; i++) d->shape[i] = t->dims[i];
-  d->nbytes = (size_t)nbytes;
-  d->data = mlc_arena_alloc(&ctx->arena, (size_t)(nbytes ? nbytes : 1));
+  /* the data present must match the dims before the dims size anything */
   bool external = t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
-  if (external) return read_external(ctx, where, t, dir, d->data, nbytes) ? d : NULL;
+  ExtSource src = {-1, 0};
+  if (external && !external_source(ctx, where, t, dir, nbytes, &src)) return NULL;
+  if (!external && t->has_raw_data && (int64_t)t->raw_data.len != nbytes)
+    return fail(ctx, where, "raw_data has %zu bytes, but %lld elements of %s need %lld", t->raw_data.len,
+                (long long)numel, mlc_onnx__dtype_name(t->data_type), (long long)nbytes), NULL;
+  if (!external && !t->has_raw_data && (int64_t)typed_count(t, t->data_type) != numel)
+    return fail(ctx, where, "holds %zu elements, but its dims need %lld", typed_count(t, t->data_type),
+                (long long)numel), NULL;
+  if (!external && t->has_raw_data && !host_is_little_endian())
+    return fail(ctx, where, "big-endian hosts are not supported"), NULL;
+  MlcTensorData *d = tensor_alloc(ctx, t, dt, (size_t)nbytes);
+  if (!d) {
+    if (external) close(src.fd);
+    return fail(ctx, where, "out of memory for %lld bytes", (long long)nbytes), NULL;
+  }
+  if (external) return read_external(ctx, where, &src, d->data, nbytes) ? d : NULL;
   if (t->has_raw_data) {
-    if ((int64_t)t->raw_data.len != nbytes)
-      return fail(ctx, where, "raw_data has %zu bytes, but %lld elements of %s need %lld",
-                  t->raw_data.len, (long long)numel, mlc_onnx__dtype_name(t->data_type),
-                  (long long)nbytes), NULL;
-    if (!host_is_little_endian()) return fail(ctx, where, "big-endian hosts are not supported"), NULL;
     if (nbytes) memcpy(d->data, t->raw_data.data, (size_t)nbytes);
     return d;
   }
-  size_t have = typed_count(t, t->data_type);
-  if ((int64_t)have != numel)
-    return fail(ctx, where, "holds %zu elements, but its dims need %lld", have, (long long)numel), NULL;
   typed_copy(t, t->data_type, d->data, numel);
   return d;
 }

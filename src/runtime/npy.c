@@ -190,64 +190,50 @@ static void swap_bytes(uint8_t *p, size_t n, size_t elem) {
 static uint32_t le16(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8; }
 static uint32_t le32(const uint8_t *p) { return le16(p) | le16(p + 2) << 16; }
 
-/* where the header dict is, and where the data starts */
-static int split_file(const uint8_t *b, size_t len, size_t *hdr, size_t *hdr_len) {
+int mlcrt__npy_header_size(const void *buf, size_t len, size_t *total) {
+  const uint8_t *b = buf;
   if (len < MAGIC_LEN + 4 || memcmp(b, MAGIC, MAGIC_LEN) != 0) return mlcrt_set_error("npy: not a .npy file (bad magic)");
   uint8_t major = b[6], minor = b[7];
   if (major < 1 || major > 3 || minor != 0) return mlcrt_set_error("npy: unsupported version %u.%u", major, minor);
-  *hdr = major == 1 ? 10 : 12;
-  if (len < *hdr) return mlcrt_set_error("npy: file ends inside the preamble");
-  *hdr_len = major == 1 ? le16(b + 8) : le32(b + 8);
-  if (*hdr_len > len - *hdr) return mlcrt_set_error("npy: header length %zu past the end of the file", *hdr_len);
+  size_t pre = major == 1 ? 10 : 12;
+  if (len < pre) return mlcrt_set_error("npy: file ends inside the preamble");
+  *total = pre + (major == 1 ? le16(b + 8) : le32(b + 8));
   return 0;
+}
+
+int mlcrt__npy_parse_header(const void *buf, size_t len, MlcrtNpyHeader *out) {
+  const uint8_t *b = buf;
+  size_t total = 0;
+  Header h;
+  if (mlcrt__npy_header_size(buf, len, &total)) return -1;
+  if (total > len)
+    return mlcrt_set_error("npy: header length %zu past the end of the file", total - (b[6] == 1 ? 10 : 12));
+  size_t pre = b[6] == 1 ? 10 : 12;
+  if (parse_dict((const char *)b + pre, total - pre, &h) || parse_descr(h.descr, &out->dtype, &out->swap)) return -1;
+  out->len = total;
+  out->ndim = h.ndim;
+  memcpy(out->shape, h.shape, sizeof h.shape);
+  DLTensor probe = {NULL, {kDLCPU, 0}, h.ndim, out->dtype, out->shape, NULL, 0};
+  out->nbytes = mlcrt_tensor_nbytes(&probe);
+  return out->nbytes < 0 ? -1 : 0;
+}
+
+void mlcrt__npy_swap(const MlcrtNpyHeader *h, void *data) {
+  if (h->swap) swap_bytes(data, (size_t)h->nbytes, h->dtype.bits / 8);
 }
 
 int mlcrt_npy_read(const void *buf, size_t len, MlcrtTensor **out) {
   const uint8_t *b = buf;
-  size_t hdr = 0, hdr_len = 0;
-  Header h;
-  DLDataType dtype = {0, 0, 0};
-  bool swap = false;
+  MlcrtNpyHeader h;
   *out = NULL;
   if (!buf && len) return mlcrt_set_error("npy: buffer is NULL");
-  if (split_file(b, len, &hdr, &hdr_len) || parse_dict((const char *)b + hdr, hdr_len, &h) ||
-      parse_descr(h.descr, &dtype, &swap))
-    return -1;
-  DLTensor probe = {NULL, {kDLCPU, 0}, h.ndim, dtype, h.shape, NULL, 0};
-  int64_t nbytes = mlcrt_tensor_nbytes(&probe);
-  size_t data_len = len - hdr - hdr_len;
-  if (nbytes < 0) return -1;
-  if ((uint64_t)nbytes != data_len)
-    return mlcrt_set_error("npy: shape needs %lld data bytes, the file has %zu", (long long)nbytes, data_len);
-  if (mlcrt_tensor_create(h.ndim, h.shape, dtype, out)) return -1;
-  memcpy((*out)->dl.data, b + hdr + hdr_len, data_len);
-  if (swap) swap_bytes((*out)->dl.data, data_len, dtype.bits / 8);
-  return 0;
-}
-
-int mlcrt__read_file(const char *path, void **buf, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  size_t cap = 1 << 16, n = 0;
-  *buf = NULL;
-  *len = 0;
-  if (!f) return mlcrt_set_error("cannot open '%s' for reading", path);
-  uint8_t *b = malloc(cap);
-  while (b) {
-    n += fread(b + n, 1, cap - n, f);
-    if (n < cap) break; /* end of file, or an error ferror() tells */
-    uint8_t *nb = cap <= SIZE_MAX / 2 ? realloc(b, cap * 2) : NULL;
-    if (!nb) free(b);
-    b = nb;
-    cap *= 2;
-  }
-  bool ok = b && !ferror(f);
-  fclose(f);
-  if (!ok) {
-    free(b);
-    return mlcrt_set_error("cannot read '%s'", path);
-  }
-  *buf = b;
-  *len = n;
+  if (mlcrt__npy_parse_header(buf, len, &h)) return -1;
+  size_t data_len = len - h.len;
+  if ((uint64_t)h.nbytes != data_len)
+    return mlcrt_set_error("npy: shape needs %lld data bytes, the file has %zu", (long long)h.nbytes, data_len);
+  if (mlcrt_tensor_create(h.ndim, h.shape, h.dtype, out)) return -1;
+  memcpy((*out)->dl.data, b + h.len, data_len);
+  mlcrt__npy_swap(&h, (*out)->dl.data);
   return 0;
 }
 
@@ -330,14 +316,9 @@ int mlcrt_npy_save(const char *path, const DLTensor *t) {
   int64_t nbytes;
   if (!path) return mlcrt_set_error("npy_save: path is NULL");
   if (mlcrt__npy_header(t, hdr, sizeof hdr, &hl) || check_writable(t, &nbytes)) return -1;
-  FILE *f = fopen(path, "wb");
-  if (!f) return mlcrt_set_error("cannot open '%s' for writing", path);
-  bool ok = fwrite(hdr, 1, hl, f) == hl;
-  if (ok && nbytes) ok = fwrite((const char *)t->data + t->byte_offset, 1, (size_t)nbytes, f) == (size_t)nbytes;
-  ok = (fclose(f) == 0) && ok;
-  if (!ok) {
-    remove(path);
-    return mlcrt_set_error("cannot write '%s'", path);
-  }
-  return 0;
+  MlcrtOut o;
+  if (mlcrt__out_open(path, &o)) return -1;
+  bool ok = fwrite(hdr, 1, hl, o.f) == hl;
+  if (ok && nbytes) ok = fwrite((const char *)t->data + t->byte_offset, 1, (size_t)nbytes, o.f) == (size_t)nbytes;
+  return mlcrt__out_close(&o, ok);
 }

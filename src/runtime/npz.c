@@ -5,14 +5,17 @@
  * from the end record; every offset and size is checked against the buffer
  * before it is used, in 64-bit arithmetic so zip64 values cannot wrap; the
  * entry count is bounded by the directory's size; a deflated entry's
- * declared size is bounded by deflate's best ratio before its buffer is
- * allocated; and every entry's CRC-32 is checked.  Sizes come from the
+ * declared size is bounded by deflate's best ratio, and its .npy header is
+ * inflated and checked against that size before the tensor is allocated
+ * (a forged size never sizes a buffer, and the data is inflated once,
+ * straight into the tensor); and every entry's CRC-32 is checked.  Sizes come from the
  * central directory, never the local headers, because numpy writes its local
  * headers with zip64 placeholders.  Deflate and CRC-32 are zlib's.
  *
  * Writing produces stored entries with a fixed timestamp, so the same
  * tensors always give the same bytes.  Everything is validated before the
- * file is opened, so a refused call leaves an existing file alone; archives
+ * file is opened, and the archive replaces an existing file only once
+ * completely written (file.c), so a failed call leaves it alone; archives
  * that would need zip64 (4 GiB and more) are refused. */
 #define ZLIB_CONST
 #include <stdio.h>
@@ -43,6 +46,11 @@
 #define DEFLATE_MAX_RATIO 1032u
 /* zlib counts in uInt; larger buffers are fed in pieces */
 #define ZCHUNK (1u << 30)
+/* an entry_tensor status: the .npy inside failed (its message wants the
+ * entry's name in front) */
+#define NPY_ERROR (-2)
+/* a .npy header is a few hundred bytes; more is not a header numpy wrote */
+#define NPY_MAX_HEADER ((size_t)1 << 20)
 /* 1980-01-01 00:00 in MS-DOS form: the written archive's fixed timestamp */
 #define DOS_DATE 0x0021u
 #define DOS_TIME 0x0000u
@@ -220,67 +228,143 @@ static int entry_data(const Zip *z, const Entry *en, const uint8_t **data) {
 
 /* ---- deflate and CRC-32 (zlib) -------------------------------------------------------------- */
 
-/* inflate a raw deflate stream into exactly out_len bytes */
-static int inflate_all(const Entry *en, const uint8_t *in, uint64_t in_len, uint8_t *out, uint64_t out_len) {
-  z_stream zs;
-  memset(&zs, 0, sizeof zs);
-  if (inflateInit2(&zs, -MAX_WBITS) != Z_OK) return mlcrt_set_error("npz: cannot start the deflate decoder");
-  uint64_t in_left = in_len, out_left = out_len;
-  int ret = Z_OK;
-  zs.next_in = in;
-  zs.next_out = out;
-  while (ret == Z_OK) {
-    if (zs.avail_in == 0 && in_left > 0) {
-      zs.avail_in = in_left > ZCHUNK ? ZCHUNK : (uInt)in_left;
-      in_left -= zs.avail_in;
-    }
-    if (zs.avail_out == 0 && out_left > 0) {
-      zs.avail_out = out_left > ZCHUNK ? ZCHUNK : (uInt)out_left;
-      out_left -= zs.avail_out;
-    }
-    ret = inflate(&zs, Z_NO_FLUSH);
-  }
-  uint64_t produced = out_len - out_left - zs.avail_out;
-  bool input_done = in_left == 0 && zs.avail_in == 0, output_full = produced == out_len;
-  const char *why = zs.msg ? zs.msg : "malformed data";
-  inflateEnd(&zs);
-  if (ret == Z_STREAM_END && output_full) return 0;
-  if (ret == Z_STREAM_END)
-    return mlcrt_set_error("npz: entry '%s' inflates to %llu bytes, the directory says %llu", en->name,
-                           (unsigned long long)produced, (unsigned long long)out_len);
-  if (ret == Z_BUF_ERROR && output_full)
-    return mlcrt_set_error("npz: entry '%s' inflates to more than the %llu bytes the directory says", en->name,
-                           (unsigned long long)out_len);
-  if (ret == Z_BUF_ERROR && input_done) return mlcrt_set_error("npz: entry '%s': deflate data ends early", en->name);
-  if (ret == Z_MEM_ERROR) return mlcrt_set_error("npz: out of memory inflating entry '%s'", en->name);
-  return mlcrt_set_error("npz: entry '%s': bad deflate data (%s)", en->name, why);
-}
-
 static uint32_t crc_of(uint32_t crc, const void *p, uint64_t n) {
   const uint8_t *b = p;
   for (; n > ZCHUNK; n -= ZCHUNK, b += ZCHUNK) crc = (uint32_t)crc32_z(crc, b, ZCHUNK);
   return (uint32_t)crc32_z(crc, b, (z_size_t)n);
 }
 
-/* the entry's .npy bytes: in the archive when stored, in *owned when deflated */
-static int entry_bytes(const Zip *z, const Entry *en, const uint8_t **bytes, uint8_t **owned) {
-  const uint8_t *data = NULL;
-  *owned = NULL;
-  if (entry_data(z, en, &data)) return -1;
-  if (en->method == 0) {
-    *bytes = data;
-  } else {
-    if (!(*owned = malloc(en->usize ? (size_t)en->usize : 1)))
-      return mlcrt_set_error("npz: out of memory (%llu bytes for entry '%s')", (unsigned long long)en->usize,
-                             en->name);
-    if (inflate_all(en, data, en->csize, *owned, en->usize)) return -1;
-    *bytes = *owned;
+/* A deflated entry read in steps: the .npy header first, so its shape can
+ * be checked against the directory's size before the tensor is allocated,
+ * then the data straight into the tensor.  The CRC-32 follows the bytes. */
+typedef struct Inflater {
+  z_stream zs;
+  const Entry *en;
+  uint64_t in_left, produced;
+  uint32_t crc;
+} Inflater;
+
+static int inflater_start(Inflater *f, const Entry *en, const uint8_t *in) {
+  memset(f, 0, sizeof *f);
+  f->en = en;
+  f->in_left = en->csize;
+  f->zs.next_in = in;
+  if (inflateInit2(&f->zs, -MAX_WBITS) != Z_OK) return mlcrt_set_error("npz: cannot start the deflate decoder");
+  return 0;
+}
+
+static int inflate_failed(Inflater *f, int ret) {
+  const Entry *en = f->en;
+  if (ret == Z_STREAM_END)
+    return mlcrt_set_error("npz: entry '%s' inflates to %llu bytes, the directory says %llu", en->name,
+                           (unsigned long long)f->produced, (unsigned long long)en->usize);
+  if (ret == Z_BUF_ERROR) return mlcrt_set_error("npz: entry '%s': deflate data ends early", en->name);
+  if (ret == Z_MEM_ERROR) return mlcrt_set_error("npz: out of memory inflating entry '%s'", en->name);
+  return mlcrt_set_error("npz: entry '%s': bad deflate data (%s)", en->name, f->zs.msg ? f->zs.msg : "malformed data");
+}
+
+/* the next n bytes of the entry into out */
+static int inflate_some(Inflater *f, uint8_t *out, uint64_t n) {
+  uint64_t out_left = n;
+  f->zs.next_out = out;
+  f->zs.avail_out = 0;
+  while (out_left > 0 || f->zs.avail_out > 0) {
+    if (f->zs.avail_in == 0 && f->in_left > 0) {
+      f->zs.avail_in = f->in_left > ZCHUNK ? ZCHUNK : (uInt)f->in_left;
+      f->in_left -= f->zs.avail_in;
+    }
+    if (f->zs.avail_out == 0) {
+      f->zs.avail_out = out_left > ZCHUNK ? ZCHUNK : (uInt)out_left;
+      out_left -= f->zs.avail_out;
+    }
+    uInt before = f->zs.avail_out;
+    int ret = inflate(&f->zs, Z_NO_FLUSH);
+    f->produced += before - f->zs.avail_out;
+    if (f->zs.avail_out == 0 && out_left == 0) break;
+    if (ret != Z_OK) return inflate_failed(f, ret);
   }
-  uint32_t crc = crc_of(0, *bytes, en->usize);
+  f->crc = crc_of(f->crc, out, n);
+  return 0;
+}
+
+/* the stream must end exactly here, and the CRC match; frees the decoder */
+static int inflater_finish(Inflater *f) {
+  uint8_t extra;
+  f->zs.next_out = &extra;
+  f->zs.avail_out = 1;
+  int ret = Z_OK;
+  while (ret == Z_OK && f->zs.avail_out == 1) {
+    if (f->zs.avail_in == 0 && f->in_left > 0) {
+      f->zs.avail_in = f->in_left > ZCHUNK ? ZCHUNK : (uInt)f->in_left;
+      f->in_left -= f->zs.avail_in;
+    }
+    ret = inflate(&f->zs, Z_NO_FLUSH);
+  }
+  int rc = 0;
+  if (f->zs.avail_out == 0)
+    rc = mlcrt_set_error("npz: entry '%s' inflates to more than the %llu bytes the directory says", f->en->name,
+                         (unsigned long long)f->en->usize);
+  else if (ret != Z_STREAM_END)
+    rc = inflate_failed(f, ret);
+  else if (f->crc != f->en->crc)
+    rc = mlcrt_set_error("npz: entry '%s': CRC-32 mismatch (directory %08x, data %08x)", f->en->name,
+                         (unsigned)f->en->crc, (unsigned)f->crc);
+  inflateEnd(&f->zs);
+  return rc;
+}
+
+/* a stored entry's .npy, CRC-checked, read from the archive in place */
+static int stored_npy(const Entry *en, const uint8_t *data, MlcrtTensor **out) {
+  uint32_t crc = crc_of(0, data, en->usize);
   if (crc != en->crc)
     return mlcrt_set_error("npz: entry '%s': CRC-32 mismatch (directory %08x, data %08x)", en->name,
                            (unsigned)en->crc, (unsigned)crc);
-  return 0;
+  return mlcrt_npy_read(data, (size_t)en->usize, out) ? NPY_ERROR : 0;
+}
+
+/* the deflated entry's .npy header, inflated and parsed; its shape must need
+ * exactly the bytes the directory says the entry has */
+static int inflate_header(Inflater *f, MlcrtNpyHeader *h) {
+  const Entry *en = f->en;
+  uint8_t pre[12], *hdr = NULL;
+  size_t n0 = en->usize < sizeof pre ? (size_t)en->usize : sizeof pre, total = 0;
+  if (inflate_some(f, pre, n0)) return -1;
+  if (mlcrt__npy_header_size(pre, n0, &total)) return NPY_ERROR;
+  if (total > NPY_MAX_HEADER || total > en->usize)
+    return mlcrt_set_error("npz: entry '%s': a .npy header of %zu bytes in an entry of %llu bytes", en->name, total,
+                           (unsigned long long)en->usize);
+  if (!(hdr = malloc(total))) return mlcrt_set_error("npz: out of memory");
+  memcpy(hdr, pre, n0);
+  int rc = inflate_some(f, hdr + n0, total - n0);
+  if (!rc && mlcrt__npy_parse_header(hdr, total, h)) rc = NPY_ERROR;
+  free(hdr);
+  if (!rc && (uint64_t)h->nbytes != en->usize - total)
+    rc = mlcrt_set_error("npz: entry '%s': its .npy shape needs %lld data bytes, the directory's size leaves %llu",
+                         en->name, (long long)h->nbytes, (unsigned long long)(en->usize - total));
+  return rc;
+}
+
+static int deflated_npy(const Entry *en, const uint8_t *data, MlcrtTensor **out) {
+  Inflater f;
+  MlcrtNpyHeader h;
+  if (inflater_start(&f, en, data)) return -1;
+  int rc = inflate_header(&f, &h);
+  if (!rc && mlcrt_tensor_create(h.ndim, h.shape, h.dtype, out)) rc = -1;
+  if (!rc) rc = inflate_some(&f, (*out)->dl.data, (uint64_t)h.nbytes);
+  int end = rc ? (inflateEnd(&f.zs), 0) : inflater_finish(&f);
+  if (!rc && !end) mlcrt__npy_swap(&h, (*out)->dl.data);
+  if (rc || end) {
+    mlcrt_tensor_free(*out);
+    *out = NULL;
+  }
+  return rc ? rc : end;
+}
+
+/* the entry's tensor; NPY_ERROR when the .npy inside was what failed */
+static int entry_tensor(const Zip *z, const Entry *en, MlcrtTensor **out) {
+  const uint8_t *data = NULL;
+  if (entry_data(z, en, &data)) return -1;
+  return en->method == 0 ? stored_npy(en, data, out) : deflated_npy(en, data, out);
 }
 
 /* ---- reading ------------------------------------------------------------------------------------ */
@@ -314,17 +398,13 @@ static void strip_npy(char *name) {
 
 static int read_entry(const Zip *z, uint64_t *pos, uint64_t dir_end, int64_t i, MlcrtNpz *npz) {
   Entry en;
-  const uint8_t *bytes = NULL;
-  uint8_t *owned = NULL;
   memset(&en, 0, sizeof en);
-  int rc = read_central(z, pos, dir_end, i, &en) || check_entry(&en) || entry_bytes(z, &en, &bytes, &owned);
-  if (!rc && mlcrt_npy_read(bytes, (size_t)en.usize, &npz->tensors[i])) {
+  int rc = read_central(z, pos, dir_end, i, &en) || check_entry(&en) ? -1 : entry_tensor(z, &en, &npz->tensors[i]);
+  if (rc == NPY_ERROR) {
     char where[96];
     snprintf(where, sizeof where, "npz: entry '%.60s'", en.name);
     mlcrt__prefix_error(where);
-    rc = -1;
   }
-  free(owned);
   if (!rc) strip_npy(en.name);
   npz->names[i] = en.name; /* freed with the archive, even on failure */
   return rc ? -1 : 0;
@@ -511,17 +591,12 @@ int mlcrt_npz_save(const char *path, int32_t n, const char *const *names, const 
   if (check_save_args(n, names, tensors)) return -1;
   Written *w = malloc((size_t)(n > 0 ? n : 1) * sizeof *w);
   if (!w) return mlcrt_set_error("npz_save: out of memory");
-  FILE *f = fopen(path, "wb");
-  if (!f) {
+  MlcrtOut o;
+  if (mlcrt__out_open(path, &o)) {
     free(w);
-    return mlcrt_set_error("cannot open '%s' for writing", path);
+    return -1;
   }
-  bool ok = put_archive(f, n, names, tensors, w);
-  ok = (fclose(f) == 0) && ok;
+  bool ok = put_archive(o.f, n, names, tensors, w);
   free(w);
-  if (!ok) {
-    remove(path);
-    return mlcrt_set_error("cannot write '%s'", path);
-  }
-  return 0;
+  return mlcrt__out_close(&o, ok);
 }

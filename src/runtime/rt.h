@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "mlcc/runtime.h"
@@ -19,8 +20,22 @@ int mlcrt__set_error_str(const char *msg);
 /* prefix this thread's current message with "prefix: " */
 void mlcrt__prefix_error(const char *prefix);
 
-/* whole-file read into a malloc'd buffer (size 0 gives a 1-byte buffer) */
+/* whole-file read into a malloc'd buffer; anything but a regular file (a
+ * FIFO, a device) is refused without blocking (file.c) */
 int mlcrt__read_file(const char *path, void **buf, size_t *len);
+
+/* An output file being written (file.c): f writes to a new file beside the
+ * path, which mlcrt__out_close renames over it when ok, or removes when
+ * not; a failed write leaves whatever was at the path as it was. */
+typedef struct MlcrtOut {
+  FILE *f;
+  const char *path;
+  char *tmp;      /* NULL when an existing device or FIFO is written in place */
+  char *resolved; /* the file a symlink at path leads to, or NULL */
+} MlcrtOut;
+int mlcrt__out_open(const char *path, MlcrtOut *o);
+/* ok: every write succeeded; returns 0 when the file is in place */
+int mlcrt__out_close(MlcrtOut *o, bool ok);
 
 /* a*b and a+b for non-negative int64 sizes; false on overflow */
 bool mlcrt__mul_i64(int64_t a, int64_t b, int64_t *out);
@@ -31,6 +46,24 @@ void mlcrt__shape_str(const int64_t *shape, int32_t ndim, char *buf, size_t cap)
 /* 0 when t's elements are compact row-major (strides NULL or equal to the
  * row-major ones, ignoring dims of size 1); otherwise sets a message */
 int mlcrt__check_compact(const DLTensor *t);
+
+/* A .npy file's header, parsed (npy.c): its length (magic to newline), the
+ * tensor's shape and dtype, whether its bytes need swapping, and the data
+ * bytes the shape needs.  parse_header needs the whole header in buf (the
+ * data may be absent); header_size tells from the first 12 bytes how long
+ * the header is. */
+typedef struct MlcrtNpyHeader {
+  size_t len;
+  int32_t ndim;
+  int64_t shape[MLCRT_MAX_NDIM];
+  DLDataType dtype;
+  bool swap;
+  int64_t nbytes;
+} MlcrtNpyHeader;
+int mlcrt__npy_header_size(const void *buf, size_t len, size_t *total);
+int mlcrt__npy_parse_header(const void *buf, size_t len, MlcrtNpyHeader *h);
+/* put the h->nbytes bytes at data into the host's byte order */
+void mlcrt__npy_swap(const MlcrtNpyHeader *h, void *data);
 
 /* the .npy header (magic to newline) for a compact tensor; *hdr_len gets
  * its size, at most cap */

@@ -6,10 +6,12 @@
 #include "mlcc/support.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 typedef struct InternNode {
   struct InternNode *next;
@@ -138,19 +140,32 @@ void mlc_format_error(const MlcCtx *ctx, MlcStrBuf *sb) {
   mlc_sb_puts(sb, "^\n");
 }
 
-char *mlc_read_file(MlcCtx *ctx, const char *path, size_t max_bytes, size_t *len) {
-  MlcLoc loc = {mlc_intern(ctx, path), 0, 0};
-  FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
-  if (!f) {
+/* path opened for reading if it is a regular file: O_NONBLOCK so a FIFO
+ * cannot make the open wait for a writer, and the kind checked on the
+ * descriptor that is then read */
+static FILE *open_regular(MlcCtx *ctx, MlcLoc loc, const char *path) {
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  struct stat st;
+  const char *why = NULL;
+  if (fd < 0) {
     mlc_error(ctx, loc, "cannot open: %s", strerror(errno));
     return NULL;
   }
-  struct stat st;
-  if (f != stdin && fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode)) {
-    fclose(f);
-    mlc_error(ctx, loc, "is a directory, not a file");
-    return NULL;
+  if (fstat(fd, &st) != 0) why = "cannot be examined";
+  else if (S_ISDIR(st.st_mode)) why = "is a directory, not a file";
+  else if (!S_ISREG(st.st_mode)) why = "is not a regular file (a FIFO or a device is not read)";
+  FILE *f = why ? NULL : fdopen(fd, "rb");
+  if (!f) {
+    close(fd);
+    mlc_error(ctx, loc, "%s", why ? why : "cannot open");
   }
+  return f;
+}
+
+char *mlc_read_file(MlcCtx *ctx, const char *path, size_t max_bytes, size_t *len) {
+  MlcLoc loc = {mlc_intern(ctx, path), 0, 0};
+  FILE *f = strcmp(path, "-") == 0 ? stdin : open_regular(ctx, loc, path);
+  if (!f) return NULL;
   MlcStrBuf sb = {0};
   char buf[65536];
   size_t n;

@@ -65,14 +65,17 @@ void mlc_arena_free(MlcArena *a) {
   a->used_total = 0;
 }
 
-void *mlc_arena_alloc(MlcArena *a, size_t n) {
-  if (n > SIZE_MAX - 2 * ARENA_ALIGN - sizeof(MlcArenaChunk)) out_of_memory(n);
+/* NULL when the system has no memory for n bytes: what a size read from
+ * input goes through, so a reader can report it instead of aborting */
+void *mlc_arena_try_alloc(MlcArena *a, size_t n) {
+  if (n > SIZE_MAX - 2 * ARENA_ALIGN - sizeof(MlcArenaChunk)) return NULL;
   n = (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
   if (n == 0) n = ARENA_ALIGN;
   MlcArenaChunk *c = a->head;
   if (!c || c->size - c->used < n) {
     size_t size = n > ARENA_CHUNK / 4 ? n : ARENA_CHUNK;
-    MlcArenaChunk *fresh = mlc_xmalloc(sizeof *fresh + size);
+    MlcArenaChunk *fresh = malloc(sizeof *fresh + size);
+    if (!fresh) return NULL;
     fresh->size = size;
     fresh->used = 0;
     if (size == n && c) { /* a big request: keep filling the current chunk */
@@ -88,6 +91,12 @@ void *mlc_arena_alloc(MlcArena *a, size_t n) {
   c->used += n;
   a->used_total += n;
   memset(p, 0, n);
+  return p;
+}
+
+void *mlc_arena_alloc(MlcArena *a, size_t n) {
+  void *p = mlc_arena_try_alloc(a, n);
+  if (!p) out_of_memory(n);
   return p;
 }
 

@@ -262,6 +262,8 @@ static void write_file(const char *name, const void *data, size_t n) {
   if (f) fwrite(data, 1, n, f), fclose(f);
 }
 
+static bool link_file(const char *from, const char *to) { return link(from, to) == 0; }
+
 static void set_external(Model *md, const char *loc, const char *offset, const char *length) {
   md->init.has_raw_data = 0;
   md->init.has_data_location = 1;
@@ -326,6 +328,69 @@ static void test_external_data(void) {
   rmdir(g_dir);
 }
 
+/* An initializer whose dims claim far more elements than the bytes present
+ * must be refused by comparing the two, before anything is allocated: 2^34
+ * doubles are 128 GiB, which no test machine can allocate, so a check made
+ * after allocating aborts or runs out of memory instead of reporting. */
+static void test_huge_dims_small_data(void) {
+  Model md;
+  model_init(&md, NULL);
+  int64_t dims[2] = {1ll << 17, 1ll << 17};
+  md.init.dims = dims;
+  md.init.n_dims = 2;
+  md.init.data_type = ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE;
+  CHECK(refused_with(&md, ".", "initializer 'w': raw_data has 12 bytes, but 17179869184 elements of DOUBLE"));
+  md.init.has_raw_data = 0; /* the typed field, empty */
+  CHECK(refused_with(&md, ".", "initializer 'w': holds 0 elements, but its dims need 17179869184"));
+  make_dir();
+  CHECK(g_dir[0] != 0);
+  float w[3] = {1, 2, 3};
+  write_file("small.bin", w, sizeof w);
+  set_external(&md, "small.bin", NULL, NULL);
+  CHECK(refused_with(&md, g_dir, "does not fit the file (12 bytes)"));
+  char path[256];
+  snprintf(path, sizeof path, "%s/small.bin", g_dir);
+  unlink(path);
+  rmdir(g_dir);
+}
+
+/* External data reached by a hard link to a file outside the model's folder,
+ * or a FIFO (whose open would wait for a writer forever), or a directory,
+ * is refused before any byte of it is read. */
+static void test_external_data_hostile_files(void) {
+  make_dir();
+  CHECK(g_dir[0] != 0);
+  char model_dir[256], outside[256], link[300], fifo[300], sub[300];
+  snprintf(model_dir, sizeof model_dir, "%s/model", g_dir);
+  snprintf(outside, sizeof outside, "%s/secret.bin", g_dir);
+  CHECK(mkdir(model_dir, 0700) == 0);
+  float secret[3] = {7, 7, 7};
+  write_file("secret.bin", secret, sizeof secret);
+  snprintf(link, sizeof link, "%s/w.bin", model_dir);
+  CHECK(link_file(outside, link));
+  Model md;
+  model_init(&md, NULL);
+  set_external(&md, "w.bin", NULL, NULL);
+  CHECK(refused_with(&md, model_dir, "external data 'w.bin' has 2 hard links"));
+  snprintf(fifo, sizeof fifo, "%s/pipe.bin", model_dir);
+  CHECK(mkfifo(fifo, 0600) == 0);
+  set_external(&md, "pipe.bin", NULL, NULL);
+  CHECK(refused_with(&md, model_dir, "external data 'pipe.bin' is not a regular file"));
+  /* a symlinked folder on the way is refused like a symlinked file */
+  snprintf(sub, sizeof sub, "%s/up", model_dir);
+  CHECK(symlink(g_dir, sub) == 0);
+  set_external(&md, "up/secret.bin", NULL, NULL);
+  CHECK(refused_with(&md, model_dir, "reached through a symlink"));
+  set_external(&md, ".", NULL, NULL);
+  CHECK(refused_with(&md, model_dir, "must be a relative path inside the model's folder"));
+  unlink(sub);
+  unlink(fifo);
+  unlink(link);
+  unlink(outside);
+  rmdir(model_dir);
+  rmdir(g_dir);
+}
+
 /* ---- tensor files ------------------------------------------------------------------------ */
 
 static void test_tensor_typed_fields(void) {
@@ -360,11 +425,14 @@ static void test_tensor_typed_fields(void) {
 }
 
 int main(void) {
+  alarm(120); /* a FIFO opened for reading blocks: fail, do not hang */
   RUN(test_imports_add_relu);
   RUN(test_truncated_and_garbage);
   RUN(test_bad_dims);
   RUN(test_graph_errors);
   RUN(test_external_data);
+  RUN(test_huge_dims_small_data);
+  RUN(test_external_data_hostile_files);
   RUN(test_tensor_typed_fields);
   return CHECK_DONE();
 }
