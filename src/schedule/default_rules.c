@@ -532,6 +532,32 @@ static void epilogues(Rules *r, MlcBlockRV store, MlcLoopRV tile, int L) {
   }
 }
 
+/* Pack the vector operand's panel (a matmul's B[:, jo*cols*lanes ...]) into
+ * a buffer of its own per iteration of the outer loop `panel`: its rows
+ * are a whole row of B apart, the packed copy is contiguous and stays in
+ * L2 while every row tile of the panel streams it.  Only for a 2-D operand
+ * under a lone outer loop (matmul, dense), where the panel is one slice;
+ * and when enough row tiles reuse it to pay for the copy.  Its own
+ * transaction. */
+static void pack_panel(Rules *r, const Nest *t, const Tile *p, MlcLoopRV panel, int n_outer) {
+  const MlcExpr *lane = strip_cast(p->lane_operand);
+  if (n_outer != 1 || lane->kind != MLC_EXPR_LOAD || lane->load.n != 2 || t->ext[p->i] < 4 * p->rows) return;
+  const MlcStmt *rz = realize_of(r->s, t->block);
+  int index = -1;
+  for (int k = 0; rz && k < rz->realize.block->n_reads; k++)
+    if (rz->realize.block->reads[k].buf == lane->load.buf) index = k;
+  if (index < 0) return;
+  Mark m = mark(r->s);
+  MlcSchVal a[8] = {v_block(t->block), v_int(index), {.kind = MLC_SV_STR, .s = mlc_intern(r->s->ctx, "global")}};
+  MlcSchVal outs[MLC_SCH_MAX_OUTS];
+  int k;
+  if (!apply(r->s, MLC_SCH_cache_read, a, outs, &k)) return (void)rollback(r->s, m);
+  MlcBlockRV pack = {outs[0].rv};
+  MlcSchVal at[8] = {v_block(pack), v_loop(panel)};
+  if (!apply(r->s, MLC_SCH_compute_at, at, NULL, NULL)) return (void)rollback(r->s, m);
+  tile_inner(r, pack, panel, p->lanes, false);
+}
+
 /* The register tile (bench/matmul/schedule.py's shape, sized for the
  * target): rows split off the row axis, cols x lanes off the lane axis,
  * loops ordered [other spatial] jo io [reduce] ii jv jl; the tile
@@ -564,6 +590,7 @@ static bool rule_contraction(Rules *r, MlcBlockRV b) {
       !loop_kind(r->s, MLC_SCH_vectorize, jp[2]) || !loop_kind(r->s, MLC_SCH_unroll, jp[1]) ||
       !loop_kind(r->s, MLC_SCH_unroll, ip[1]))
     return false;
+  pack_panel(r, &t, &p, jp[0], n_outer);
   epilogues(r, store, ip[0], p.lanes);
   tile_inner(r, store, ip[0], p.lanes, true);
   tile_inner(r, init, ip[0], p.lanes, true);
