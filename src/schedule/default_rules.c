@@ -285,9 +285,9 @@ static void parallel_outer(Rules *r, const MlcLoopRV *loops, int n, int64_t work
 }
 
 /* The loops of block b below loop `below` (all of them when below is -1):
- * the innermost vectorized when its extent is `lanes` (split to it when a
+ * the innermost vectorized when its extent is want_lanes (split to it when a
  * multiple), the rest unrolled when `unroll`.  Its own transaction. */
-static void tile_inner(Rules *r, MlcBlockRV b, MlcLoopRV below, int lanes_, bool unroll) {
+static void tile_inner(Rules *r, MlcBlockRV b, MlcLoopRV below, int want_lanes, bool unroll) {
   Mark m = mark(r->s);
   MlcLoopRV loops[MAX_NEST];
   int n, first = 0;
@@ -297,10 +297,10 @@ static void tile_inner(Rules *r, MlcBlockRV b, MlcLoopRV below, int lanes_, bool
   if (first >= n) return (void)rollback(r->s, m);
   MlcLoopRV inner = loops[n - 1];
   int64_t e = extent(r->s, inner);
-  bool ok = lanes_ > 0 && e > 0 && e % lanes_ == 0;
-  if (ok && e > lanes_) {
+  bool ok = want_lanes > 0 && e > 0 && e % want_lanes == 0;
+  if (ok && e > want_lanes) {
     MlcLoopRV parts[2];
-    ok = mlc_sch_split(r->s, inner, (int64_t[]){0, lanes_}, 2, parts);
+    ok = mlc_sch_split(r->s, inner, (int64_t[]){0, want_lanes}, 2, parts);
     if (ok) loops[n - 1] = parts[0], inner = parts[1], n++;
   }
   if (ok) ok = loop_kind(r->s, MLC_SCH_vectorize, inner);
@@ -312,30 +312,29 @@ static void tile_inner(Rules *r, MlcBlockRV b, MlcLoopRV below, int lanes_, bool
 
 /* Vectorize the innermost loop when it walks the written buffer's last
  * dimension (contiguous stores), then fuse the loops above it and run them
- * in parallel. */
+ * in parallel.  False when neither applies: a trace of handles alone is
+ * not worth its lines. */
 static bool rule_injective(Rules *r, MlcBlockRV b) {
   Nest t;
   if (!nest_of(r->s, b, &t) || t.b->init) return false;
   for (int i = 0; i < t.n; i++)
     if (kind_of(&t, i) != MLC_ITER_SPATIAL) return false;
-  MlcLoopRV outer[MAX_NEST + 1];
-  int n_outer = t.n;
+  MlcLoopRV outer[MAX_NEST];
   memcpy(outer, t.loops, sizeof t.loops);
-  int L = lane_loop(&t) == t.n - 1 && !guarded(t.store->store.value)
-              ? lanes(r, t.store->store.buf->dtype, t.ext[t.n - 1]) : 0;
+  bool contiguous = lane_loop(&t) == t.n - 1 && !guarded(t.store->store.value);
+  int L = contiguous ? lanes(r, t.store->store.buf->dtype, t.ext[t.n - 1]) : 0;
+  bool vectorized = false;
   if (L > 0) {
     Mark m = mark(r->s);
     MlcLoopRV parts[2];
-    if (mlc_sch_split(r->s, t.loops[t.n - 1], (int64_t[]){0, L}, 2, parts) &&
-        loop_kind(r->s, MLC_SCH_vectorize, parts[1]))
-      outer[t.n - 1] = parts[0];
-    else
-      rollback(r->s, m);
+    vectorized = mlc_sch_split(r->s, t.loops[t.n - 1], (int64_t[]){0, L}, 2, parts) &&
+                 loop_kind(r->s, MLC_SCH_vectorize, parts[1]);
+    if (vectorized) outer[t.n - 1] = parts[0];
+    else rollback(r->s, m);
   }
-  size_t applied = r->s->trace.len;
-  parallel_outer(r, outer, n_outer, work(&t));
-  /* nothing but the handles: not worth a line in the trace */
-  return L > 0 && outer[t.n - 1].id != t.loops[t.n - 1].id ? true : r->s->trace.len > applied;
+  size_t before = r->s->trace.len;
+  parallel_outer(r, outer, t.n, work(&t));
+  return vectorized || r->s->trace.len > before;
 }
 
 /* ---- reductions ------------------------------------------------------------------------------ */
