@@ -250,6 +250,7 @@ static const MlcExpr *iter_var(const Nest *t, int loop) { return t->b->iters[t->
 
 /* the loop whose iter var is the written buffer's innermost index, -1 */
 static int lane_loop(const Nest *t) {
+  if (t->store->store.n == 0) return -1; /* a scalar (a dot product of two vectors) */
   const MlcExpr *last = t->store->store.idx[t->store->store.n - 1];
   for (int i = 0; i < t->n; i++)
     if (last == iter_var(t, i) && kind_of(t, i) == MLC_ITER_SPATIAL) return i;

@@ -140,7 +140,8 @@ static bool run_both(const char *name, const MlcPrimFunc *f0, const MlcModule *s
   X(bmm, "sch.cache_write")                                                      \
   X(conv2d, "sch.cache_write")                                                   \
   X(depthwise_conv2d, "sch.cache_write")                                         \
-  X(matmul_bias_relu, "sch.reverse_compute_inline")
+  X(matmul_bias_relu, "sch.reverse_compute_inline")                            \
+  X(dot, "sch.rfactor")
 
 static const struct { const char *name, *want; } cases[] = {
 #define X(name, want) {#name, want},
