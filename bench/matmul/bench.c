@@ -4,7 +4,9 @@
  *
  * The TVMScript programs go through the library exactly as a user's would
  * (mlc_read_module -> for "scheduled", the schedule script schedule.py
- * applied to naive.py by mlc_sch_run_script -> mlc_build_shared for the
+ * applied to naive.py by mlc_sch_run_script; for "default", naive.py under
+ * the default schedule rules, mlc_sch_apply_default, sized for the CPU the
+ * code is built for -> mlc_build_shared for the
  * native target -> the runtime's loader), so the numbers measure the
  * generated code, not a special path.  Every result is checked against
  * OpenBLAS before it is timed; a wrong result fails the run instead of
@@ -63,8 +65,21 @@ static void print_ctx_error(MlcCtx *ctx) {
   mlc_vec_free(&sb);
 }
 
+/* the "script" that stands for the default rules (mlc_sch_apply_default
+ * for the CPU the code is built for), compared by address */
+static const char DEFAULT_RULES[] = "(default rules)";
+
+static const MlcModule *apply_default(MlcCtx *ctx, const MlcModule *m) {
+  MlcSchTarget t;
+  mlc_sch_target_host(&t);
+  MlcSchedule *sch = mlc_sch_new(ctx, m, NULL, 0);
+  m = sch && mlc_sch_apply_default(sch, &t) ? mlc_sch_module(sch) : NULL;
+  if (sch) mlc_sch_free(sch);
+  return m;
+}
+
 /* SRC/py.py, with the schedule script SRC/script.py applied when script is
- * not NULL; NULL with an error in ctx */
+ * not NULL (the default rules for DEFAULT_RULES); NULL with an error in ctx */
 static const MlcModule *read_program(MlcCtx *ctx, const char *src_dir, const char *py, const char *script) {
   char path[1024];
   size_t len = 0;
@@ -73,6 +88,7 @@ static const MlcModule *read_program(MlcCtx *ctx, const char *src_dir, const cha
   const MlcModule *m = text ? mlc_read_module(ctx, path, text, len) : NULL;
   free(text);
   if (!m || !script) return m;
+  if (script == DEFAULT_RULES) return apply_default(ctx, m);
   snprintf(path, sizeof path, "%s/%s.py", src_dir, script);
   text = mlc_read_file(ctx, path, 1 << 20, &len);
   MlcSchedule *sch = text ? mlc_sch_new(ctx, m, NULL, 0) : NULL;
@@ -310,8 +326,9 @@ int main(int argc, char **argv) {
   MlcrtModule *naive = with_naive ? build(src_dir, out_dir, "naive", "naive", NULL) : NULL;
   MlcrtModule *tiled = build(src_dir, out_dir, "tiled", "tiled", NULL);
   MlcrtModule *sched = build(src_dir, out_dir, "scheduled", "naive", "schedule");
+  MlcrtModule *dflt = build(src_dir, out_dir, "default", "naive", DEFAULT_RULES);
   Mats m = {matrix(), matrix(), matrix(), matrix()};
-  if ((with_naive && !naive) || !tiled || !sched || !m.a || !m.b || !m.c || !m.ref) return 1;
+  if ((with_naive && !naive) || !tiled || !sched || !dflt || !m.a || !m.b || !m.c || !m.ref) return 1;
   fill_random(data(m.a), (size_t)N * N, 1);
   fill_random(data(m.b), (size_t)N * N, 2);
   Job ref = {NULL, &m, m.ref};
@@ -320,12 +337,13 @@ int main(int argc, char **argv) {
   Job jn = {naive ? mlcrt_module_get_func(naive, "matmul") : NULL, &m, m.c};
   Job jt = {mlcrt_module_get_func(tiled, "matmul"), &m, m.c};
   Job js = {mlcrt_module_get_func(sched, "matmul"), &m, m.c};
+  Job jd = {mlcrt_module_get_func(dflt, "matmul"), &m, m.c};
   Job jb = {NULL, &m, m.c};
-  if ((naive && !jn.fn) || !jt.fn || !js.fn) {
+  if ((naive && !jn.fn) || !jt.fn || !js.fn || !jd.fn) {
     fprintf(stderr, "bench: %s\n", mlcrt_last_error());
     return 1;
   }
-  Row rows[8];
+  Row rows[12];
   int nrows = 0;
   bool ok = true;
   if (naive) {
@@ -334,21 +352,22 @@ int main(int argc, char **argv) {
     Row *naive_row = &rows[nrows++];
     ok = ok && time_jobs((Job *[]){&jn}, &naive_row, 1, 1, 1); /* slow: once is enough */
   }
-  /* the three fast ones in alternation, per thread count */
-  Job *timed[3] = {&js, &jt, &jb};
-  const char *names[3] = {"scheduled (mlcc)", "tiled (mlcc)", "OpenBLAS sgemm"};
+  /* the fast ones in alternation, per thread count */
+  enum { N_TIMED = 4 };
+  Job *timed[N_TIMED] = {&jd, &js, &jt, &jb};
+  const char *names[N_TIMED] = {"default (mlcc)", "scheduled (mlcc)", "tiled (mlcc)", "OpenBLAS sgemm"};
   for (int threads = 1; ok && threads <= 2; threads++) {
     mlcrt_threads_set(threads);
     openblas_set_num_threads(threads);
-    Row *group[3];
-    for (int i = 0; i < 3; i++) {
+    Row *group[N_TIMED];
+    for (int i = 0; i < N_TIMED; i++) {
       char what[64];
       snprintf(what, sizeof what, "%s x%d", names[i], threads);
       ok = ok && check(what, timed[i]);
       rows[nrows] = (Row){names[i], threads, 0, 0};
       group[i] = &rows[nrows++];
     }
-    ok = ok && time_jobs(timed, group, 3, ROUNDS, CALLS_PER_SAMPLE);
+    ok = ok && time_jobs(timed, group, N_TIMED, ROUNDS, CALLS_PER_SAMPLE);
   }
   if (ok && interp) ok = interp_check(src_dir, &m);
   if (!ok) return 1;
@@ -376,5 +395,6 @@ int main(int argc, char **argv) {
   if (naive) mlcrt_module_free(naive);
   mlcrt_module_free(tiled);
   mlcrt_module_free(sched);
+  mlcrt_module_free(dflt);
   return 0;
 }

@@ -143,4 +143,42 @@ bool mlc_sch_register_intrin(MlcCtx *ctx, const char *name, const MlcPrimFunc *d
  * error in ctx when a pair is malformed or a _desc has no _impl. */
 int mlc_sch_register_intrins(MlcCtx *ctx, const MlcModule *m);
 
+/* ---- default schedules ---------------------------------------------------------
+ * Rules by block pattern (docs/schedule.md, "Default schedules") that make a
+ * prim func fast without a hand-written schedule.  They go through
+ * mlc_sch_apply like any script, so the result is an ordinary trace that
+ * prints, replays and is checked like one. */
+
+/* What the rules size their tiles for: the vector width in bits, the number
+ * of vector registers, the threads the runtime will run, and a name for
+ * messages ("avx2", "avx512", "sse"). */
+typedef struct MlcSchTarget {
+  int vector_bits;
+  int vector_regs;
+  int threads;
+  const char *name;
+} MlcSchTarget;
+
+/* The CPU generated code will run on: $MLC_MARCH when set (the -march the
+ * build driver compiles for; unknown names count as AVX2), else the host's
+ * own (AVX-512F: 512 bits / 32 registers, AVX2: 256 / 16, else 128 / 16);
+ * threads: the online CPUs, the runtime's default. */
+void mlc_sch_target_host(MlcSchTarget *t);
+/* The target of one -march name (as MLC_MARCH takes it; "native" is the
+ * host's CPU); threads as above. */
+void mlc_sch_target_march(MlcSchTarget *t, const char *march);
+
+/* Apply the default rules to every block of the schedule's function.  A
+ * rule one of whose primitives is refused is undone as a whole for that
+ * block (the trace loses its instructions too) and the next one is tried,
+ * so this only fails on a broken schedule (no function); the context holds
+ * no error afterwards when it returns true. */
+bool mlc_sch_apply_default(MlcSchedule *s, const MlcSchTarget *t);
+
+/* m with mlc_sch_apply_default applied to each prim func for which want
+ * says yes (want NULL: every one); graph functions are kept.  NULL + error
+ * only when a schedule cannot be made. */
+MlcModule *mlc_sch_default_module(MlcCtx *ctx, const MlcModule *m, const MlcSchTarget *t,
+                                  bool (*want)(const MlcPrimFunc *f, void *user), void *user);
+
 #endif

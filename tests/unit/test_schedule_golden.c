@@ -4,6 +4,11 @@
  *   schedule.py  the schedule script
  *   after.py     the module expected after the script, or
  *   error.txt    one line: a substring of the error the script must end with
+ * or, in place of schedule.py, an empty marker file default_TARGET (TARGET
+ * avx2, avx512 or sse): the default rules applied for that target, with 4
+ * threads whatever the machine has, so the result is the same everywhere
+ * (MLC_GOLDEN_WRITE=1 writes a missing after.py from the result, to review
+ * before committing);
  * and is one test, printed as `ok schedule/CASE` or `FAIL schedule/CASE: why`.
  *
  * An after.py case passes when (1) the result is structurally equal to
@@ -222,8 +227,9 @@ static bool numerical(Case *c, const MlcPrimFunc *f0, const MlcPrimFunc *f1) {
     return true;
   }
   int n = f0->n_params;
-  Arg *args = calloc((size_t)(n ? n : 1), sizeof *args);
-  MlcInterpArg *ia = calloc((size_t)(n ? n : 1), sizeof *ia);
+  size_t cnt = n > 0 ? (size_t)n : 1;
+  Arg *args = calloc(cnt, sizeof *args);
+  MlcInterpArg *ia = calloc(cnt, sizeof *ia);
   uint64_t rng = 0x2545f4914f6cdd1dull;
   bool ok = true;
   for (int i = 0; i < n && ok; i++) {
@@ -337,10 +343,50 @@ static bool expect_error(Case *c, const MlcModule *before, MlcSchedule *s, bool 
   return ok;
 }
 
+/* ---- default rules ------------------------------------------------------------ */
+
+/* the -march each marker stands for (mlc_sch_target_march) */
+static const struct { const char *marker, *march; } default_targets[] = {
+    {"default_avx2", "x86-64-v3"},
+    {"default_avx512", "x86-64-v4"},
+    {"default_sse", "x86-64"},
+};
+
+/* the march of the case's default_TARGET marker, NULL when it has none */
+static const char *default_march(Case *c) {
+  for (size_t i = 0; i < sizeof default_targets / sizeof *default_targets; i++)
+    if (exists(case_path(c, default_targets[i].marker))) return default_targets[i].march;
+  return NULL;
+}
+
+static void write_after(Case *c, const MlcModule *m) {
+  MlcStrBuf sb = {0};
+  mlc_print_module(m, &sb);
+  FILE *f = fopen(case_path(c, "after.py"), "w");
+  if (!f || fwrite(sb.data, 1, sb.len, f) != sb.len) fail(c, "cannot write after.py");
+  if (f) fclose(f);
+  mlc_vec_free(&sb);
+}
+
+static void run_default(Case *c, const MlcModule *before, const char *march) {
+  MlcSchTarget t;
+  mlc_sch_target_march(&t, march);
+  t.threads = 4;
+  MlcSchedule *s = mlc_sch_new(c->ctx, before, NULL, SEED);
+  if (!s) return (void)fail_ctx(c, "before.py");
+  bool ran = mlc_sch_apply_default(s, &t);
+  const char *w = getenv("MLC_GOLDEN_WRITE");
+  if (ran && w && strcmp(w, "1") == 0 && !exists(case_path(c, "after.py"))) write_after(c, mlc_sch_module(s));
+  expect_module(c, before, s, ran);
+  mlc_sch_free(s);
+}
+
 static void run_case(const char *name) {
   Case c = {.name = name, .ctx = mlc_ctx_new()};
   snprintf(c.dir, sizeof c.dir, "%s/%s", GOLDEN_DIR, name);
   MlcModule *before = read_module(&c, "before.py");
+  const char *march = before ? default_march(&c) : NULL;
+  if (march) run_default(&c, before, march), before = NULL;
   const char *script = case_path(&c, "schedule.py");
   bool has_error = exists(case_path(&c, "error.txt")), has_after = exists(case_path(&c, "after.py"));
   size_t len = 0;

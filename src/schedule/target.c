@@ -1,0 +1,84 @@
+/* target.c - the CPU the default schedules are sized for.
+ *
+ * Tile sizes follow from the vector width and the vector register count, so
+ * the target must be the one the generated code is compiled for, not
+ * necessarily the machine compiling it: the build driver passes
+ * -march=$MLC_MARCH when that is set, and a schedule sized for AVX-512's 32
+ * registers would spill on AVX2's 16.  Hence MLC_MARCH first, then the
+ * host's CPU.  A -march name not in the table counts as AVX2, the width any
+ * x86-64 CPU of the last decade has and the one that never spills a tile
+ * sized for it on a wider CPU. */
+#include "mlcc/schedule.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* vector classes: bits, registers, name */
+#define TARGET_CLASSES(X)  \
+  X(SSE, 128, 16, "sse")   \
+  X(AVX, 256, 16, "avx")   \
+  X(AVX2, 256, 16, "avx2") \
+  X(AVX512, 512, 32, "avx512")
+
+typedef enum TargetClass {
+#define X(id, bits, regs, name) TC_##id,
+  TARGET_CLASSES(X)
+#undef X
+} TargetClass;
+
+static const struct { int bits, regs; const char *name; } classes[] = {
+#define X(id, bits, regs, name) {bits, regs, name},
+    TARGET_CLASSES(X)
+#undef X
+};
+
+/* -march names as GCC spells them, by the widest float vectors they have
+ * (AVX without AVX2 still has 256-bit float vectors, only no FMA) */
+static const struct { const char *march; TargetClass cls; } marches[] = {
+    {"x86-64", TC_SSE},           {"x86-64-v2", TC_SSE},        {"core2", TC_SSE},
+    {"nehalem", TC_SSE},          {"westmere", TC_SSE},         {"silvermont", TC_SSE},
+    {"sandybridge", TC_AVX},      {"ivybridge", TC_AVX},        {"x86-64-v3", TC_AVX2},
+    {"haswell", TC_AVX2},         {"broadwell", TC_AVX2},       {"skylake", TC_AVX2},
+    {"alderlake", TC_AVX2},       {"raptorlake", TC_AVX2},      {"meteorlake", TC_AVX2},
+    {"znver1", TC_AVX2},          {"znver2", TC_AVX2},          {"znver3", TC_AVX2},
+    {"x86-64-v4", TC_AVX512},     {"skylake-avx512", TC_AVX512}, {"cascadelake", TC_AVX512},
+    {"cooperlake", TC_AVX512},    {"cannonlake", TC_AVX512},    {"icelake-client", TC_AVX512},
+    {"icelake-server", TC_AVX512}, {"tigerlake", TC_AVX512},    {"rocketlake", TC_AVX512},
+    {"sapphirerapids", TC_AVX512}, {"emeraldrapids", TC_AVX512}, {"graniterapids", TC_AVX512},
+    {"znver4", TC_AVX512},        {"znver5", TC_AVX512},
+};
+
+static TargetClass host_class(void) {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return TC_AVX512;
+  if (__builtin_cpu_supports("avx2")) return TC_AVX2;
+#endif
+  return TC_SSE;
+}
+
+static TargetClass march_class(const char *march) {
+  if (strcmp(march, "native") == 0) return host_class();
+  for (size_t i = 0; i < sizeof marches / sizeof *marches; i++)
+    if (strcmp(march, marches[i].march) == 0) return marches[i].cls;
+  return TC_AVX2;
+}
+
+/* the runtime's default thread count, computed the same way (the runtime is
+ * not a layer the schedule may include) */
+static int online_cpus(void) {
+  long n = sysconf(_SC_NPROCESSORS_ONLN);
+  return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
+}
+
+static void fill(MlcSchTarget *t, TargetClass c) {
+  *t = (MlcSchTarget){classes[c].bits, classes[c].regs, online_cpus(), classes[c].name};
+}
+
+void mlc_sch_target_march(MlcSchTarget *t, const char *march) { fill(t, march_class(march ? march : "native")); }
+
+void mlc_sch_target_host(MlcSchTarget *t) {
+  const char *env = getenv("MLC_MARCH");
+  mlc_sch_target_march(t, env && *env ? env : "native");
+}
