@@ -53,7 +53,13 @@ int cmd_import(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 /* the model-folder build of `mlcc build -o DIR` (graph pipeline, memory plan
  * report, DIR/model.*), for commands that get their module elsewhere */
-int cli_build_model(MlcCtx *ctx, MlcModule *m, const char *out, const char *dump_after, bool embed, bool explain);
+typedef struct CliModelFlags {
+  const char *dump_after; /* --dump-after PASS, or NULL */
+  bool embed;             /* --embed-params */
+  bool explain;           /* --explain */
+  bool no_schedule;       /* --no-default-schedule */
+} CliModelFlags;
+int cli_build_model(MlcCtx *ctx, MlcModule *m, const char *out, const CliModelFlags *flags);
 /* --explain: per kernel of the model built from input, its op, calls, FLOPs,
  * kind and where its schedule came from (explain.c), on stdout */
 void cli_explain(MlcCtx *ctx, const MlcModule *input, const MlcModule *built, const MlcrtCallSite *sites, int n);

@@ -21,7 +21,7 @@
 
 typedef struct BuildArgs {
   const char *in, *out, *params, *entry, *dump_after;
-  bool embed, explain;
+  bool embed, explain, no_schedule;
   MlcBuildOptions opt;
 } BuildArgs;
 
@@ -138,7 +138,13 @@ static int build_model(MlcCtx *ctx, MlcModule *m, const BuildArgs *a) {
   if (m && a->params) m = bind_weights(ctx, m, a);
   MlcMemPlanStats *stats = NULL;
   int n_stats = 0;
-  if (m) m = mlc_graph_pipeline(ctx, m, MLC_PASS_COUNT - 1, dump_module, &dump, &stats, &n_stats);
+  /* the default schedules are sized for the CPU the C is compiled for */
+  MlcSchTarget target;
+  if (a->opt.target == MLC_TARGET_GENERIC) mlc_sch_target_march(&target, "x86-64");
+  else mlc_sch_target_host(&target);
+  if (m)
+    m = mlc_graph_pipeline(ctx, m, a->no_schedule ? NULL : &target, MLC_PASS_COUNT - 1, dump_module, &dump, &stats,
+                           &n_stats);
   if (m) report_plan(stats, n_stats);
   free(stats);
   if (dump.failed) return EXIT_ERR;
@@ -150,8 +156,10 @@ static int build_model(MlcCtx *ctx, MlcModule *m, const BuildArgs *a) {
   return EXIT_YES;
 }
 
-int cli_build_model(MlcCtx *ctx, MlcModule *m, const char *out, const char *dump_after, bool embed, bool explain) {
-  BuildArgs a = {.out = out, .dump_after = dump_after, .embed = embed, .explain = explain, .entry = "main",
+int cli_build_model(MlcCtx *ctx, MlcModule *m, const char *out, const CliModelFlags *f) {
+  const char *dump_after = f->dump_after;
+  BuildArgs a = {.out = out, .dump_after = dump_after, .embed = f->embed, .explain = f->explain,
+                 .no_schedule = f->no_schedule, .entry = "main",
                  .opt = {.target = MLC_TARGET_NATIVE}};
   if (dump_after && pass_index(dump_after) < 0) return cli_bad_usage("no graph pass named", dump_after);
   return build_model(ctx, m, &a);
@@ -169,6 +177,7 @@ static int parse(BuildArgs *a, int argc, char **argv) {
     else if (!strcmp(s, "--dump-after") && next) a->dump_after = argv[++i];
     else if (!strcmp(s, "--embed-params")) a->embed = true;
     else if (!strcmp(s, "--explain")) a->explain = true;
+    else if (!strcmp(s, "--no-default-schedule")) a->no_schedule = true;
     else if (!strcmp(s, "--target") && next) {
       const char *t = argv[++i];
       if (!strcmp(t, "native")) a->opt.target = MLC_TARGET_NATIVE;
@@ -179,9 +188,9 @@ static int parse(BuildArgs *a, int argc, char **argv) {
   }
   if (!a->in) return cli_bad_usage("build: missing MODULE.py", NULL);
   if (!a->out) return cli_bad_usage("build: missing -o LIB.so or -o DIR", NULL);
-  bool model_flags = a->params || a->entry || a->dump_after || a->embed || a->explain;
+  bool model_flags = a->params || a->entry || a->dump_after || a->embed || a->explain || a->no_schedule;
   if (ends_with(a->out, ".so") && model_flags)
-    return cli_bad_usage("build: --params, --entry, --embed-params, --dump-after and --explain build a model: give -o DIR",
+    return cli_bad_usage("build: --params, --entry, --embed-params, --dump-after, --explain and --no-default-schedule build a model: give -o DIR",
                          a->out);
   if (a->dump_after && pass_index(a->dump_after) < 0) {
     fprintf(stderr, "mlcc: build: --dump-after: no pass named '%s'; the passes are:", a->dump_after);

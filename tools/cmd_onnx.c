@@ -2,7 +2,7 @@
  *
  *   mlcc import MODEL.onnx [--input-shape NAME:DIMS]...
  *       the imported module as TVMScript on stdout;
- *   mlcc compile MODEL.onnx -o DIR [--input-shape NAME:DIMS]... [--embed-params] [--dump-after PASS] [--explain]
+ *   mlcc compile MODEL.onnx -o DIR [--input-shape NAME:DIMS]... [--embed-params] [--dump-after PASS] [--explain] [--no-default-schedule]
  *       the deployment folder, exactly as `mlcc build MODULE.py -o DIR` makes it.
  * --input-shape fixes an input's shape (dims separated by 'x'), for models
  * exported with symbolic or unknown dims. */
@@ -16,8 +16,8 @@
 #define MAX_SHAPES 64
 
 typedef struct OnnxArgs {
-  const char *in, *out, *dump_after;
-  bool embed, explain;
+  const char *in, *out;
+  CliModelFlags flags;
   MlcOnnxInputShape shapes[MAX_SHAPES];
   int n_shapes;
 } OnnxArgs;
@@ -49,9 +49,10 @@ static int parse(OnnxArgs *a, int argc, char **argv, const char *cmd, bool want_
     const char *s = argv[i];
     bool next = i + 1 < argc;
     if (want_out && !strcmp(s, "-o") && next) a->out = argv[++i];
-    else if (want_out && !strcmp(s, "--dump-after") && next) a->dump_after = argv[++i];
-    else if (want_out && !strcmp(s, "--embed-params")) a->embed = true;
-    else if (want_out && !strcmp(s, "--explain")) a->explain = true;
+    else if (want_out && !strcmp(s, "--dump-after") && next) a->flags.dump_after = argv[++i];
+    else if (want_out && !strcmp(s, "--embed-params")) a->flags.embed = true;
+    else if (want_out && !strcmp(s, "--explain")) a->flags.explain = true;
+    else if (want_out && !strcmp(s, "--no-default-schedule")) a->flags.no_schedule = true;
     else if (!strcmp(s, "--input-shape") && next) {
       if (a->n_shapes == MAX_SHAPES) return cli_bad_usage("too many --input-shape options", NULL);
       if (!parse_shape(argv[++i], &a->shapes[a->n_shapes]))
@@ -102,7 +103,7 @@ int cmd_compile(int argc, char **argv) {
   if (rc != EXIT_YES) return rc;
   MlcCtx *ctx = mlc_ctx_new();
   MlcModule *m = import(ctx, &a);
-  rc = m ? cli_build_model(ctx, m, a.out, a.dump_after, a.embed, a.explain) : cli_report(ctx);
+  rc = m ? cli_build_model(ctx, m, a.out, &a.flags) : cli_report(ctx);
   mlc_ctx_free(ctx);
   return rc;
 }

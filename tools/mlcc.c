@@ -23,7 +23,8 @@
   X("equal", cmd_equal, "A B",                                                    \
     "exit 0 if A and B hold structurally equal modules, else show the first difference and exit 1") \
   X("build", cmd_build, "MODULE.py -o LIB.so [--target native|generic]\n"                 \
-    "  mlcc build MODULE.py -o DIR [--params W.npz] [--embed-params] [--entry F] [--dump-after PASS] [--explain]", \
+    "  mlcc build MODULE.py -o DIR [--params W.npz] [--embed-params] [--entry F] [--dump-after PASS] [--explain]\n" \
+    "      [--no-default-schedule]", \
     "compile every prim func of MODULE.py into a shared library (the generated .c is kept beside it);\n" \
     "      with -o DIR, compile graph function F (default main) as a model: DIR/model.{c,h,so} and\n" \
     "      params.bin (the weights bound from W.npz by parameter name; --embed-params: inside model.so)") \
@@ -40,7 +41,8 @@
     "apply a schedule script to a prim func; print the result, or with --trace the trace (--intrin registers the NAME_desc/NAME_impl tensor intrinsics of FILE.py)") \
   X("import", cmd_import, "MODEL.onnx [--input-shape NAME:1x3x224x224]...",                     \
     "import an ONNX model and print it as TVMScript (weights as constants)")             \
-  X("compile", cmd_compile, "MODEL.onnx -o DIR [--input-shape NAME:DIMS]... [--embed-params] [--dump-after PASS] [--explain]", \
+  X("compile", cmd_compile, "MODEL.onnx -o DIR [--input-shape NAME:DIMS]... [--embed-params] [--dump-after PASS] [--explain]\n" \
+    "      [--no-default-schedule]", \
     "import an ONNX model and build its deployment folder, as `build -o DIR` does (run it with `mlcc run DIR`)")
 
 typedef struct Command {

@@ -24,6 +24,7 @@
 #define MLCC_TRANSFORM_H
 
 #include "mlcc/ir.h"
+#include "mlcc/schedule.h"
 
 /* Infer the struct info of every binding from the op registry and from
  * call_tir / call_dps_packed out_sinfo / global function return types, and
@@ -92,6 +93,7 @@ MlcModule *mlc_pass_plan_memory(MlcCtx *ctx, const MlcModule *m, MlcMemPlanStats
   X(FUSE_OPS, "fuse_ops")                                \
   X(FUSE_TIR, "fuse_tir")                                \
   X(DEAD_CODE, "dead_code")                              \
+  X(DEFAULT_SCHEDULE, "default_schedule")                \
   X(EXPLICIT_ALLOC, "explicit_alloc")                    \
   X(PLAN_MEMORY, "plan_memory")
 
@@ -107,9 +109,17 @@ extern const char *const mlc_graph_pass_names[MLC_PASS_COUNT];
 typedef void (*MlcPassDump)(void *user, MlcGraphPass pass, const MlcModule *m);
 
 /* The graph pipeline as one flat function: the passes above in order, up to
- * and including `last`; dump (may be NULL) after each.  stats as for
- * mlc_pass_plan_memory (left empty when planning does not run). */
-MlcModule *mlc_graph_pipeline(MlcCtx *ctx, const MlcModule *m, MlcGraphPass last, MlcPassDump dump,
-                              void *user, MlcMemPlanStats **stats, int *n_stats);
+ * and including `last`; dump (may be NULL) after each.  target: what the
+ * default schedules are sized for, NULL for none (the stage then changes
+ * nothing); they apply to the prim funcs the pipeline made (legalized,
+ * fused), never to those m came with, which keep the schedule their author
+ * gave them.  stats as for mlc_pass_plan_memory (left empty when planning
+ * does not run). */
+MlcModule *mlc_graph_pipeline(MlcCtx *ctx, const MlcModule *m, const MlcSchTarget *target, MlcGraphPass last,
+                              MlcPassDump dump, void *user, MlcMemPlanStats **stats, int *n_stats);
+
+/* Default schedules (the rules of mlc_sch_apply_default) for every prim func
+ * of m that `keep` does not hold, the pipeline's stage after dead code. */
+MlcModule *mlc_pass_default_schedule(MlcCtx *ctx, const MlcModule *m, const MlcSchTarget *target, const MlcMap *keep);
 
 #endif

@@ -16,13 +16,16 @@ const char *const mlc_graph_pass_names[MLC_PASS_COUNT] = {
   do {                                                   \
     if (!(m = (expr))) goto fail;                        \
     if (dump) dump(user, MLC_PASS_##id, m);              \
-    if (last == MLC_PASS_##id) return (MlcModule *)m;    \
+    if (last == MLC_PASS_##id) goto done;                \
   } while (0)
 
-MlcModule *mlc_graph_pipeline(MlcCtx *ctx, const MlcModule *m, MlcGraphPass last, MlcPassDump dump,
-                              void *user, MlcMemPlanStats **stats, int *n_stats) {
+MlcModule *mlc_graph_pipeline(MlcCtx *ctx, const MlcModule *m, const MlcSchTarget *target, MlcGraphPass last,
+                              MlcPassDump dump, void *user, MlcMemPlanStats **stats, int *n_stats) {
   if (stats) *stats = NULL;
   if (n_stats) *n_stats = 0;
+  MlcMap given = {0}; /* the prim funcs m came with: their schedules are their author's */
+  for (int i = 0; i < m->n_funcs; i++)
+    if (m->funcs[i].kind == MLC_FUNC_PRIM) mlc_map_put(&given, m->funcs[i].name, (void *)m->funcs[i].name);
   STAGE(INFER_SINFO, mlc_pass_infer_sinfo(ctx, m));
   STAGE(DISPATCH, mlc_pass_dispatch_library(ctx, m));
   STAGE(LEGALIZE, mlc_pass_legalize_ops(ctx, m));
@@ -30,9 +33,13 @@ MlcModule *mlc_graph_pipeline(MlcCtx *ctx, const MlcModule *m, MlcGraphPass last
   STAGE(FUSE_OPS, mlc_pass_fuse_ops(ctx, m));
   STAGE(FUSE_TIR, mlc_pass_fuse_tir(ctx, m));
   STAGE(DEAD_CODE, mlc_pass_dead_code(ctx, m));
+  STAGE(DEFAULT_SCHEDULE, mlc_pass_default_schedule(ctx, m, target, &given));
   STAGE(EXPLICIT_ALLOC, mlc_pass_explicit_alloc(ctx, m));
   STAGE(PLAN_MEMORY, mlc_pass_plan_memory(ctx, m, stats, n_stats));
+done:
+  mlc_map_free(&given);
   return (MlcModule *)m;
 fail:
+  mlc_map_free(&given);
   return NULL;
 }

@@ -171,7 +171,9 @@ static Status run_test(const Options *o, const char *name, char *reason, size_t 
   MlcCtx *ctx = mlc_ctx_new();
   MlcModule *m = mlc_onnx_import_file(ctx, model, NULL);
   if (!m) return from_ctx(ctx, "import", reason, cap);
-  m = mlc_graph_pipeline(ctx, m, MLC_PASS_COUNT - 1, NULL, NULL, NULL, NULL);
+  MlcSchTarget target; /* the default schedules, as `mlcc compile` applies them */
+  mlc_sch_target_host(&target);
+  m = mlc_graph_pipeline(ctx, m, &target, MLC_PASS_COUNT - 1, NULL, NULL, NULL, NULL);
   if (!m) return from_ctx(ctx, "compile", reason, cap);
   mkdir(out_dir, 0755);
   MlcBuildOptions bo = {.target = MLC_TARGET_NATIVE, .extra_cflags = "-O1"};

@@ -338,7 +338,7 @@ static void test_model(void) {
   static const float wv[8] = {0.1f, -0.2f, 0.3f, 1.5f, 2.0f, -3.25f, 0.7f, 100.1f};
   const MlcModule *m = bu_read_text(ctx, "model.py", MODEL);
   mlc_clear_error(ctx);
-  m = m ? mlc_graph_pipeline(ctx, m, MLC_PASS_PLAN_MEMORY, NULL, NULL, NULL, NULL) : NULL;
+  m = m ? mlc_graph_pipeline(ctx, m, NULL, MLC_PASS_PLAN_MEMORY, NULL, NULL, NULL, NULL) : NULL;
   if (!m) bu_print_error(ctx, "pipeline");
   char dir[8192];
   snprintf(dir, sizeof dir, "%s/model", tmpdir);

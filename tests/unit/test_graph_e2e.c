@@ -102,7 +102,7 @@ static const MlcModule *read_bound(const char *text, const char *const *names, M
 static MlcrtModel *compile(const MlcModule *m, const char *name, bool embed, char *dir, size_t cap) {
   snprintf(dir, cap, "%s/%s", tmpdir, name);
   mlc_clear_error(ctx);
-  if (m) m = mlc_graph_pipeline(ctx, m, MLC_PASS_COUNT - 1, NULL, NULL, NULL, NULL);
+  if (m) m = mlc_graph_pipeline(ctx, m, NULL, MLC_PASS_COUNT - 1, NULL, NULL, NULL, NULL);
   MlcModelOptions mo = {.embed_params = embed};
   if (!m || !mlc_build_model(ctx, m, dir, NULL, &mo)) {
     bu_print_error(ctx, "pipeline or build");

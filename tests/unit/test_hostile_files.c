@@ -181,7 +181,7 @@ static void test_failed_build_keeps_old_files(void) {
   CHECK(mkdir(dir, 0700) == 0);
   for (int i = 0; i < 4; i++) CHECK(write_bytes(in(dir, files[i]), files[i]));
   const MlcModule *m = bu_read_text(ctx, "add.py", add_text);
-  if (m) m = mlc_graph_pipeline(ctx, m, MLC_PASS_COUNT - 1, NULL, NULL, NULL, NULL);
+  if (m) m = mlc_graph_pipeline(ctx, m, NULL, MLC_PASS_COUNT - 1, NULL, NULL, NULL, NULL);
   CHECK(m != NULL);
   MlcBuildOptions fails = {.cc = "false"};
   CHECK(m && !mlc_build_model(ctx, m, dir, &fails, NULL));

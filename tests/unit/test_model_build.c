@@ -38,7 +38,7 @@ static const MlcModule *read_text(const char *text) { return bu_read_text(ctx, "
 static const MlcModule *planned(const char *text) {
   const MlcModule *m = read_text(text);
   mlc_clear_error(ctx);
-  m = m ? mlc_graph_pipeline(ctx, m, MLC_PASS_PLAN_MEMORY, NULL, NULL, NULL, NULL) : NULL;
+  m = m ? mlc_graph_pipeline(ctx, m, NULL, MLC_PASS_PLAN_MEMORY, NULL, NULL, NULL, NULL) : NULL;
   if (!m) bu_print_error(ctx, "pipeline");
   return m;
 }

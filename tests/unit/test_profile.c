@@ -98,7 +98,7 @@ static bool site_is(const MlcrtCallSite *s, const char *callee, const char *ops,
 
 static void test_sites_and_timing(void) {
   const MlcModule *m = bu_read_text(ctx, "model.py", MODEL);
-  m = m ? mlc_graph_pipeline(ctx, m, MLC_PASS_COUNT - 1, NULL, NULL, NULL, NULL) : NULL;
+  m = m ? mlc_graph_pipeline(ctx, m, NULL, MLC_PASS_COUNT - 1, NULL, NULL, NULL, NULL) : NULL;
   char dir[4200];
   snprintf(dir, sizeof dir, "%s/model", tmpdir);
   MlcrtCallSite *sites = NULL;

@@ -209,7 +209,7 @@ static void test_bind_params(void) {
   CHECK(r && want && mlc_module_equal(r, want));
   CHECK(r && roundtrips(r));
   /* the bound module still goes through the pipeline */
-  MlcModule *p = r ? mlc_graph_pipeline(ctx, r, MLC_PASS_PLAN_MEMORY, NULL, NULL, NULL, NULL) : NULL;
+  MlcModule *p = r ? mlc_graph_pipeline(ctx, r, NULL, MLC_PASS_PLAN_MEMORY, NULL, NULL, NULL, NULL) : NULL;
   if (!p) print_error();
   CHECK(p && roundtrips(p));
 }
@@ -277,7 +277,7 @@ static void test_pipeline_mlp_symbolic(void) {
   Dump d = {0, true, {0}};
   MlcMemPlanStats *st = NULL;
   int n = 0;
-  MlcModule *r = m ? mlc_graph_pipeline(ctx, m, MLC_PASS_PLAN_MEMORY, dump_stage, &d, &st, &n) : NULL;
+  MlcModule *r = m ? mlc_graph_pipeline(ctx, m, NULL, MLC_PASS_PLAN_MEMORY, dump_stage, &d, &st, &n) : NULL;
   if (!r) print_error();
   CHECK(r && d.stages == MLC_PASS_COUNT && d.all_read_back);
   for (int i = 0; i < MLC_PASS_COUNT && i < d.stages; i++) CHECK(d.seen[i] == (MlcGraphPass)i);
@@ -295,7 +295,7 @@ static void test_pipeline_stops(void) {
   MlcModule *m = read_text("mlp.py", mlp_src);
   MlcMemPlanStats *st = (MlcMemPlanStats *)&st;
   int n = -1;
-  MlcModule *r = m ? mlc_graph_pipeline(ctx, m, MLC_PASS_LEGALIZE, NULL, NULL, &st, &n) : NULL;
+  MlcModule *r = m ? mlc_graph_pipeline(ctx, m, NULL, MLC_PASS_LEGALIZE, NULL, NULL, &st, &n) : NULL;
   CHECK(r && st == NULL && n == 0);
   CHECK(r && count_op(r, "main", "call_tir") == 3 && count_op(r, "main", "call_dps_packed") == 2);
   CHECK(r && count_op(r, "main", "builtin.alloc_tensor") == 0);

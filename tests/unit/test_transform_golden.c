@@ -12,10 +12,13 @@
  * and its printed text reads back structurally equal (every stage of the
  * pipeline is ordinary TVMScript).  A fuse_tir case must also compute what
  * it fused: each fused prim func, run by the interpreter on random inputs,
- * gives exactly what its member prim funcs give run one after the other.  With GOLDEN_SHOW=1 in the environment
+ * gives exactly what its member prim funcs give run one after the other; a
+ * default_schedule case (target: AVX2, 4 threads) must compute what the
+ * functions computed before it, within float reassociation (1e-5).  With GOLDEN_SHOW=1 in the environment
  * each case prints the module it got (stderr), to make writing a case easy.
  * Arguments name cases to run only those. */
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,7 +54,7 @@ static MlcModule *run_pass(Case *c, const MlcModule *m, const char *pass) {
   if (strcmp(pass, "pipeline") == 0) {
     MlcMemPlanStats *st = NULL;
     int n = 0;
-    MlcModule *r = mlc_graph_pipeline(c->ctx, m, MLC_PASS_COUNT - 1, NULL, NULL, &st, &n);
+    MlcModule *r = mlc_graph_pipeline(c->ctx, m, NULL, MLC_PASS_COUNT - 1, NULL, NULL, &st, &n);
     free(st);
     return r;
   }
@@ -65,6 +68,13 @@ static MlcModule *run_pass(Case *c, const MlcModule *m, const char *pass) {
     case MLC_PASS_FUSE_OPS: return mlc_pass_fuse_ops(c->ctx, m);
     case MLC_PASS_FUSE_TIR: return mlc_pass_fuse_tir(c->ctx, m);
     case MLC_PASS_DEAD_CODE: return mlc_pass_dead_code(c->ctx, m);
+    case MLC_PASS_DEFAULT_SCHEDULE: {
+      /* a fixed target, so the expected module is the same on every machine */
+      MlcSchTarget t;
+      mlc_sch_target_march(&t, "x86-64-v3");
+      t.threads = 4;
+      return mlc_pass_default_schedule(c->ctx, m, &t, NULL);
+    }
     case MLC_PASS_EXPLICIT_ALLOC: return mlc_pass_explicit_alloc(c->ctx, m);
     case MLC_PASS_PLAN_MEMORY: return mlc_pass_plan_memory(c->ctx, m, NULL, NULL);
     case MLC_PASS_COUNT: break;
@@ -183,6 +193,42 @@ static bool fused_matches(Case *c, const MlcModule *before, const MlcGFunc *g, c
   return ok;
 }
 
+/* each prim func of got computes what the one of that name in before does,
+ * on the same random inputs (a schedule may reassociate float sums) */
+static bool same_values(Case *c, const MlcPrimFunc *a, const MlcPrimFunc *b) {
+  int n = a->n_params;
+  if (n != b->n_params || n > 16) return fail(c, "%s: params differ", a->name);
+  Tens ta[16], tb[16];
+  MlcInterpArg ia[16], ib[16];
+  bool ok = true;
+  for (int i = 0; i < n; i++) {
+    const MlcBuffer *buf = a->params[i].buf;
+    MlcSInfo *s = buf ? mlc_sinfo_tensor(c->ctx, buf->shape, buf->ndim, buf->dtype) : NULL;
+    ok = ok && s && tens_new(&ta[i], s, i < n - 1) && tens_new(&tb[i], s, false);
+    if (!ok) return fail(c, "%s: param %d is not a static tensor", a->name, i);
+    memcpy(tb[i].data, ta[i].data, (size_t)ta[i].n * mlc_dtype_bytes(ta[i].dt));
+    ia[i] = arg_of(&ta[i]);
+    ib[i] = arg_of(&tb[i]);
+  }
+  ok = mlc_interp_run(c->ctx, a, ia, n) && mlc_interp_run(c->ctx, b, ib, n);
+  if (!ok) fail_ctx(c, "running the function before and after");
+  Tens *x = &ta[n - 1], *y = &tb[n - 1];
+  for (int64_t i = 0; ok && i < x->n && x->dt.code == MLC_TC_FLOAT && x->dt.bits == 32; i++) {
+    float u = ((float *)x->data)[i], v = ((float *)y->data)[i];
+    if (!(fabsf(u - v) <= 1e-5f * (1 + fabsf(u)))) ok = fail(c, "%s: element %lld is %g, was %g", a->name, (long long)i, v, u);
+  }
+  for (int i = 0; i < n; i++) free(ta[i].data), free(tb[i].data);
+  return ok;
+}
+
+static bool scheduled_numerics(Case *c, const MlcModule *before, const MlcModule *got) {
+  for (int i = 0; i < before->n_funcs; i++) {
+    const MlcFunc *f = &before->funcs[i], *g = mlc_module_find(got, f->name);
+    if (f->kind == MLC_FUNC_PRIM && (!g || !same_values(c, f->prim, g->prim))) return false;
+  }
+  return true;
+}
+
 static bool fused_numerics(Case *c, const MlcModule *before, const MlcModule *got) {
   for (int i = 0; i < before->n_funcs; i++) {
     const MlcFunc *f = &before->funcs[i];
@@ -202,6 +248,7 @@ static bool run_after(Case *c, const MlcModule *before, const char *pass) {
   show(got);
   if (!check_equal(c, got, want, "result vs after.py")) return false;
   if (!strcmp(pass, "fuse_tir") && !fused_numerics(c, before, got)) return false;
+  if (!strcmp(pass, "default_schedule") && !scheduled_numerics(c, before, got)) return false;
   return roundtrips(c, got);
 }
 
