@@ -38,6 +38,15 @@ MlcModule *mlc_pass_infer_sinfo(MlcCtx *ctx, const MlcModule *m);
 MlcModule *mlc_pass_bind_params(MlcCtx *ctx, const MlcModule *m, const char *func,
                                 const char *const *names, MlcTensorData *const *data, int n);
 
+/* Compile-time work on weights (fold.c).  fold_batch_norm: an inference
+ * batch norm with constant parameters becomes x * s + t, and right after a
+ * conv2d with a constant weight the scale goes into the weight (only the
+ * shift, a bias add, is left).  fold_constants: op calls on constants are
+ * evaluated (mlc_op_fold) when the result is no larger than their inputs
+ * (or 64K elements), and a reshape/cast to the same shape and dtype goes. */
+MlcModule *mlc_pass_fold_batch_norm(MlcCtx *ctx, const MlcModule *m);
+MlcModule *mlc_pass_fold_constants(MlcCtx *ctx, const MlcModule *m);
+
 /* Float32 matmuls with a 2-D right operand (a weight) and at least 64^3
  * multiply-adds (or a symbolic dim) -> R.call_dps_packed("env.matmul", ...),
  * the runtime's BLAS-backed extern (plain C loops where no BLAS loads). */
@@ -87,6 +96,8 @@ MlcModule *mlc_pass_plan_memory(MlcCtx *ctx, const MlcModule *m, MlcMemPlanStats
 /* ---- the pipeline ------------------------------------------------------------ */
 #define MLC_GRAPH_PASSES(X)                                \
   X(INFER_SINFO, "infer_sinfo")                          \
+  X(FOLD_BATCH_NORM, "fold_batch_norm")                  \
+  X(FOLD_CONSTANTS, "fold_constants")                    \
   X(DISPATCH, "dispatch_library")                        \
   X(LEGALIZE, "legalize_ops")                            \
   X(CANONICALIZE, "canonicalize_bindings")               \

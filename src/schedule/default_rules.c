@@ -517,8 +517,25 @@ static bool complete_block(MlcSchedule *s, MlcBlockRV b) {
 /* Epilogues (bias add, activation) reading the tile's write-back: folded
  * into it (reverse_compute_inline), else computed per tile under `tile`;
  * a chain of them one after another.  Each its own transaction. */
+/* the iterations of b's loops below `tile` (-1: not under it, or not constant) */
+static int64_t work_below(MlcSchedule *s, MlcBlockRV b, MlcLoopRV tile) {
+  MlcLoopRV l[MAX_NEST];
+  int n, at = -1;
+  if (!loops_of(s, b, l, &n)) return -1;
+  for (int i = 0; i < n && at < 0; i++)
+    if (loop_var(s, l[i]) == loop_var(s, tile)) at = i;
+  int64_t w = 1;
+  for (int i = at + 1; at >= 0 && i < n; i++) {
+    int64_t e = extent(s, l[i]);
+    if (e < 0) return -1;
+    w *= e;
+  }
+  return at < 0 ? -1 : w;
+}
+
 static void epilogues(Rules *r, MlcBlockRV store, MlcLoopRV tile, int L) {
   MlcBlockRV prod = store;
+  int64_t tile_work = work_below(r->s, store, tile);
   for (int round = 0; round < 8; round++) {
     Mark m = mark(r->s);
     MlcBlockRV c[4];
@@ -527,6 +544,11 @@ static void epilogues(Rules *r, MlcBlockRV store, MlcLoopRV tile, int L) {
     if (block_prim(r->s, MLC_SCH_reverse_compute_inline, c[0], NULL, NULL)) continue;
     rollback(r->s, m);
     if (!consumers(r->s, prod, c, 4, &n) || !reverse_compute_at(r->s, c[0], tile)) return (void)rollback(r->s, m);
+    /* under the tile it must compute the tile's elements, not more: a
+     * region the analysis could not narrow would recompute (and unroll)
+     * the whole output per tile; the injective rule takes it then */
+    int64_t w = work_below(r->s, c[0], tile);
+    if (w < 0 || tile_work < 0 || w > tile_work) return (void)rollback(r->s, m);
     tile_inner(r, c[0], tile, L, true);
     prod = c[0];
   }
@@ -634,11 +656,29 @@ static const RuleFn rules[] = {
 #undef X
 };
 
+/* A chain of elementwise blocks (what fusion leaves of bias + residual add
+ * + relu) becomes its last block: each block that is spatial only and read
+ * by exactly one other such block is inlined into it.  One loop nest then
+ * reads each input once, and a conv or matmul has a single epilogue to fold
+ * into its tile.  Blocks read by a reduction (a pad before a conv) are left
+ * to that reduction's rule. */
+static void inline_chains(MlcSchedule *s, const Names *names) {
+  for (size_t i = 0; i < names->len; i++) {
+    Mark m = mark(s);
+    MlcBlockRV b, c[2];
+    int n;
+    if (!mlc_sch_get_block(s, names->data[i], &b) || !complete_block(s, b) || !consumers(s, b, c, 2, &n) || n != 1 ||
+        !complete_block(s, c[0]) || !block_prim(s, MLC_SCH_compute_inline, b, NULL, NULL))
+      rollback(s, m);
+  }
+}
+
 bool mlc_sch_apply_default(MlcSchedule *s, const MlcSchTarget *t) {
   if (!s || !t || t->vector_bits <= 0 || t->vector_regs <= 0) return false;
   Rules r = {s, t};
   Names names = {0};
   leaf_blocks(sch_func(s)->body, &names);
+  inline_chains(s, &names);
   for (size_t i = 0; i < names.len; i++) {
     Mark m = mark(s);
     MlcBlockRV b;

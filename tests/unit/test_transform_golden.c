@@ -62,6 +62,8 @@ static MlcModule *run_pass(Case *c, const MlcModule *m, const char *pass) {
     if (strcmp(pass, mlc_graph_pass_names[i]) != 0) continue;
     switch ((MlcGraphPass)i) {
     case MLC_PASS_INFER_SINFO: return mlc_pass_infer_sinfo(c->ctx, m);
+    case MLC_PASS_FOLD_BATCH_NORM: return mlc_pass_fold_batch_norm(c->ctx, m);
+    case MLC_PASS_FOLD_CONSTANTS: return mlc_pass_fold_constants(c->ctx, m);
     case MLC_PASS_DISPATCH: return mlc_pass_dispatch_library(c->ctx, m);
     case MLC_PASS_LEGALIZE: return mlc_pass_legalize_ops(c->ctx, m);
     case MLC_PASS_CANONICALIZE: return mlc_pass_canonicalize_bindings(c->ctx, m);

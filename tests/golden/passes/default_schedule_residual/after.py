@@ -111,7 +111,6 @@ class Module:
         T.func_attr({"global_symbol": "fused_conv2d_add_relu", "tir.noalias": T.bool(True), "fused_ops": "conv2d+add+relu"})
         c1 = T.alloc_buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)))
         pad_temp = T.alloc_buffer((T.int64(1), T.int64(4), T.int64(10), T.int64(10)))
-        c1b = T.alloc_buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)))
         c1_local = T.alloc_buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)), scope="local")
         for ax0, ax1, ax2, ax3 in T.grid(T.int64(1), T.int64(4), T.int64(10), T.int64(10)):
             with T.block("pad_temp"):
@@ -159,31 +158,20 @@ class Module:
                             c1[v0, v1, v2, v3] = c1_local[v0, v1, v2, v3]
                 for ax0_2 in T.unroll(T.int64(4)):
                     for ax1_3 in T.vectorized(T.int64(8)):
-                        with T.block("add"):
+                        with T.block("relu"):
                             vax0 = T.axis.spatial(T.int64(1), T.int64(0))
                             vax1 = T.axis.spatial(T.int64(4), ax0_2)
                             vax2 = T.axis.spatial(T.int64(8), ax0_ax2_ax3_0_fused)
                             vax3 = T.axis.spatial(T.int64(8), ax1_3)
                             T.reads(c1[T.int64(0), vax1, vax2, vax3], b[T.int64(0), vax1, T.int64(0), T.int64(0)])
-                            T.writes(c1b[vax0, vax1, vax2, vax3])
-                            c1b[vax0, vax1, vax2, vax3] = c1[T.int64(0), vax1, vax2, vax3] + b[T.int64(0), vax1, T.int64(0), T.int64(0)]
-                for ax0_3 in T.unroll(T.int64(4)):
-                    for ax1_4 in T.vectorized(T.int64(8)):
-                        with T.block("relu"):
-                            vax0 = T.axis.spatial(T.int64(1), T.int64(0))
-                            vax1 = T.axis.spatial(T.int64(4), ax0_3)
-                            vax2 = T.axis.spatial(T.int64(8), ax0_ax2_ax3_0_fused)
-                            vax3 = T.axis.spatial(T.int64(8), ax1_4)
-                            T.reads(c1b[T.int64(0), vax1, vax2, vax3])
                             T.writes(relu[vax0, vax1, vax2, vax3])
-                            relu[vax0, vax1, vax2, vax3] = T.max(c1b[T.int64(0), vax1, vax2, vax3], T.float32(0.0))
+                            relu[vax0, vax1, vax2, vax3] = T.max(c1[T.int64(0), vax1, vax2, vax3] + b[T.int64(0), vax1, T.int64(0), T.int64(0)], T.float32(0.0))
 
     @T.prim_func
     def fused_conv2d_add_relu1(r1: T.Buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)), "float32"), w2: T.Buffer((T.int64(4), T.int64(4), T.int64(3), T.int64(3)), "float32"), a: T.Buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)), "float32"), relu: T.Buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)), "float32")):
         T.func_attr({"global_symbol": "fused_conv2d_add_relu1", "tir.noalias": T.bool(True), "fused_ops": "conv2d+add+relu"})
         c2 = T.alloc_buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)))
         pad_temp = T.alloc_buffer((T.int64(1), T.int64(4), T.int64(10), T.int64(10)))
-        s = T.alloc_buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)))
         c2_local = T.alloc_buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)), scope="local")
         for ax0, ax1, ax2, ax3 in T.grid(T.int64(1), T.int64(4), T.int64(10), T.int64(10)):
             with T.block("pad_temp"):
@@ -229,26 +217,14 @@ class Module:
                             T.reads(c2_local[v0, v1, v2, v3])
                             T.writes(c2[v0, v1, v2, v3])
                             c2[v0, v1, v2, v3] = c2_local[v0, v1, v2, v3]
-                for ax0_2 in T.unroll(T.int64(4)):
-                    for ax1_3 in T.unroll(T.int64(8)):
-                        for ax2_1 in T.vectorized(T.int64(8)):
-                            with T.block("add"):
-                                vax0 = T.axis.spatial(T.int64(1), T.int64(0))
-                                vax1 = T.axis.spatial(T.int64(4), ax0_2)
-                                vax2 = T.axis.spatial(T.int64(8), ax1_3)
-                                vax3 = T.axis.spatial(T.int64(8), ax2_1)
-                                T.reads(c2[T.int64(0), vax1, vax2, vax3], a[T.int64(0), vax1, vax2, vax3])
-                                T.writes(s[vax0, vax1, vax2, vax3])
-                                s[vax0, vax1, vax2, vax3] = c2[T.int64(0), vax1, vax2, vax3] + a[T.int64(0), vax1, vax2, vax3]
-                for ax0_3 in T.unroll(T.int64(4)):
-                    for ax1_4 in T.unroll(T.int64(8)):
-                        for ax2_2 in T.vectorized(T.int64(8)):
-                            with T.block("relu"):
-                                vax0 = T.axis.spatial(T.int64(1), T.int64(0))
-                                vax1 = T.axis.spatial(T.int64(4), ax0_3)
-                                vax2 = T.axis.spatial(T.int64(8), ax1_4)
-                                vax3 = T.axis.spatial(T.int64(8), ax2_2)
-                                T.reads(s[T.int64(0), vax1, vax2, vax3])
-                                T.writes(relu[vax0, vax1, vax2, vax3])
-                                relu[vax0, vax1, vax2, vax3] = T.max(s[T.int64(0), vax1, vax2, vax3], T.float32(0.0))
+        for ax0, ax1, ax2, ax3_0 in T.grid(T.int64(1), T.int64(4), T.int64(8), T.int64(1)):
+            for ax3_1_1 in T.vectorized(T.int64(8)):
+                with T.block("relu"):
+                    vax0 = T.axis.spatial(T.int64(1), ax0)
+                    vax1 = T.axis.spatial(T.int64(4), ax1)
+                    vax2 = T.axis.spatial(T.int64(8), ax2)
+                    vax3 = T.axis.spatial(T.int64(8), ax3_0 * T.int64(8) + ax3_1_1)
+                    T.reads(c2[T.int64(0), vax1, vax2, vax3], a[T.int64(0), vax1, vax2, vax3])
+                    T.writes(relu[vax0, vax1, vax2, vax3])
+                    relu[vax0, vax1, vax2, vax3] = T.max(c2[T.int64(0), vax1, vax2, vax3] + a[T.int64(0), vax1, vax2, vax3], T.float32(0.0))
 
