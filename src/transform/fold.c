@@ -281,7 +281,11 @@ static void plan_bn(MlcCtx *ctx, const MlcGFunc *f, void *user) {
   mlc_map_free(&item0);
 }
 
-MlcModule *mlc_pass_fold_batch_norm(MlcCtx *ctx, const MlcModule *m) {
+/* (both passes infer struct info first, as legalization does: they read
+ * shapes and dtypes) */
+MlcModule *mlc_pass_fold_batch_norm(MlcCtx *ctx, const MlcModule *m0) {
+  const MlcModule *m = mlc_pass_infer_sinfo(ctx, m0);
+  if (!m) return NULL;
   BnPlan p = {0};
   MlcModule *out = rewrite_graphs(ctx, m, bn_binding, &p, plan_bn);
   mlc_map_free(&p.by_binding);
@@ -341,6 +345,7 @@ static bool const_binding(TfRw *rw, const MlcBinding *b, MlcGExpr *value) {
   return true;
 }
 
-MlcModule *mlc_pass_fold_constants(MlcCtx *ctx, const MlcModule *m) {
-  return rewrite_graphs(ctx, m, const_binding, NULL, NULL);
+MlcModule *mlc_pass_fold_constants(MlcCtx *ctx, const MlcModule *m0) {
+  const MlcModule *m = mlc_pass_infer_sinfo(ctx, m0);
+  return m ? rewrite_graphs(ctx, m, const_binding, NULL, NULL) : NULL;
 }
