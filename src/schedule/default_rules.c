@@ -31,6 +31,7 @@
 enum {
   MAX_NEST = 16,         /* loops of a block the rules look at */
   MAX_ROWS = 8,          /* register tile rows: beyond this the unrolled code only grows */
+  MAX_SCALAR_COLS = 8,   /* columns of a tile of scalars (no vector width fits the lane axis) */
   MIN_LANES = 4,         /* fewer lanes than this are not worth a vector */
   PARALLEL_MIN_WORK = 4096, /* block instances below which a thread pool costs more than it gives */
 };
@@ -498,7 +499,20 @@ static bool plan_tile(const Rules *r, const Nest *t, Tile *p) {
   p->lane_operand = uses(a, lane) ? a : b;
   p->lanes = lanes(r, t->store->store.buf->dtype, t->ext[p->j]);
   p->i = pick_rows(t, p->j, p->lane_operand);
-  if (!p->lanes || p->i < 0) return false;
+  if (p->i < 0) return false;
+  if (!p->lanes) {
+    /* no vector width divides the lane axis (a conv's 14- or 7-wide rows):
+     * a tile of scalars still keeps its accumulators in registers and
+     * reuses each loaded value across the tile, where the naive nest
+     * reloads and stores the output at every step of the reduction */
+    MlcDType dt = t->store->store.buf->dtype;
+    if (dt.lanes != 1 || dt.code != MLC_TC_FLOAT || t->ext[p->j] < 2) return false;
+    p->lanes = 1;
+    p->cols = (int)divisor_at_most(t->ext[p->j], MAX_SCALAR_COLS);
+    int max_rows = (r->t->vector_regs - 2) / p->cols;
+    p->rows = (int)divisor_at_most(t->ext[p->i], max_rows < MAX_ROWS ? max_rows : MAX_ROWS);
+    return p->rows * p->cols >= 4;
+  }
   p->cols = (t->ext[p->j] / p->lanes) % 2 == 0 ? 2 : 1;
   /* accumulators + one load per column vector + one broadcast */
   int max_rows = (r->t->vector_regs - p->cols - 1) / p->cols;
@@ -609,7 +623,7 @@ static bool rule_contraction(Rules *r, MlcBlockRV b) {
   MlcBlockRV store, init;
   if (first_reduce < 0 || !reorder(r->s, order, n) || !cache_write_local(r->s, b, &store) ||
       !reverse_compute_at(r->s, store, ip[0]) || !decompose(r->s, b, order[first_reduce], &init) ||
-      !loop_kind(r->s, MLC_SCH_vectorize, jp[2]) || !loop_kind(r->s, MLC_SCH_unroll, jp[1]) ||
+      (p.lanes > 1 && !loop_kind(r->s, MLC_SCH_vectorize, jp[2])) || !loop_kind(r->s, MLC_SCH_unroll, jp[1]) ||
       !loop_kind(r->s, MLC_SCH_unroll, ip[1]))
     return false;
   pack_panel(r, &t, &p, jp[0], n_outer);
