@@ -29,7 +29,7 @@ static void fmt_count(double v, char *buf, size_t cap) {
 }
 
 void cli_explain(MlcCtx *ctx, const MlcModule *input, const MlcModule *built, const MlcrtCallSite *sites, int n) {
-  printf("%-28s %-14s %5s %10s  %-9s %s\n", "kernel", "op", "calls", "FLOPs", "kind", "schedule");
+  printf("%-28s %-20s %5s %10s  %-9s %s\n", "kernel", "op", "calls", "FLOPs", "kind", "schedule");
   static const char *const kinds[] = {"generated", "library", "tuned"};
   double total = 0;
   bool known = true;
@@ -46,7 +46,7 @@ void cli_explain(MlcCtx *ctx, const MlcModule *input, const MlcModule *built, co
     }
     char f[32];
     fmt_count(flops, f, sizeof f);
-    printf("%-28s %-14s %5d %10s  %-9s %s\n", sites[i].callee, sites[i].ops, calls, f, kinds[sites[i].kind],
+    printf("%-28s %-20s %5d %10s  %-9s %s\n", sites[i].callee, sites[i].ops, calls, f, kinds[sites[i].kind],
            schedule_of(input, built, &sites[i], ctx));
     if (flops < 0) known = false;
     else total += flops;

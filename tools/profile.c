@@ -97,7 +97,7 @@ static void fmt_bytes(double b, char *buf, size_t cap) {
 static void print_table(const MlcrtModel *m, const Row *rows, int32_t n, int runs, double wall) {
   double total = 0;
   for (int32_t i = 0; i < n; i++) total += rows[i].secs;
-  printf("%-28s %-14s %6s %10s %10s %6s %8s %10s  %-9s %s\n", "kernel", "op", "calls", "ms/run", "mean us", "share",
+  printf("%-28s %-20s %6s %10s %10s %6s %8s %10s  %-9s %s\n", "kernel", "op", "calls", "ms/run", "mean us", "share",
          "GFLOPS", "bytes", "kind", "nodes");
   for (int32_t i = 0; i < n; i++) {
     const Row *r = &rows[i];
@@ -106,13 +106,14 @@ static void print_table(const MlcrtModel *m, const Row *rows, int32_t n, int run
     else snprintf(gf, sizeof gf, "-");
     fmt_bytes(r->calls ? r->bytes / (double)r->calls : -1, by, sizeof by);
     nodes_text(m, r, nodes, sizeof nodes);
-    printf("%-28s %-14s %6lld %10.4g %10.4g %5.1f%% %8s %10s  %-9s %s\n", r->callee, r->ops, (long long)r->calls,
+    printf("%-28s %-20s %6lld %10.4g %10.4g %5.1f%% %8s %10s  %-9s %s\n", r->callee, r->ops, (long long)r->calls,
            r->secs * 1e3 / runs, r->calls ? r->secs * 1e6 / (double)r->calls : 0.0,
            total > 0 ? 100.0 * r->secs / total : 0.0, gf, by, kind_names[r->kind], nodes);
   }
   printf("%d runs: kernels %.4g ms of %.4g ms per inference (%.1f%%; the rest is the executor: allocation, "
-         "shape checks, calls); %d threads\n",
-         runs, total * 1e3 / runs, wall * 1e3 / runs, wall > 0 ? 100.0 * total / wall : 0.0, mlcrt_threads_get());
+         "shape checks, calls); %d thread%s\n",
+         runs, total * 1e3 / runs, wall * 1e3 / runs, wall > 0 ? 100.0 * total / wall : 0.0, mlcrt_threads_get(),
+         mlcrt_threads_get() == 1 ? "" : "s");
 }
 
 static cJSON *json_row(const MlcrtModel *m, const Row *r, int runs, double total) {
