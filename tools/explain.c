@@ -5,9 +5,9 @@
  *
  * The schedule column says where a kernel's loop nest came from: a tuning
  * record (the function carries the "tuned" attribute), the module as its
- * author wrote it (the function was in the input), the op's definition as
- * legalized with no schedule applied (what the graph pipeline generates
- * today), or a library call. */
+ * author wrote it (the function was in the input), the default rules (the
+ * "schedule" attribute the pipeline's default_schedule stage leaves), the
+ * op's definition as legalized when no rule applied, or a library call. */
 #include <string.h>
 
 #include "cli.h"
@@ -16,8 +16,11 @@ static const char *schedule_of(const MlcModule *input, const MlcModule *built, c
   if (s->kind == MLCRT_SITE_LIBRARY) return "library call";
   if (s->kind == MLCRT_SITE_TUNED) return "tuning record";
   const MlcFunc *f = mlc_module_find(input, mlc_intern(ctx, s->callee));
-  (void)built;
-  return f && f->kind == MLC_FUNC_PRIM ? "as written in the input" : "none: the op's loop nest as legalized";
+  if (f && f->kind == MLC_FUNC_PRIM) return "as written in the input";
+  const MlcFunc *b = mlc_module_find(built, mlc_intern(ctx, s->callee));
+  const MlcAttrValue *v = b && b->kind == MLC_FUNC_PRIM ? mlc_attrs_get(b->prim->attrs, mlc_intern(ctx, "schedule")) : NULL;
+  if (v && v->kind == MLC_ATTR_STR) return v->s;
+  return "none: the op's loop nest as legalized";
 }
 
 static void fmt_count(double v, char *buf, size_t cap) {

@@ -151,6 +151,17 @@ refused() {
 e2e_case static "$here/mlp.py" 4 4
 e2e_case dynamic "$here/mlp_dyn.py" 5 1 5 33 2
 profile_case "$dir/static/model" "$dir/static/x.npy"
+
+# --explain: per kernel, its ops, calls, FLOPs (the MLP's 4x8 @ 8x16 matmul is
+# 1024, its bias add and relu 64 each) and where its schedule came from
+if "$MLCC" build "$here/mlp.py" -o "$dir/explained" --params "$dir/static/weights.npz" --explain \
+     >"$dir/explain.out" 2>"$dir/explain.err" &&
+   grep -q '^fused_matmul_add_relu  *matmul+add+relu  *1  *1.15 K  generated default rules' "$dir/explain.out" &&
+   grep -q '^env.linear  *linear  *1 .* library  *library call' "$dir/explain.out"; then
+  echo "ok e2e explain: mlcc build --explain"
+else
+  fail "e2e explain: mlcc build --explain" "table incomplete" "$dir/explain.out"
+fi
 refused "a wrong input shape" "main: input 'x' (#1): expected shape (4, 8), got (5, 8)" \
   "$dir/static/model" --in "$dir/dynamic/x.npy"
 refused "an .npz without the input" "has no entry 'x' for input #1 of 'main'" \

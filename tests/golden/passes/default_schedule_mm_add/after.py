@@ -14,7 +14,7 @@ class Module:
 
     @T.prim_func
     def matmul(x1: T.Buffer((T.int64(16), T.int64(32)), "float32"), x2: T.Buffer((T.int64(32), T.int64(8)), "float32"), matmul: T.Buffer((T.int64(16), T.int64(8)), "float32")):
-        T.func_attr({"global_symbol": "matmul", "tir.noalias": T.bool(True)})
+        T.func_attr({"global_symbol": "matmul", "tir.noalias": T.bool(True), "schedule": "default rules (avx2)"})
         matmul_local = T.alloc_buffer((T.int64(16), T.int64(8)), scope="local")
         for ax1_0, ax0_0 in T.grid(T.int64(1), T.int64(2)):
             for ax0_1_init in T.unroll(T.int64(8)):
@@ -48,7 +48,7 @@ class Module:
 
     @T.prim_func
     def add(x1: T.Buffer((T.int64(16), T.int64(8)), "float32"), x2: T.Buffer((T.int64(8),), "float32"), add: T.Buffer((T.int64(16), T.int64(8)), "float32")):
-        T.func_attr({"global_symbol": "add", "tir.noalias": T.bool(True)})
+        T.func_attr({"global_symbol": "add", "tir.noalias": T.bool(True), "schedule": "default rules (avx2)"})
         for ax0, ax1_0 in T.grid(T.int64(16), T.int64(1)):
             for ax1_1 in T.vectorized(T.int64(8)):
                 with T.block("add"):
@@ -60,7 +60,7 @@ class Module:
 
     @T.prim_func
     def fused_matmul_add(x: T.Buffer((T.int64(16), T.int64(32)), "float32"), w: T.Buffer((T.int64(32), T.int64(8)), "float32"), b: T.Buffer((T.int64(8),), "float32"), add: T.Buffer((T.int64(16), T.int64(8)), "float32")):
-        T.func_attr({"global_symbol": "fused_matmul_add", "tir.noalias": T.bool(True), "fused_ops": "matmul+add"})
+        T.func_attr({"global_symbol": "fused_matmul_add", "tir.noalias": T.bool(True), "fused_ops": "matmul+add", "schedule": "default rules (avx2)"})
         lv0_local = T.alloc_buffer((T.int64(16), T.int64(8)), scope="local")
         for ax1_0, ax0_0 in T.grid(T.int64(1), T.int64(2)):
             for ax0_1_init in T.unroll(T.int64(8)):

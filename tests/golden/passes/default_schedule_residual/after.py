@@ -16,7 +16,7 @@ class Module:
 
     @T.prim_func
     def relu(data: T.Buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)), "float32"), relu: T.Buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)), "float32")):
-        T.func_attr({"global_symbol": "relu", "tir.noalias": T.bool(True)})
+        T.func_attr({"global_symbol": "relu", "tir.noalias": T.bool(True), "schedule": "default rules (avx2)"})
         for ax0, ax1, ax2, ax3_0 in T.grid(T.int64(1), T.int64(4), T.int64(8), T.int64(1)):
             for ax3_1 in T.vectorized(T.int64(8)):
                 with T.block("relu"):
@@ -30,7 +30,7 @@ class Module:
 
     @T.prim_func
     def conv2d(data: T.Buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)), "float32"), weight: T.Buffer((T.int64(4), T.int64(4), T.int64(3), T.int64(3)), "float32"), conv2d_nchw: T.Buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)), "float32")):
-        T.func_attr({"global_symbol": "conv2d", "tir.noalias": T.bool(True)})
+        T.func_attr({"global_symbol": "conv2d", "tir.noalias": T.bool(True), "schedule": "default rules (avx2)"})
         pad_temp = T.alloc_buffer((T.int64(1), T.int64(4), T.int64(10), T.int64(10)))
         conv2d_nchw_local = T.alloc_buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)), scope="local")
         for ax0, ax1, ax2, ax3 in T.grid(T.int64(1), T.int64(4), T.int64(10), T.int64(10)):
@@ -80,7 +80,7 @@ class Module:
 
     @T.prim_func
     def add(x1: T.Buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)), "float32"), x2: T.Buffer((T.int64(1), T.int64(4), T.int64(1), T.int64(1)), "float32"), add: T.Buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)), "float32")):
-        T.func_attr({"global_symbol": "add", "tir.noalias": T.bool(True)})
+        T.func_attr({"global_symbol": "add", "tir.noalias": T.bool(True), "schedule": "default rules (avx2)"})
         for ax0, ax1, ax2, ax3_0 in T.grid(T.int64(1), T.int64(4), T.int64(8), T.int64(1)):
             for ax3_1 in T.vectorized(T.int64(8)):
                 with T.block("add"):
@@ -94,7 +94,7 @@ class Module:
 
     @T.prim_func
     def add1(x1: T.Buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)), "float32"), x2: T.Buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)), "float32"), add: T.Buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)), "float32")):
-        T.func_attr({"global_symbol": "add1", "tir.noalias": T.bool(True)})
+        T.func_attr({"global_symbol": "add1", "tir.noalias": T.bool(True), "schedule": "default rules (avx2)"})
         for ax0, ax1, ax2, ax3_0 in T.grid(T.int64(1), T.int64(4), T.int64(8), T.int64(1)):
             for ax3_1 in T.vectorized(T.int64(8)):
                 with T.block("add"):
@@ -108,7 +108,7 @@ class Module:
 
     @T.prim_func
     def fused_conv2d_add_relu(a: T.Buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)), "float32"), w1: T.Buffer((T.int64(4), T.int64(4), T.int64(3), T.int64(3)), "float32"), b: T.Buffer((T.int64(1), T.int64(4), T.int64(1), T.int64(1)), "float32"), relu: T.Buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)), "float32")):
-        T.func_attr({"global_symbol": "fused_conv2d_add_relu", "tir.noalias": T.bool(True), "fused_ops": "conv2d+add+relu"})
+        T.func_attr({"global_symbol": "fused_conv2d_add_relu", "tir.noalias": T.bool(True), "fused_ops": "conv2d+add+relu", "schedule": "default rules (avx2)"})
         c1 = T.alloc_buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)))
         pad_temp = T.alloc_buffer((T.int64(1), T.int64(4), T.int64(10), T.int64(10)))
         c1_local = T.alloc_buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)), scope="local")
@@ -169,7 +169,7 @@ class Module:
 
     @T.prim_func
     def fused_conv2d_add_relu1(r1: T.Buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)), "float32"), w2: T.Buffer((T.int64(4), T.int64(4), T.int64(3), T.int64(3)), "float32"), a: T.Buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)), "float32"), relu: T.Buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)), "float32")):
-        T.func_attr({"global_symbol": "fused_conv2d_add_relu1", "tir.noalias": T.bool(True), "fused_ops": "conv2d+add+relu"})
+        T.func_attr({"global_symbol": "fused_conv2d_add_relu1", "tir.noalias": T.bool(True), "fused_ops": "conv2d+add+relu", "schedule": "default rules (avx2)"})
         c2 = T.alloc_buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)))
         pad_temp = T.alloc_buffer((T.int64(1), T.int64(4), T.int64(10), T.int64(10)))
         c2_local = T.alloc_buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)), scope="local")
