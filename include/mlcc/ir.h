@@ -507,6 +507,9 @@ typedef struct MlcModule {
 
 MlcModule *mlc_module_new(MlcCtx *ctx, const char *name, MlcFunc *funcs, int n, MlcAttrs attrs);
 const MlcFunc *mlc_module_find(const MlcModule *m, const char *name); /* name interned */
+/* the op a legalized kernel was made from: its name less the number
+ * legalization appends to a second variant ("add3" -> "add"), interned */
+const char *mlc_kernel_op_name(MlcCtx *ctx, const char *name);
 
 /* ======================================================================== */
 /* structural equality and hash                                             */

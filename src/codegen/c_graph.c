@@ -403,10 +403,7 @@ static void name_site(G *g, const MlcBinding *b) {
 static const char *kernel_ops(G *g, const MlcPrimFunc *f) {
   const MlcAttrValue *v = mlc_attrs_get(f->attrs, mlc_intern(g->ctx, "fused_ops"));
   if (v && v->kind == MLC_ATTR_STR) return v->s;
-  const char *name = f->name;
-  size_t n = strlen(name);
-  while (n > 1 && name[n - 1] >= '0' && name[n - 1] <= '9') n--;
-  return mlc_internf(g->ctx, "%.*s", (int)n, name);
+  return mlc_kernel_op_name(g->ctx, f->name);
 }
 
 /* tuned: the function carries the "tuned" attribute a tuning record's

@@ -1,6 +1,8 @@
 /* module.c - the IRModule: named functions of both levels, in source order. */
 #include "mlcc/ir.h"
 
+#include <string.h>
+
 MlcModule *mlc_module_new(MlcCtx *ctx, const char *name, MlcFunc *funcs, int n, MlcAttrs attrs) {
   for (int i = 0; i < n; i++) {
     if (!funcs[i].prim) return NULL; /* a failed function: its error is recorded */
@@ -20,4 +22,10 @@ const MlcFunc *mlc_module_find(const MlcModule *m, const char *name) {
   for (int i = 0; i < m->n_funcs; i++)
     if (m->funcs[i].name == name) return &m->funcs[i];
   return NULL;
+}
+
+const char *mlc_kernel_op_name(MlcCtx *ctx, const char *name) {
+  size_t n = strlen(name);
+  while (n > 1 && name[n - 1] >= '0' && name[n - 1] <= '9') n--;
+  return mlc_intern_n(ctx, name, n);
 }

@@ -438,7 +438,9 @@ void mlc_pt_gexpr(MlcPrinter *p, const MlcGExpr *e) {
     mlc_pt_puts(p, "])");
     break;
   case MLC_G_PRIM:
-    p->bare_int_bits = 32;
+    /* the reader takes a bare integer here as int64 and a float as float32:
+     * every value says its dtype, so none reads back as another */
+    p->bare_int_bits = 0;
     mlc_pt_puts(p, "R.prim_value(");
     mlc_pt_expr(p, e->prim);
     mlc_pt_puts(p, ")");

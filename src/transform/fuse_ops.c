@@ -244,10 +244,8 @@ static const char *fused_base(Fuser *f, const int *members, int n) {
   char name[MAX_NAME + 16] = "fused";
   size_t len = strlen(name);
   for (int i = 0; i < n && len < MAX_NAME; i++) {
-    const char *callee = f->nodes[members[i]].b->value->call.args[0]->str;
-    size_t k = strlen(callee);
-    while (k > 1 && callee[k - 1] >= '0' && callee[k - 1] <= '9') k--; /* legalize's "add3" is an add */
-    int w = snprintf(name + len, sizeof name - len, "_%.*s", (int)k, callee);
+    const char *op = mlc_kernel_op_name(f->ctx, f->nodes[members[i]].b->value->call.args[0]->str);
+    int w = snprintf(name + len, sizeof name - len, "_%s", op);
     len += w > 0 ? (size_t)w : 0;
   }
   if (len >= sizeof name) len = sizeof name - 1;

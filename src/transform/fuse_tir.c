@@ -127,10 +127,7 @@ static bool add_member(Fuse *z, const MlcBinding *b, MlcBuffer *out) {
 static MlcAttrs prim_attrs(MlcCtx *ctx, const char *name, const MlcBindingBlock *blk) {
   MlcStrBuf ops = {0};
   for (int i = 0; i < blk->n; i++) {
-    const char *callee = blk->bindings[i].value->call.args[0]->str;
-    size_t k = strlen(callee);
-    while (k > 1 && callee[k - 1] >= '0' && callee[k - 1] <= '9') k--;
-    mlc_sb_printf(&ops, "%s%.*s", i ? "+" : "", (int)k, callee);
+    mlc_sb_printf(&ops, "%s%s", i ? "+" : "", mlc_kernel_op_name(ctx, blk->bindings[i].value->call.args[0]->str));
   }
   MlcAttr *a = mlc_arena_array(&ctx->arena, 3, sizeof *a);
   a[0] = (MlcAttr){mlc_intern(ctx, "global_symbol"), {.kind = MLC_ATTR_STR, .s = name}};
