@@ -25,6 +25,23 @@ typedef void (*SgemmFn)(int order, int trans_a, int trans_b, int m, int n, int k
 
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
 static SgemmFn g_sgemm; /* NULL: the reference loop */
+/* OpenBLAS's own thread count follows the runtime's pool (mlcrt_threads_set,
+ * MLCRT_NUM_THREADS), so `--threads N` means N threads in the library calls
+ * too; set again only when it changed */
+static void (*g_set_threads)(int);
+static int g_blas_threads;
+static pthread_mutex_t g_threads_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void follow_pool_threads(void) {
+  if (!g_set_threads) return;
+  int n = (int)mlcrt_threads_get();
+  pthread_mutex_lock(&g_threads_lock);
+  if (n != g_blas_threads) {
+    g_set_threads(n);
+    g_blas_threads = n;
+  }
+  pthread_mutex_unlock(&g_threads_lock);
+}
 
 /* ---- operand checks ----------------------------------------------------------- */
 
@@ -78,6 +95,7 @@ static void gemm(int64_t m, int64_t n, int64_t k, const float *a, const float *b
     for (int64_t j = 0; j < n; j++) c[i * n + j] = bias ? bias[j] : 0.0f;
   if (m == 0 || n == 0 || k == 0) return;
   if (g_sgemm && fits_int(m, n, k)) {
+    follow_pool_threads();
     g_sgemm(CBLAS_ROW_MAJOR, CBLAS_NO_TRANS, trans_b ? CBLAS_TRANS : CBLAS_NO_TRANS, (int)m, (int)n,
             (int)k, 1.0f, a, (int)k, b, trans_b ? (int)k : (int)n, 1.0f, c, (int)n);
     return;
@@ -186,6 +204,8 @@ static void load_openblas(void) {
   }
   /* POSIX guarantees a data pointer from dlsym converts to a function pointer */
   memcpy(&g_sgemm, &sym, sizeof g_sgemm);
+  void *set = dlsym(dl, "openblas_set_num_threads");
+  if (set) memcpy(&g_set_threads, &set, sizeof g_set_threads);
 }
 
 static void register_all(void) {

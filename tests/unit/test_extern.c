@@ -4,6 +4,7 @@
  * loop written here, on shapes that are not multiples of any blocking
  * factor.  The binary runs itself once more with MLCRT_BLAS=reference, so
  * the C loop is checked too on a machine where OpenBLAS does the work. */
+#include <dlfcn.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -239,6 +240,31 @@ static void test_registry(void) {
   if (forced && !strcmp(forced, "reference")) CHECK_STR(backend, "reference");
 }
 
+/* OpenBLAS's thread count follows the runtime's pool: after
+ * mlcrt_threads_set(n), a library call runs with n threads (asked of
+ * OpenBLAS itself); skipped where the reference loop runs */
+static void test_blas_follows_pool_threads(void) {
+  if (strcmp(mlcrt_extern_blas_backend(), "openblas") != 0) {
+    printf("# skipped: OpenBLAS is not loaded\n");
+    return;
+  }
+  void *dl = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+  if (!dl) dl = dlopen("libopenblas.so", RTLD_NOW | RTLD_LOCAL);
+  void *sym = dl ? dlsym(dl, "openblas_get_num_threads") : NULL;
+  CHECK(sym != NULL);
+  if (!sym) return;
+  int (*get)(void);
+  memcpy(&get, &sym, sizeof get);
+  int32_t before = mlcrt_threads_get();
+  for (int n = 1; n <= 2; n++) {
+    CHECK(mlcrt_threads_set(n) == 0);
+    check_matmul(8, 8, 8);
+    CHECK(get() == n);
+  }
+  mlcrt_threads_set(before);
+  dlclose(dl);
+}
+
 /* the same tests once more on the plain C loop, in a child process since
  * the backend is chosen once per process; its lines are shown as comments */
 static void test_reference_backend(void) {
@@ -268,6 +294,7 @@ int main(int argc, char **argv) {
   RUN(test_linear_errors);
   RUN(test_matmul_errors);
   RUN(test_non_compact_refused);
+  RUN(test_blas_follows_pool_threads);
   if (argc < 2 || strcmp(argv[1], "--child") != 0) RUN(test_reference_backend);
   return CHECK_DONE();
 }
