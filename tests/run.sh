@@ -206,6 +206,15 @@ cli "fmt from standard input" 0 out "def mm_relu(" fmt - <"$mm"
 printf 'from tvm.script import tir as T\n@T.prim_func\ndef f($):\n' >"$tmp/bad.py"
 cli "errors on standard input" 2 err "<stdin>:3:7: error:" fmt - <"$tmp/bad.py"
 cli "error shows the line and a caret" 2 err "      ^" fmt "$tmp/bad.py"
+# mlcc report reads JSON it did not write: malformed profiles are refused by name
+printf 'not json' >"$tmp/p1.json"
+printf '{"model": "m"}' >"$tmp/p2.json"
+printf '{"kernels": [{"name": "k"}]}' >"$tmp/p3.json"
+cli "report of a file that is not JSON" 2 err "p1.json: error: not valid JSON" report "$tmp/p1.json" -o "$tmp/r.html"
+cli "report of a profile without kernels" 2 err "no \"kernels\" array" report "$tmp/p2.json" -o "$tmp/r.html"
+cli "report of a kernel without its fields" 2 err "kernel #1 needs" report "$tmp/p3.json" -o "$tmp/r.html"
+cli "report without -o" 2 err "needs PROFILE.json and -o REPORT.html" report "$tmp/p3.json"
+
 # one byte over the limit (a sparse file: nothing is written to disk)
 if dd if=/dev/null of="$tmp/big.py" bs=1 seek=67108865 2>/dev/null; then
   cli "input over 64 MiB refused" 2 err "error:" fmt "$tmp/big.py"

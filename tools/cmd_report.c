@@ -319,7 +319,7 @@ int cmd_report(int argc, char **argv) {
     else if (n_records == 64) return cli_bad_usage("report: too many record files", argv[i]);
     else records[n_records++] = argv[i];
   }
-  if (!profile || !out) return cli_bad_usage("report: needs PROFILE.json and -o REPORT.html", profile ? "" : "");
+  if (!profile || !out) return cli_bad_usage("report: needs PROFILE.json and -o REPORT.html", NULL);
   Report r = {.ctx = mlc_ctx_new()};
   cJSON *doc = read_json_file(&r, profile);
   int rc = EXIT_YES;
