@@ -71,8 +71,8 @@ echo "settings: ROUNDS=$ROUNDS THREADS='$THREADS' BUDGET_MS=$BUDGET_MS MIN_REPS=
 echo
 
 # ---- per model ---------------------------------------------------------------------
-mkdir -p "$out/models" "$out/work"
-rows=$out/work/rows.md
+mkdir -p "$out/models" "$out/runs"
+rows=$out/runs/rows.md
 : > "$rows"
 failed=0
 
@@ -84,7 +84,7 @@ row() { echo "| $1 | $2 | $3 | $4 | $5 | $6 | $7 | $8 |" >> "$rows"; }
 
 bench_model() {  # NAME ONNX INPUT [SHAPE-ARG]
   name=$1 onnx=$2 input=$3 shape=${4:-}
-  w=$out/work/$name
+  w=$out/runs/$name
   rm -rf "$w.mlcc"
   echo "== $name ($input)"
   if ! "$py" "$here/ort_side.py" ref "$onnx" "$w.in.npz" "$w.ref.npz" $shape 2> "$w.log"; then
