@@ -396,6 +396,12 @@ typedef struct MlcTensorData {
   size_t nbytes;
 } MlcTensorData;
 
+/* the element count of d's shape */
+int64_t mlc_tensor_data_numel(const MlcTensorData *d);
+/* a zeroed tensor of dtype t and the given shape, in the arena (the caller
+ * has bounded the size) */
+MlcTensorData *mlc_tensor_data_new(MlcCtx *ctx, MlcDType t, const int64_t *shape, int ndim);
+
 typedef enum MlcGExprKind {
   MLC_G_VAR,          /* graph var (function params, bindings outside dataflow, outputs) */
   MLC_G_DFVAR,        /* dataflow var: visible only inside its dataflow block */

@@ -56,6 +56,7 @@ typedef struct G {
   MLC_VEC(int) kept;                /* per kept slot: its allocation, -1 for a copy */
   MLC_VEC(CSite) sites;             /* the calls so far */
   MlcMap site_of_out;               /* a call's output var -> its site number + 1 */
+  MlcMap kernel_cost;               /* prim func -> its {flops, bytes}, estimated once */
   MlcStrBuf fields, create, destroy, decls, body;
   int n_allocs, n_storages;
   CIo *inputs;
@@ -406,6 +407,18 @@ static const char *kernel_ops(G *g, const MlcPrimFunc *f) {
   return mlc_kernel_op_name(g->ctx, f->name);
 }
 
+/* {FLOPs, bytes} of a kernel: a walk of its TIR, done once however many
+ * calls it has */
+static const double *kernel_cost(G *g, const MlcPrimFunc *f) {
+  double *c = mlc_map_get(&g->kernel_cost, f);
+  if (c) return c;
+  c = mlc_arena_array(&g->ctx->arena, 2, sizeof *c);
+  c[0] = mlc_prim_func_flops(f);
+  c[1] = mlc_prim_func_param_bytes(f);
+  mlc_map_put(&g->kernel_cost, f, c);
+  return c;
+}
+
 /* tuned: the function carries the "tuned" attribute a tuning record's
  * schedule leaves on it */
 static MlcrtSiteKind kernel_kind(G *g, const MlcPrimFunc *f) {
@@ -424,12 +437,12 @@ static double tensor_numel(const GVal *t) {
   return n;
 }
 
-static double tensors_bytes(GVal **ts, int n) {
+static double tensors_bytes(G *g, GVal **ts, int n) {
   double total = 0;
   for (int i = 0; i < n; i++) {
-    double e = tensor_numel(ts[i]);
-    if (e < 0) return -1;
-    total += e * (double)mlc_dtype_bytes(ts[i]->dtype);
+    int64_t b;
+    if (!static_nbytes(g, ts[i], &b)) return -1;
+    total += (double)b;
   }
   return total;
 }
@@ -465,8 +478,9 @@ static bool call_kernel(G *g, const CKernel *k, const MlcGExpr *call) {
   }
   if (ok) {
     mlc_sb_printf(&g->body, "  /* %s = %s(...) */\n", g->bname, f->name);
-    int site = add_site(g, f->name, kernel_ops(g, f), kernel_kind(g, f), mlc_prim_func_flops(f),
-                        mlc_prim_func_param_bytes(f), f->n_params ? call->call.args[f->n_params - 1] : NULL);
+    const double *cost = kernel_cost(g, f);
+    int site = add_site(g, f->name, kernel_ops(g, f), kernel_kind(g, f), cost[0], cost[1],
+                        f->n_params ? call->call.args[f->n_params - 1] : NULL);
     mlc_sb_printf(&g->body, "  MLC_PROF(%d, 0);\n", site);
     mlc_sb_printf(&g->body, "  if ((rc = %s(%s%s%s, ", k->cname, f->n_params ? "(void *[]){" : "NULL", mlc_sb_cstr(&args),
                   f->n_params ? "}" : "");
@@ -504,7 +518,7 @@ static bool call_extern(G *g, const char *name, MlcGExpr *const *argv, int n) {
   }
   const char *dot = strrchr(name, '.');
   int site = add_site(g, name, mlc_intern(g->ctx, dot ? dot + 1 : name), MLCRT_SITE_LIBRARY,
-                      extern_flops(name, ts, n), tensors_bytes(ts, n), n ? argv[n - 1] : NULL);
+                      extern_flops(name, ts, n), tensors_bytes(g, ts, n), n ? argv[n - 1] : NULL);
   mlc_sb_printf(&g->body, "    MLC_PROF(%d, 0);\n", site);
   mlc_sb_printf(&g->body, "    if ((rc = st->mlc_ext%zu.fn((mlc_dltensor *const[]){", e);
   for (int i = 0; i < n; i++) mlc_sb_printf(&g->body, "%s&mlc_t%d", i ? ", " : "", i);
@@ -765,6 +779,7 @@ static void g_free(G *g) {
   mlc_vec_free(&g->kept);
   mlc_vec_free(&g->sites);
   mlc_map_free(&g->site_of_out);
+  mlc_map_free(&g->kernel_cost);
   mlc_vec_free(&g->fields);
   mlc_vec_free(&g->create);
   mlc_vec_free(&g->destroy);

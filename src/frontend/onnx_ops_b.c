@@ -32,11 +32,6 @@ static const MlcTensorData *known_data(MlcOnnxNode *n, int i) {
   return n->in[i]->kind == MLC_G_CONST ? n->in[i]->constant : NULL;
 }
 
-static int64_t numel(const MlcTensorData *d) {
-  int64_t k = 1;
-  for (int i = 0; i < d->ndim; i++) k *= d->shape[i];
-  return k;
-}
 
 /* input i's values as doubles (float or int tensor known at compile time);
  * *count -1 when the input is omitted */
@@ -45,7 +40,7 @@ static bool known_floats(MlcOnnxNode *n, int i, double *out, int cap, int *count
   if (!opt_input(n, i)) return true;
   const MlcTensorData *d = known_data(n, i);
   if (!d) return mlc_onnx__node_fail(n, "input %d computed at run time is not supported (it must be known at compile time)", i);
-  int64_t k = numel(d);
+  int64_t k = mlc_tensor_data_numel(d);
   if (k > cap) return mlc_onnx__node_fail(n, "input %d has %lld values, at most %d are supported", i, (long long)k, cap);
   MlcDType t = d->dtype;
   for (int64_t j = 0; j < k; j++) {

@@ -5,6 +5,8 @@
  * the struct info a node has by itself; calls take theirs from the caller,
  * since only the op registry (a later layer) knows an op's result. */
 #include "mlcc/ir.h"
+
+#include <string.h>
 #include "ir/verify.h"
 
 #define NOLOC ((MlcLoc){0})
@@ -265,4 +267,21 @@ MlcGFunc *mlc_gfunc_new(MlcCtx *ctx, const char *name, MlcGExpr **params, int n_
   f->pure = pure;
   if (!mlc_verify_gfunc(ctx, f)) return NULL;
   return f;
+}
+
+int64_t mlc_tensor_data_numel(const MlcTensorData *d) {
+  int64_t n = 1;
+  for (int i = 0; i < d->ndim; i++) n *= d->shape[i];
+  return n;
+}
+
+MlcTensorData *mlc_tensor_data_new(MlcCtx *ctx, MlcDType t, const int64_t *shape, int ndim) {
+  MlcTensorData *d = mlc_arena_alloc(&ctx->arena, sizeof *d);
+  d->dtype = t;
+  d->ndim = ndim;
+  d->shape = mlc_arena_dup(&ctx->arena, shape, sizeof(int64_t) * (size_t)(ndim ? ndim : 1));
+  d->nbytes = (size_t)mlc_tensor_data_numel(d) * mlc_dtype_bytes(t);
+  d->data = mlc_arena_alloc(&ctx->arena, d->nbytes ? d->nbytes : 1);
+  memset(d->data, 0, d->nbytes ? d->nbytes : 1);
+  return d;
 }

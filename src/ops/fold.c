@@ -53,13 +53,7 @@ MlcGExpr *mlc_op_fold(MlcCtx *ctx, const MlcGExpr *call, int64_t max_numel) {
   MlcInterpArg args[17];
   for (int i = 0; i < n_in; i++)
     args[i] = (MlcInterpArg){.is_buffer = true, .data = in[i]->data, .ndim = in[i]->ndim, .shape = in[i]->shape};
-  MlcDType t = call->sinfo->tensor.dtype;
-  MlcTensorData *out = mlc_arena_alloc(&ctx->arena, sizeof *out);
-  out->dtype = t;
-  out->ndim = call->sinfo->tensor.ndim;
-  out->shape = mlc_arena_dup(&ctx->arena, shape, sizeof(int64_t) * (size_t)(out->ndim ? out->ndim : 1));
-  out->nbytes = (size_t)numel * mlc_dtype_bytes(t);
-  out->data = mlc_arena_alloc(&ctx->arena, out->nbytes ? out->nbytes : 1);
+  MlcTensorData *out = mlc_tensor_data_new(ctx, call->sinfo->tensor.dtype, shape, call->sinfo->tensor.ndim);
   args[n_in] = (MlcInterpArg){.is_buffer = true, .data = out->data, .ndim = out->ndim, .shape = out->shape};
   if (!mlc_interp_run(ctx, f, args, f->n_params)) return mlc_clear_error(ctx), NULL;
   return mlc_g_const(ctx, out);

@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "rt.h"
 
@@ -356,18 +355,12 @@ static int check_output(const MlcrtModel *m, int32_t i, const DLTensor *t) {
 
 /* ---- profiling ---------------------------------------------------------------------------- */
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* the executor's hook around each call site; a site number the descriptor
  * does not have is ignored rather than trusted */
 static void profile_hook(void *data, int32_t site, int32_t end) {
   MlcrtModel *m = data;
   if (site < 0 || site >= m->n_sites) return;
-  double t = now_s();
+  double t = mlcrt__now_s();
   if (!end) {
     m->site_start[site] = t;
     return;

@@ -42,6 +42,9 @@ bool mlcrt__mul_i64(int64_t a, int64_t b, int64_t *out);
 
 /* "(2, n, 3)" for a shape; writes at most cap bytes */
 void mlcrt__shape_str(const int64_t *shape, int32_t ndim, char *buf, size_t cap);
+/* seconds on the monotonic clock (timer.c): the time evaluator's and the
+ * model profiler's */
+double mlcrt__now_s(void);
 
 /* 0 when t's elements are compact row-major (strides NULL or equal to the
  * row-major ones, ignoring dims of size 1); otherwise sets a message */

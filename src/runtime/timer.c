@@ -19,7 +19,7 @@
 #define MAX_NUMBER ((int64_t)1 << 40)
 #define MAX_REPEAT 1000000
 
-static double now_s(void) {
+double mlcrt__now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
@@ -27,10 +27,10 @@ static double now_s(void) {
 
 /* seconds for `number` calls, or a negative value after a failing call */
 static double time_batch(int32_t (*fn)(void *), void *closure, int64_t number, int32_t *rc) {
-  double t0 = now_s();
+  double t0 = mlcrt__now_s();
   for (int64_t i = 0; i < number; i++)
     if ((*rc = fn(closure)) != 0) return -1;
-  return now_s() - t0;
+  return mlcrt__now_s() - t0;
 }
 
 /* raise *number until one batch takes at least min_s */

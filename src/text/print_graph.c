@@ -232,21 +232,6 @@ void mlc_pt_sinfo(MlcPrinter *p, const MlcSInfo *s) {
 /* constants                                                                */
 /* ======================================================================== */
 
-static double half_to_double(uint16_t h) {
-  int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-  double v;
-  if (exp == 0) v = ldexp(mant, -24);
-  else if (exp == 31) v = mant ? NAN : INFINITY;
-  else v = ldexp(mant | 0x400, exp - 25);
-  return h >> 15 ? -v : v;
-}
-
-static double bfloat_to_double(uint16_t h) {
-  uint32_t bits = (uint32_t)h << 16;
-  float f;
-  memcpy(&f, &bits, sizeof f);
-  return f;
-}
 
 /* one element of a constant, as a Python literal; bytes past the data (a
  * malformed tensor) print as 0 rather than being read */
@@ -267,7 +252,7 @@ static void pr_elem(MlcPrinter *p, const MlcTensorData *t, size_t i) {
   memcpy(&u64, b, 8);
   switch ((MlcTypeCode)dt.code) {
   case MLC_TC_FLOAT:
-    if (dt.bits == 16) mlc_pt_py_float(p, half_to_double(u16), false);
+    if (dt.bits == 16) mlc_pt_py_float(p, mlc_f16_to_f32(u16), false);
     else if (dt.bits == 32) {
       float f;
       memcpy(&f, b, 4);
@@ -278,7 +263,7 @@ static void pr_elem(MlcPrinter *p, const MlcTensorData *t, size_t i) {
       mlc_pt_py_float(p, d, false);
     }
     break;
-  case MLC_TC_BFLOAT: mlc_pt_py_float(p, bfloat_to_double(u16), false); break;
+  case MLC_TC_BFLOAT: mlc_pt_py_float(p, mlc_bf16_to_f32(u16), false); break;
   case MLC_TC_INT:
     if (dt.bits == 8) mlc_pt_printf(p, "%d", (int)(int8_t)b[0]);
     else if (dt.bits == 16) mlc_pt_printf(p, "%d", (int)(int16_t)u16);

@@ -38,12 +38,10 @@ MlcModule *mlc_pass_default_schedule(MlcCtx *ctx, const MlcModule *m, const MlcS
   MlcModule *out = mlc_sch_default_module(ctx, m, target, wanted, &w);
   if (!out || out == m) return out;
   /* mark the functions the rules changed (a function is its pointer: an
-   * unchanged one is shared with m) */
+   * unchanged one is shared with m; scheduling keeps the functions' order) */
   MlcFunc *funcs = mlc_arena_dup(&ctx->arena, out->funcs, sizeof *funcs * (size_t)(out->n_funcs ? out->n_funcs : 1));
-  for (int i = 0; i < out->n_funcs; i++) {
-    const MlcFunc *old = mlc_module_find(m, funcs[i].name);
-    if (funcs[i].kind == MLC_FUNC_PRIM && old && old->prim != funcs[i].prim)
+  for (int i = 0; i < out->n_funcs && i < m->n_funcs; i++)
+    if (funcs[i].kind == MLC_FUNC_PRIM && funcs[i].name == m->funcs[i].name && m->funcs[i].prim != funcs[i].prim)
       funcs[i].prim = marked(ctx, funcs[i].prim, target);
-  }
   return mlc_module_new(ctx, out->name, funcs, out->n_funcs, out->attrs);
 }

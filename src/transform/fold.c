@@ -46,22 +46,6 @@ static void set_f(MlcTensorData *d, int64_t i, double v) {
   else ((float *)d->data)[i] = (float)v;
 }
 
-static int64_t numel(const MlcTensorData *d) {
-  int64_t n = 1;
-  for (int i = 0; i < d->ndim; i++) n *= d->shape[i];
-  return n;
-}
-
-static MlcTensorData *new_data(MlcCtx *ctx, MlcDType t, const int64_t *shape, int ndim) {
-  MlcTensorData *d = mlc_arena_alloc(&ctx->arena, sizeof *d);
-  d->dtype = t;
-  d->ndim = ndim;
-  d->shape = mlc_arena_dup(&ctx->arena, shape, sizeof(int64_t) * (size_t)(ndim ? ndim : 1));
-  d->nbytes = (size_t)numel(d) * mlc_dtype_bytes(t);
-  d->data = mlc_arena_alloc(&ctx->arena, d->nbytes ? d->nbytes : 1);
-  return d;
-}
-
 static const MlcAttrValue *attr(MlcCtx *ctx, const MlcGExpr *call, const char *key) {
   return mlc_attrs_get(call->call.attrs, mlc_intern(ctx, key));
 }
@@ -130,8 +114,8 @@ static bool bn_constants(MlcCtx *ctx, const MlcGExpr *bn, Bn *out) {
   int nd = out->rank - out->axis;
   if (nd > 32) return false;
   for (int i = 1; i < nd; i++) shape[i] = 1;
-  out->scale = new_data(ctx, t, shape, nd);
-  out->shift = new_data(ctx, t, shape, nd);
+  out->scale = mlc_tensor_data_new(ctx, t, shape, nd);
+  out->shift = mlc_tensor_data_new(ctx, t, shape, nd);
   for (int64_t i = 0; i < c; i++) {
     double s = get_f(g, i) / sqrt(get_f(var, i) + eps);
     set_f(out->scale, i, s);
@@ -186,8 +170,8 @@ static void plan_bn_block(MlcCtx *ctx, const MlcBindingBlock *blk, const MlcMap 
 
 static MlcGExpr *scaled_conv(MlcCtx *ctx, const Bn *b, MlcGExpr *conv) {
   const MlcTensorData *w = conv->call.args[1]->constant;
-  MlcTensorData *nw = new_data(ctx, w->dtype, w->shape, w->ndim);
-  int64_t per = numel(w) / w->shape[0];
+  MlcTensorData *nw = mlc_tensor_data_new(ctx, w->dtype, w->shape, w->ndim);
+  int64_t per = mlc_tensor_data_numel(w) / w->shape[0];
   for (int64_t o = 0; o < w->shape[0]; o++)
     for (int64_t k = 0; k < per; k++) set_f(nw, o * per + k, get_f(w, o * per + k) * get_f(b->scale, o));
   MlcGExpr **args = mlc_arena_dup(&ctx->arena, conv->call.args, sizeof *args * (size_t)conv->call.n);
@@ -295,13 +279,13 @@ MlcModule *mlc_pass_fold_batch_norm(MlcCtx *ctx, const MlcModule *m0) {
 /* ---- constants -------------------------------------------------------------------------- */
 
 /* the elements of the call's constant arguments (tuple fields included) */
-static int64_t const_numel(const MlcGExpr *call) {
+static int64_t const_mlc_tensor_data_numel(const MlcGExpr *call) {
   int64_t n = 0;
   for (int i = 0; i < call->call.n; i++) {
     const MlcGExpr *a = call->call.args[i];
-    if (a->kind == MLC_G_CONST) n += numel(a->constant);
+    if (a->kind == MLC_G_CONST) n += mlc_tensor_data_numel(a->constant);
     for (int j = 0; a->kind == MLC_G_TUPLE && j < a->tuple.n; j++)
-      if (a->tuple.fields[j]->kind == MLC_G_CONST) n += numel(a->tuple.fields[j]->constant);
+      if (a->tuple.fields[j]->kind == MLC_G_CONST) n += mlc_tensor_data_numel(a->tuple.fields[j]->constant);
   }
   return n;
 }
@@ -333,7 +317,7 @@ static bool const_binding(TfRw *rw, const MlcBinding *b, MlcGExpr *value) {
       tf_map(rw, b->var, value->call.args[0]);
       return true;
     }
-    int64_t cap = const_numel(value);
+    int64_t cap = const_mlc_tensor_data_numel(value);
     cap = cap < FOLD_MIN_NUMEL ? FOLD_MIN_NUMEL : cap > FOLD_MAX_NUMEL ? FOLD_MAX_NUMEL : cap;
     MlcGExpr *c = mlc_op_fold(rw->ctx, value, cap);
     if (c) {

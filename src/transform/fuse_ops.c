@@ -54,7 +54,8 @@ typedef struct Fuser {
   const MlcModule *m;
   Node *nodes;
   int n;
-  char *seen;
+  uint32_t *seen; /* == stamp: visited in the current walk */
+  uint32_t stamp;  /* a new walk takes a new stamp instead of clearing seen */
 } Fuser;
 
 /* ---- nodes ------------------------------------------------------------------------ */
@@ -158,8 +159,8 @@ typedef bool (*FuseCond)(MlcOpPattern kind, bool is_sink);
 
 /* every node on a path from src (exclusive) to sink (inclusive) passes cond */
 static bool path_ok(Fuser *f, int v, int sink, FuseCond cond) {
-  if (f->seen[v]) return true;
-  f->seen[v] = 1;
+  if (f->seen[v] == f->stamp) return true;
+  f->seen[v] = f->stamp;
   if (!cond(f->nodes[find(f, v)].gpat, v == sink)) return false;
   if (v == sink) return true;
   for (size_t k = 0; k < f->nodes[v].outs.len; k++)
@@ -168,7 +169,7 @@ static bool path_ok(Fuser *f, int v, int sink, FuseCond cond) {
 }
 
 static bool check_path(Fuser *f, int src, int sink, FuseCond cond) {
-  memset(f->seen, 0, (size_t)f->n);
+  f->stamp++;
   for (size_t k = 0; k < f->nodes[src].outs.len; k++)
     if (!path_ok(f, f->nodes[src].outs.data[k], sink, cond)) return false;
   return true;
@@ -183,15 +184,15 @@ static void join(Fuser *f, int v, int target) {
 }
 
 static void commit_(Fuser *f, int v, int sink, int target) {
-  if (f->seen[v]) return;
-  f->seen[v] = 1;
+  if (f->seen[v] == f->stamp) return;
+  f->seen[v] = f->stamp;
   join(f, v, target);
   if (v == sink) return;
   for (size_t k = 0; k < f->nodes[v].outs.len; k++) commit_(f, f->nodes[v].outs.data[k], sink, target);
 }
 
 static void commit(Fuser *f, int src, int sink) {
-  memset(f->seen, 0, (size_t)f->n);
+  f->stamp++;
   commit_(f, src, sink, find(f, sink));
 }
 
@@ -358,8 +359,9 @@ static bool plan_group(Fuser *f, Plan *p, int g, const MlcMap *index) {
 static bool plan_block(MlcCtx *ctx, const MlcModule *m, const MlcBindingBlock *blk, Plan *p) {
   if (!blk->dataflow || blk->n < 2) return true;
   Fuser f = {ctx, m, mlc_arena_array(&ctx->arena, (size_t)blk->n, sizeof(Node)), blk->n,
-             mlc_arena_array(&ctx->arena, (size_t)blk->n, 1)};
+             mlc_arena_array(&ctx->arena, (size_t)blk->n, sizeof(uint32_t)), 0};
   memset(f.nodes, 0, (size_t)blk->n * sizeof(Node));
+  memset(f.seen, 0, (size_t)blk->n * sizeof(uint32_t));
   build_nodes(&f, blk);
   post_dominators(&f);
   partition(&f);

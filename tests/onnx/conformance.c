@@ -111,15 +111,7 @@ static double element(const void *p, DLDataType t, int64_t i) {
 /* element i of IEEE half / bfloat16 data as a double */
 static double element16(const void *p, DLDataType t, int64_t i) {
   uint16_t h = ((const uint16_t *)p)[i];
-  if (t.code == kDLBfloat) {
-    uint32_t x = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &x, 4);
-    return f;
-  }
-  int sign = h >> 15, exp = (h >> 10) & 31, mant = h & 1023;
-  double v = exp == 0 ? ldexp(mant, -24) : exp == 31 ? (mant ? NAN : INFINITY) : ldexp(mant + 1024, exp - 25);
-  return sign ? -v : v;
+  return t.code == kDLBfloat ? mlc_bf16_to_f32(h) : mlc_f16_to_f32(h);
 }
 
 static Status compare(const DLTensor *got, const MlcTensorData *want, int k, char *reason, size_t cap) {

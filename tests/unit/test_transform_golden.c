@@ -18,13 +18,13 @@
  * each case prints the module it got (stderr), to make writing a case easy.
  * Arguments name cases to run only those. */
 #include <dirent.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "golden_case.h"
+#include "rand_util.h"
 #include "mlcc/interp.h"
 #include "mlcc/text.h"
 #include "mlcc/transform.h"
@@ -122,11 +122,10 @@ static bool roundtrips(Case *c, const MlcModule *m) {
 /* a tensor of the struct info's static shape and dtype, random values */
 typedef struct Tens { void *data; int ndim; int64_t shape[8]; MlcDType dt; int64_t n; } Tens;
 
-static uint64_t g_rng = 0x9e3779b97f4a7c15ull;
-
 static bool tens_new(Tens *t, const MlcSInfo *s, bool fill) {
   memset(t, 0, sizeof *t);
-  if (!s || s->kind != MLC_SINFO_TENSOR || s->tensor.ndim < 0 || s->tensor.ndim > 8) return false;
+  if (!s || s->kind != MLC_SINFO_TENSOR || s->tensor.ndim < 0 || s->tensor.ndim > 8 || !supported(s->tensor.dtype))
+    return false;
   t->ndim = s->tensor.ndim;
   t->dt = s->tensor.dtype;
   t->n = 1;
@@ -134,17 +133,8 @@ static bool tens_new(Tens *t, const MlcSInfo *s, bool fill) {
     if (!mlc_e_is_const_int(s->tensor.shape[d], &t->shape[d])) return false;
     t->n *= t->shape[d];
   }
-  size_t es = mlc_dtype_bytes(t->dt);
-  t->data = calloc((size_t)(t->n ? t->n : 1), es ? es : 1);
-  for (int64_t i = 0; fill && i < t->n; i++) {
-    g_rng = g_rng * 6364136223846793005ull + 1442695040888963407ull;
-    double u = (double)(g_rng >> 11) / 9007199254740992.0;
-    if (t->dt.code == MLC_TC_FLOAT && t->dt.bits == 32) ((float *)t->data)[i] = (float)(2 * u - 1);
-    else if (t->dt.code == MLC_TC_FLOAT && t->dt.bits == 64) ((double *)t->data)[i] = 2 * u - 1;
-    else if (t->dt.code == MLC_TC_INT && t->dt.bits == 32) ((int32_t *)t->data)[i] = (int32_t)(u * 16) - 8;
-    else if (t->dt.code == MLC_TC_INT && t->dt.bits == 64) ((int64_t *)t->data)[i] = (int64_t)(u * 16) - 8;
-    else return false;
-  }
+  t->data = calloc((size_t)(t->n ? t->n : 1), mlc_dtype_bytes(t->dt));
+  if (fill) fill_random(t->dt, t->data, (size_t)t->n);
   return true;
 }
 
@@ -215,10 +205,9 @@ static bool same_values(Case *c, const MlcPrimFunc *a, const MlcPrimFunc *b) {
   ok = mlc_interp_run(c->ctx, a, ia, n) && mlc_interp_run(c->ctx, b, ib, n);
   if (!ok) fail_ctx(c, "running the function before and after");
   Tens *x = &ta[n - 1], *y = &tb[n - 1];
-  for (int64_t i = 0; ok && i < x->n && x->dt.code == MLC_TC_FLOAT && x->dt.bits == 32; i++) {
-    float u = ((float *)x->data)[i], v = ((float *)y->data)[i];
-    if (!(fabsf(u - v) <= 1e-5f * (1 + fabsf(u)))) ok = fail(c, "%s: element %lld is %g, was %g", a->name, (long long)i, v, u);
-  }
+  RandDiff d;
+  if (ok && !same_buffer(x->dt, y->data, x->data, (size_t)x->n * mlc_dtype_bytes(x->dt), 1e-5, 1e-5, NULL, &d))
+    ok = fail(c, "%s: element %zu is %g, was %g", a->name, d.index, d.got, d.want);
   for (int i = 0; i < n; i++) free(ta[i].data), free(tb[i].data);
   return ok;
 }
