@@ -80,10 +80,10 @@ static inline bool need_rank(MlcOnnxNode *n, const MlcGExpr *x, int *rank) {
 
 #define X(op, since, fn) bool fn(MlcOnnxNode *n);
 MLC_ONNX_MORE_CONVERTERS(X)
-#include "onnx_conv_a.def"
-#include "onnx_conv_b.def"
-#include "onnx_conv_c.def"
-#include "onnx_conv_d.def"
+#include "onnx_math.def"
+#include "onnx_resize.def"
+#include "onnx_attention.def"
+#include "onnx_loss.def"
 #undef X
 
 #endif

@@ -202,10 +202,10 @@ static const Entry table[] = {
     {"Identity", 1, 99, conv_Identity},
 #define X(onnx, since, fn) {onnx, since, 99, fn},
     MLC_ONNX_MORE_CONVERTERS(X)
-#include "onnx_conv_a.def"
-#include "onnx_conv_b.def"
-#include "onnx_conv_c.def"
-#include "onnx_conv_d.def"
+#include "onnx_math.def"
+#include "onnx_resize.def"
+#include "onnx_attention.def"
+#include "onnx_loss.def"
 #undef X
 };
 

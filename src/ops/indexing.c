@@ -1,4 +1,4 @@
-/* shape2.c - the second wave's data-movement ops: nn.pad, tile,
+/* indexing.c - the second wave's data-movement ops: nn.pad, tile,
  * gather_elements, scatter_elements and one_hot.
  *
  * Like manip.c, each is one compute whose element reads are chosen by index

@@ -1,4 +1,4 @@
-/* nn2.c - nn.conv2d_transpose and image.resize2d (also resize2d_scaled):
+/* resize.c - nn.conv2d_transpose and image.resize2d (also resize2d_scaled):
  * struct-info inference and TE definitions, NCHW only.
  *
  * conv2d_transpose is written as the gather it is: output position o of a

@@ -1,4 +1,4 @@
-/* reduce2.c - the second wave's reductions and scans: argmax / argmin, prod,
+/* reduce_scan.c - the second wave's reductions and scans: argmax / argmin, prod,
  * cumsum / cumprod, and the triangle masks tril / triu.
  *
  * The TE has sum, max and min reductions only, so:

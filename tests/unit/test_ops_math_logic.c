@@ -1,4 +1,4 @@
-/* test_ops_wave_a.c - the second wave's elementwise ops (rounding, sign,
+/* test_ops_math_logic.c - the second wave's elementwise ops (rounding, sign,
  * trigonometric and hyperbolic functions, NaN / infinity tests, logic, bit
  * operations, shifts, remainders) and reductions / scans (argmax, argmin,
  * prod, cumsum, cumprod, tril, triu): struct info as text, the legalized

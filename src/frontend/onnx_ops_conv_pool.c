@@ -1,4 +1,4 @@
-/* onnx_ops_nn.c - converters of ONNX's linear algebra, convolution,
+/* onnx_ops_conv_pool.c - converters of ONNX's linear algebra, convolution,
  * pooling, normalization, softmax and reduction ops onto the registry's
  * ops (2-D NCHW convolution and pooling; the rest by rank). */
 #include <string.h>

@@ -1,4 +1,4 @@
-/* onnx_ops_a.c - converters of the second wave: logical and bitwise ops,
+/* onnx_ops_math.c - converters of the second wave: logical and bitwise ops,
  * rounding, sign, trigonometric and hyperbolic functions, Mod, IsNaN /
  * IsInf, ArgMax / ArgMin, ReduceProd, CumSum, Trilu, Hardmax, and the
  * activations composed of elementwise ops (Shrink, ThresholdedRelu, Celu,

@@ -1,4 +1,4 @@
-/* onnx_ops_b.c - converters of the second wave: padding, tiling, element
+/* onnx_ops_resize.c - converters of the second wave: padding, tiling, element
  * gathers and scatters, one-hot, transposed convolution, resizing, the
  * depth/space shuffles, and normalizations and pools composed from
  * registry ops (instance, group, RMS, Lp, mean-variance, LRN, Lp pools).

@@ -1,4 +1,4 @@
-/* nn.c - matmul, nn.linear, nn.conv2d and the 2-D pools (max, avg,
+/* conv_pool.c - matmul, nn.linear, nn.conv2d and the 2-D pools (max, avg,
  * adaptive avg): struct-info inference and TE definitions.
  *
  * Convolution and pooling share one description of a sliding window (Win:

@@ -1,4 +1,4 @@
-/* test_ops_wave_b.c - the second wave's ops (src/ops/shape2.c, nn2.c):
+/* test_ops_indexing.c - the second wave's ops (src/ops/shape2.c, nn2.c):
  * nn.pad, tile, gather_elements, scatter_elements, one_hot,
  * nn.conv2d_transpose and image.resize2d(_scaled).  For each: the inferred
  * struct info prints as expected, refused inputs name the op and what was

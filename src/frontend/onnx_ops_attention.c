@@ -1,4 +1,4 @@
-/* onnx_ops_attn.c - converters of ONNX's Attention (opset 23/24) and
+/* onnx_ops_attention.c - converters of ONNX's Attention (opset 23/24) and
  * RotaryEmbedding (opset 23), composed of registry ops.
  *
  * Both follow the order of operations of ONNX's own function bodies, so
