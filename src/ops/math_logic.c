@@ -1,4 +1,4 @@
-/* math_logic.c - the second wave of elementwise ops: rounding, sign,
+/* math_logic.c - the elementwise ops beyond arithmetic: rounding, sign,
  * trigonometric and hyperbolic functions, NaN / infinity tests, logical and
  * bitwise ops, shifts, and the two remainders (floor_mod, mod).
  *

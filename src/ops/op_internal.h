@@ -1,8 +1,11 @@
-/* op_internal.h - what the op families (elemwise.c, reduce.c, nn.c,
- * manip.c, builtin.c) share: the declarations of every infer/te function the
- * table names, and helpers for reading arguments and reporting errors.
- * registry.c owns the table, argument matching and mlc_op_to_prim_func;
- * common.c owns the helpers. */
+/* op_internal.h - what the op families (one source file per subject, each
+ * with a table of the same name: elemwise.c, math_logic.c, linalg.c,
+ * conv_pool.c, conv_transpose.c, reduce.c, reduce_scan.c, manip.c,
+ * pad_tile.c, indexing.c, trilu.c, resize.c, builtin.c; ops.def lists them)
+ * share: the declarations of every infer/te function the table names, and
+ * helpers for reading arguments and reporting errors.  registry.c owns the
+ * table, argument matching and mlc_op_to_prim_func; common.c owns the
+ * helpers. */
 #ifndef MLCC_OPS_OP_INTERNAL_H
 #define MLCC_OPS_OP_INTERNAL_H
 
@@ -40,7 +43,6 @@ bool mlc_op_te_strided_slice(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, M
 bool mlc_op_te_take(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_broadcast_to(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 
-/* second wave */
 bool mlc_op_te_unary2(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_binary2(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_argreduce(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);

@@ -1,5 +1,5 @@
-/* reduce_scan.c - the second wave's reductions and scans: argmax / argmin, prod,
- * cumsum / cumprod, and the triangle masks tril / triu.
+/* reduce_scan.c - the reductions the TE cannot write as one (argmax /
+ * argmin, prod) and the scans (cumsum / cumprod).
  *
  * The TE has sum, max and min reductions only, so:
  *  - argmax is two reductions: the max along the axis, then the least (or,
@@ -15,7 +15,7 @@
 #include "mlcc/arith.h"
 #include "ops/op_internal.h"
 
-#define R2_MAX_NDIM 16
+#define SCAN_MAX_NDIM 16
 
 static MlcExpr **earr(MlcCtx *ctx, int n) {
   return mlc_arena_array(&ctx->arena, (size_t)(n > 0 ? n : 1), sizeof(MlcExpr *));
@@ -31,7 +31,7 @@ static bool one_out(MlcTeTensor *t, MlcTeTensor **outs, int *n_outs) {
 }
 
 static bool check_rank(MlcCtx *ctx, const MlcOpArgs *a, int ndim) {
-  if (ndim > R2_MAX_NDIM) return mlc_op_fail(ctx, a, "rank %d is over the supported %d", ndim, R2_MAX_NDIM);
+  if (ndim > SCAN_MAX_NDIM) return mlc_op_fail(ctx, a, "rank %d is over the supported %d", ndim, SCAN_MAX_NDIM);
   return true;
 }
 
@@ -163,7 +163,7 @@ static MlcTeTensor *prod_axis(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor *t, i
 
 /* the reduced axes from attribute "axis" (absent or None: all) */
 static bool prod_axes(MlcCtx *ctx, const MlcOpArgs *a, int ndim, bool *on) {
-  memset(on, 0, (size_t)R2_MAX_NDIM * sizeof *on);
+  memset(on, 0, (size_t)SCAN_MAX_NDIM * sizeof *on);
   if (!check_rank(ctx, a, ndim)) return false;
   int p = mlc_op_param(a, "axis");
   const MlcAttrValue *v = p >= 0 ? a->attr[p] : NULL;
@@ -171,10 +171,10 @@ static bool prod_axes(MlcCtx *ctx, const MlcOpArgs *a, int ndim, bool *on) {
     for (int d = 0; d < ndim; d++) on[d] = true;
     return true;
   }
-  int64_t vals[R2_MAX_NDIM];
+  int64_t vals[SCAN_MAX_NDIM];
   int n;
   bool present;
-  if (!mlc_op_attr_ints(ctx, a, "axis", vals, R2_MAX_NDIM, &n, &present)) return false;
+  if (!mlc_op_attr_ints(ctx, a, "axis", vals, SCAN_MAX_NDIM, &n, &present)) return false;
   for (int i = 0; i < n; i++) {
     int d;
     if (!mlc_op_axis(ctx, a, vals[i], ndim, &d)) return false;
@@ -187,7 +187,7 @@ static bool prod_axes(MlcCtx *ctx, const MlcOpArgs *a, int ndim, bool *on) {
 bool mlc_op_te_prod(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_in, MlcTeTensor **outs,
                     int *n_outs) {
   MlcTeTensor *t = in[0];
-  bool on[R2_MAX_NDIM], keep;
+  bool on[SCAN_MAX_NDIM], keep;
   if (!prod_axes(ctx, a, t->ndim, on) || !mlc_op_attr_bool(ctx, a, "keepdims", false, &keep)) return false;
   int nd = t->ndim;
   for (int d = 0; d < nd && t; d++)
@@ -325,24 +325,4 @@ bool mlc_op_te_cumulative(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int
   if (!x) return false;
   bool is_sum = strcmp(a->op->name, "cumsum") == 0;
   return one_out(is_sum ? cumsum(ctx, x, &o) : cumprod(ctx, a, x, &o), outs, n_outs);
-}
-
-/* ======================================================================== */
-/* tril, triu                                                               */
-/* ======================================================================== */
-
-/* x where column - row <= k (tril) / >= k (triu) over the last two dims, else 0 */
-bool mlc_op_te_trilu(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_in, MlcTeTensor **outs,
-                     int *n_outs) {
-  const MlcTeTensor *x = in[0];
-  int64_t k;
-  if (x->ndim < 2) return mlc_op_fail(ctx, a, "x must have at least 2 dims, got %d", x->ndim);
-  if (!mlc_op_attr_int(ctx, a, "k", 0, &k)) return false;
-  MlcExpr **axes = earr(ctx, x->ndim);
-  mlc_op_axes(ctx, x->ndim, axes);
-  MlcExpr *diff = mlc_e_bin(ctx, MLC_BIN_SUB, axes[x->ndim - 1], axes[x->ndim - 2]);
-  bool lower = strcmp(a->op->name, "tril") == 0;
-  MlcExpr *keep = mlc_e_bin(ctx, lower ? MLC_BIN_LE : MLC_BIN_GE, diff, i64(ctx, k));
-  MlcExpr *body = mlc_e_select(ctx, keep, mlc_te_read(ctx, x, axes, x->ndim), mlc_op_const(ctx, x->dtype, 0));
-  return one_out(mlc_te_compute(ctx, a->op->name, x->shape, x->ndim, axes, body), outs, n_outs);
 }
