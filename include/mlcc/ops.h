@@ -1,10 +1,12 @@
 /* ops.h - the op registry: for each graph op, its signature, its struct-info
  * inference, its tensor-expression definition and its fusion kind.
  *
- * The ops are declared once, in src/ops/ops.def (an X-macro table); names are
- * the field's (`add`, `nn.relu`, `nn.conv2d`, `permute_dims`, ...), so a
- * graph function written as `R.nn.conv2d(x, w, strides=[2, 2])` in TVMScript
- * reaches the op "nn.conv2d".
+ * The ops are declared once, in X-macro tables: one per subject beside its
+ * source file (src/ops/elemwise.def, conv_pool.def, ...), all listed in
+ * src/ops/ops.def.  Names are the field's (`add`, `nn.relu`, `nn.conv2d`,
+ * `permute_dims`, ...), so a graph function written as
+ * `R.nn.conv2d(x, w, strides=[2, 2])` in TVMScript reaches the op
+ * "nn.conv2d".
  *
  * A call's arguments are matched to the op's declared parameters the way the
  * field's Python signature would match them: positionally, then by keyword

@@ -1,13 +1,16 @@
 /* onnx_convert.h - what the converter families share: small builders over
- * the node's inputs, constants, and the list of converters defined outside
- * onnx_ops.c (X(op type, first opset, function)), which onnx_ops.c puts in
- * its table. */
+ * the node's inputs, constants, and the declarations of the converters
+ * defined outside onnx_ops.c (listed in onnx_ops.def), which onnx_ops.c
+ * puts in its table. */
 #ifndef MLCC_FRONTEND_ONNX_CONVERT_H
 #define MLCC_FRONTEND_ONNX_CONVERT_H
 
 #include "onnx_internal.h"
 
 #define MLC_I64_T MLC_DT(MLC_TC_INT, 64, 1)
+
+/* the most dims a converter handles (arrays of axes, pads, dims are this long) */
+#define MLC_ONNX_MAX_RANK 32
 
 /* ---- onnx_util.c -------------------------------------------------------------------- */
 /* a 0-d constant of dtype t / a 1-d int64 constant */
@@ -51,39 +54,8 @@ static inline bool need_rank(MlcOnnxNode *n, const MlcGExpr *x, int *rank) {
 }
 
 /* ---- the converters outside onnx_ops.c ------------------------------------------------ */
-#define MLC_ONNX_MORE_CONVERTERS(X)                                                  \
-  X("MatMul", 1, mlc_onnx__conv_matmul) X("Gemm", 1, mlc_onnx__conv_gemm)            \
-  X("Conv", 1, mlc_onnx__conv_conv) X("MaxPool", 1, mlc_onnx__conv_maxpool)          \
-  X("AveragePool", 1, mlc_onnx__conv_avgpool)                                        \
-  X("GlobalAveragePool", 1, mlc_onnx__conv_global_avgpool)                           \
-  X("GlobalMaxPool", 1, mlc_onnx__conv_global_maxpool)                               \
-  X("BatchNormalization", 1, mlc_onnx__conv_batchnorm)                               \
-  X("LayerNormalization", 17, mlc_onnx__conv_layernorm)                              \
-  X("Softmax", 1, mlc_onnx__conv_softmax) X("LogSoftmax", 1, mlc_onnx__conv_logsoftmax) \
-  X("ReduceSum", 1, mlc_onnx__conv_reduce_sum) X("ReduceMean", 1, mlc_onnx__conv_reduce_mean) \
-  X("ReduceMax", 1, mlc_onnx__conv_reduce_max) X("ReduceMin", 1, mlc_onnx__conv_reduce_min) \
-  X("ReduceL1", 1, mlc_onnx__conv_reduce_l1) X("ReduceL2", 1, mlc_onnx__conv_reduce_l2) \
-  X("ReduceSumSquare", 1, mlc_onnx__conv_reduce_sumsquare)                           \
-  X("ReduceLogSum", 1, mlc_onnx__conv_reduce_logsum)                                 \
-  X("ReduceLogSumExp", 1, mlc_onnx__conv_reduce_logsumexp)                           \
-  X("Reshape", 5, mlc_onnx__conv_reshape) X("Flatten", 1, mlc_onnx__conv_flatten)    \
-  X("Transpose", 1, mlc_onnx__conv_transpose) X("Squeeze", 1, mlc_onnx__conv_squeeze) \
-  X("Unsqueeze", 1, mlc_onnx__conv_unsqueeze) X("Concat", 4, mlc_onnx__conv_concat)  \
-  X("Split", 2, mlc_onnx__conv_split) X("Slice", 10, mlc_onnx__conv_slice)           \
-  X("Gather", 1, mlc_onnx__conv_gather) X("Expand", 8, mlc_onnx__conv_expand)        \
-  X("Shape", 1, mlc_onnx__conv_shape) X("Size", 1, mlc_onnx__conv_size)              \
-  X("Constant", 1, mlc_onnx__conv_constant)                                          \
-  X("ConstantOfShape", 9, mlc_onnx__conv_constant_of_shape)                          \
-  X("Range", 11, mlc_onnx__conv_range) X("Cast", 6, mlc_onnx__conv_cast)             \
-  X("CastLike", 15, mlc_onnx__conv_castlike) X("Dropout", 1, mlc_onnx__conv_dropout) \
-  X("Clip", 6, mlc_onnx__conv_clip)
-
 #define X(op, since, fn) bool fn(MlcOnnxNode *n);
-MLC_ONNX_MORE_CONVERTERS(X)
-#include "onnx_math.def"
-#include "onnx_resize.def"
-#include "onnx_attention.def"
-#include "onnx_loss.def"
+#include "onnx_ops.def"
 #undef X
 
 #endif

@@ -3,8 +3,9 @@
  *
  * The table lists each op type once with the opset range its converter
  * understands; the importer asks mlc_onnx__converter for the node's op type
- * at the model's opset.  Families with more to say (shapes, NN ops,
- * reductions) live in onnx_ops_*.c. */
+ * at the model's opset.  Families with more to say live in one
+ * onnx_ops_<subject>.c each, their converters listed in onnx_<subject>.def
+ * (onnx_ops.def includes them all). */
 #include <string.h>
 
 #include "onnx_convert.h"
@@ -201,11 +202,7 @@ static const Entry table[] = {
     {"Gelu", 20, 99, conv_Gelu},
     {"Identity", 1, 99, conv_Identity},
 #define X(onnx, since, fn) {onnx, since, 99, fn},
-    MLC_ONNX_MORE_CONVERTERS(X)
-#include "onnx_math.def"
-#include "onnx_resize.def"
-#include "onnx_attention.def"
-#include "onnx_loss.def"
+#include "onnx_ops.def"
 #undef X
 };
 

@@ -18,7 +18,6 @@
 
 #include "onnx_convert.h"
 
-#define MAX_RANK 32
 
 
 /* ---- small builders (NULL in, NULL out, so chains check once) ---------------------------------- */
@@ -143,7 +142,7 @@ static bool read_attrs(MlcOnnxNode *n, Attn *a) {
 
 /* x of rank 3 (B, S, heads * size) as (B, heads, S, size); rank 4 as is */
 static MlcGExpr *to_heads(MlcOnnxNode *n, MlcGExpr *x, const char *what, bool is_3d, int64_t heads, int64_t *dims4) {
-  int64_t dims[MAX_RANK];
+  int64_t dims[MLC_ONNX_MAX_RANK];
   int rank;
   if (!static_dims(n, x, what, 3, 4, dims, &rank)) return NULL;
   if ((rank == 3) != is_3d) return mlc_onnx__node_fail(n, "Q, K and V must have one rank"), NULL;
@@ -162,7 +161,7 @@ static MlcGExpr *to_heads(MlcOnnxNode *n, MlcGExpr *x, const char *what, bool is
 
 /* past (B, H, P, size) in front of x along the sequence; *len grows by P */
 static MlcGExpr *with_past(MlcOnnxNode *n, MlcGExpr *x, MlcGExpr *past, const char *what, const int64_t *xd, int64_t *len) {
-  int64_t pd[MAX_RANK];
+  int64_t pd[MLC_ONNX_MAX_RANK];
   int rank;
   if (!past) return x;
   if (!static_dims(n, past, what, 4, 4, pd, &rank)) return NULL;
@@ -200,7 +199,7 @@ static bool read_inputs(MlcOnnxNode *n, Attn *a) {
 
 /* the mask as 0 / -inf (bool) or as given (float), in T, its keys padded to l with -inf */
 static MlcGExpr *mask_bias(MlcOnnxNode *n, const Attn *a, MlcGExpr *mask) {
-  int64_t dims[MAX_RANK];
+  int64_t dims[MLC_ONNX_MAX_RANK];
   int rank;
   if (!static_dims(n, mask, "attn_mask", 1, 4, dims, &rank)) return NULL;
   MlcDType mt = mlc_onnx__dtype_of(mask);
@@ -252,7 +251,7 @@ static bool build_bias(MlcOnnxNode *n, const Attn *a, MlcGExpr **bias) {
   MlcGExpr *mask = opt_input(n, 3), *nonpad = opt_input(n, 6), *b = NULL;
   *bias = NULL;
   if (nonpad) {
-    int64_t nd[MAX_RANK];
+    int64_t nd[MLC_ONNX_MAX_RANK];
     int rank;
     if (!static_dims(n, nonpad, "nonpad_kv_seqlen", 1, 1, nd, &rank)) return false;
     if (nd[0] != a->batch) return mlc_onnx__node_fail(n, "nonpad_kv_seqlen has %lld values, the batch is %lld", (long long)nd[0], (long long)a->batch);
@@ -352,7 +351,7 @@ static MlcGExpr *rope_input(MlcOnnxNode *n, MlcGExpr *x, int rank, const int64_t
 
 /* cache rows for each position as (B, S, 1, rot / 2) */
 static MlcGExpr *rope_cache(MlcOnnxNode *n, const Rope *r, MlcGExpr *cache, MlcGExpr *pos, const char *what) {
-  int64_t cd[MAX_RANK], axis = 2;
+  int64_t cd[MLC_ONNX_MAX_RANK], axis = 2;
   int rank;
   if (!static_dims(n, cache, what, 2, 3, cd, &rank)) return NULL;
   if (cd[rank - 1] != r->rot / 2)
@@ -387,7 +386,7 @@ bool mlc_onnx__conv_rotary_embedding(MlcOnnxNode *n) {
   MlcGExpr *x = mlc_onnx__input(n, 0), *cos_c = mlc_onnx__input(n, 1), *sin_c = mlc_onnx__input(n, 2);
   MlcGExpr *pos = opt_input(n, 3);
   Rope r = {0};
-  int64_t xd[MAX_RANK];
+  int64_t xd[MLC_ONNX_MAX_RANK];
   int rank;
   if (!x || !cos_c || !sin_c || !static_dims(n, x, "input", 3, 4, xd, &rank) ||
       !mlc_onnx__attr_int(n, "interleaved", 0, &r.interleaved) || !mlc_onnx__attr_int(n, "rotary_embedding_dim", 0, &r.rot))

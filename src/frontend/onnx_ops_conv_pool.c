@@ -1,42 +1,39 @@
-/* onnx_ops_conv_pool.c - converters of ONNX's linear algebra, convolution,
- * pooling, normalization, softmax and reduction ops onto the registry's
- * ops (2-D NCHW convolution and pooling; the rest by rank). */
+/* onnx_ops_conv_pool.c - converters of ONNX's convolutions and pools (Conv,
+ * ConvTranspose, MaxPool, AveragePool, the global pools, LpPool and
+ * GlobalLpPool) onto the registry's 2-D NCHW ops; 1-D windows are lifted
+ * to 2-D, 3-D ones are refused. */
+#include <math.h>
 #include <string.h>
 
 #include "onnx_convert.h"
 
-#define MAX_RANK 32
+/* the node's optional input i, NULL when omitted */
+static MlcGExpr *opt_input(MlcOnnxNode *n, int i) { return i < n->n_in ? n->in[i] : NULL; }
 
-
-/* ---- matmul, gemm ------------------------------------------------------------------------- */
-
-bool mlc_onnx__conv_matmul(MlcOnnxNode *n) {
-  return (n->out[0] = mlc_onnx__emit2(n, "matmul", mlc_onnx__input(n, 0), mlc_onnx__input(n, 1))) != NULL;
+static MlcGExpr *emit_ints(MlcOnnxNode *n, const char *op, MlcGExpr *x, const char *key, const int64_t *v, int k) {
+  MlcAttr a = attr(key, mlc_onnx__av_ints(n->im->ctx, v, k));
+  return x ? mlc_onnx__emit_attrs(n, op, &x, 1, 1, &a) : NULL;
 }
 
-static MlcGExpr *transpose2d(MlcOnnxNode *n, MlcGExpr *x) {
-  int64_t perm[2] = {1, 0};
-  MlcAttr a = attr("axes", mlc_onnx__av_ints(n->im->ctx, perm, 2));
-  return mlc_onnx__emit_attrs(n, "permute_dims", &x, 1, 1, &a);
+/* mean (or sum, ...) of x over axes, keeping dims */
+static MlcGExpr *reduce_keep(MlcOnnxNode *n, const char *op, MlcGExpr *x, const int64_t *axes, int k) {
+  MlcAttr a[2] = {attr("axis", mlc_onnx__av_ints(n->im->ctx, axes, k)), attr("keepdims", av_bool(true))};
+  return x ? mlc_onnx__emit_attrs(n, op, &x, 1, 2, a) : NULL;
 }
 
-bool mlc_onnx__conv_gemm(MlcOnnxNode *n) {
-  MlcGExpr *a = mlc_onnx__input(n, 0), *b = mlc_onnx__input(n, 1);
-  int64_t ta, tb;
-  double alpha, beta;
-  if (!a || !b || !mlc_onnx__attr_int(n, "transA", 0, &ta) || !mlc_onnx__attr_int(n, "transB", 0, &tb) ||
-      !mlc_onnx__attr_float(n, "alpha", 1.0, &alpha) || !mlc_onnx__attr_float(n, "beta", 1.0, &beta))
-    return false;
-  if (ta) a = transpose2d(n, a);
-  if (tb && a) b = transpose2d(n, b);
-  MlcGExpr *y = a && b ? mlc_onnx__emit2(n, "matmul", a, b) : NULL;
-  if (y && alpha != 1.0) y = mlc_onnx__emit2(n, "multiply", y, mlc_onnx__scalar_like(n, y, alpha));
-  if (y && n->n_in > 2 && n->in[2]) {
-    MlcGExpr *c = n->in[2];
-    if (beta != 1.0) c = mlc_onnx__emit2(n, "multiply", c, mlc_onnx__scalar_like(n, c, beta));
-    y = c ? mlc_onnx__emit2(n, "add", y, c) : NULL;
-  }
-  return (n->out[0] = y) != NULL;
+static MlcGExpr *binop(MlcOnnxNode *n, const char *op, MlcGExpr *x, MlcGExpr *y) {
+  return x && y ? mlc_onnx__emit2(n, op, x, y) : NULL;
+}
+
+static MlcGExpr *with_scalar(MlcOnnxNode *n, const char *op, MlcGExpr *x, double v) {
+  return x ? binop(n, op, x, mlc_onnx__scalar_like(n, x, v)) : NULL;
+}
+
+/* v of shape (C,) as (C, 1, ..., 1) against a rank-`rank` NC... tensor */
+static MlcGExpr *per_channel(MlcOnnxNode *n, MlcGExpr *v, int rank) {
+  int64_t axes[MLC_ONNX_MAX_RANK];
+  for (int i = 0; i < rank - 2; i++) axes[i] = i + 1;
+  return rank > 2 ? emit_ints(n, "expand_dims", v, "axis", axes, rank - 2) : v;
 }
 
 /* ---- convolution and pooling --------------------------------------------------------------- */
@@ -168,7 +165,7 @@ static bool global_pool(MlcOnnxNode *n, const char *op) {
   int rank;
   if (!x || !need_rank(n, x, &rank)) return false;
   if (rank < 3) return mlc_onnx__node_fail(n, "expects rank 3 or more");
-  int64_t axes[MAX_RANK];
+  int64_t axes[MLC_ONNX_MAX_RANK];
   for (int i = 2; i < rank; i++) axes[i - 2] = i;
   MlcAttr a[2] = {attr("axis", mlc_onnx__av_ints(n->im->ctx, axes, rank - 2)), attr("keepdims", av_bool(true))};
   return (n->out[0] = mlc_onnx__emit_attrs(n, op, &x, 1, 2, a)) != NULL;
@@ -177,145 +174,130 @@ static bool global_pool(MlcOnnxNode *n, const char *op) {
 bool mlc_onnx__conv_global_avgpool(MlcOnnxNode *n) { return global_pool(n, "mean"); }
 bool mlc_onnx__conv_global_maxpool(MlcOnnxNode *n) { return global_pool(n, "max"); }
 
-/* ---- normalization and softmax --------------------------------------------------------------- */
+/* ---- ConvTranspose ------------------------------------------------------------------------------ */
 
-bool mlc_onnx__conv_batchnorm(MlcOnnxNode *n) {
-  double eps;
-  int64_t training = 0;
-  if (!mlc_onnx__attr_float(n, "epsilon", 1e-5, &eps) || !mlc_onnx__attr_int(n, "training_mode", 0, &training))
-    return false;
-  if (training || n->n_out > 1) return mlc_onnx__node_fail(n, "training mode (running statistics outputs) is not supported");
-  MlcGExpr *args[5];
-  for (int i = 0; i < 5; i++)
-    if (!(args[i] = mlc_onnx__input(n, i))) return false;
-  MlcAttr a[2] = {attr("axis", mlc_onnx__av_int(1)), attr("epsilon", mlc_onnx__av_float(eps))};
-  MlcGExpr *t = mlc_onnx__emit_attrs(n, "nn.batch_norm", args, 5, 2, a);
-  return (n->out[0] = mlc_onnx__item(n, t, 0)) != NULL;
-}
-
-static bool wants_output(const MlcOnnxNode *n, int i) {
-  return i < n->n_out && n->proto->output[i] && *n->proto->output[i];
-}
-
-/* LayerNormalization's optional Mean and InvStdDev outputs, kept-dims
- * shaped, in the stash_type precision and by the formula of its function
- * body: 1 / sqrt(E[x^2] - E[x]^2 + epsilon) */
-static bool layernorm_stats(MlcOnnxNode *n, MlcGExpr *x, const int64_t *axes, int k, double eps) {
-  MlcCtx *ctx = n->im->ctx;
-  int64_t stash;
-  MlcDType t;
-  if (!mlc_onnx__attr_int(n, "stash_type", 1, &stash)) return false;
-  if (!mlc_onnx__dtype((int32_t)stash, &t) || !mlc_dtype_is_float(t))
-    return mlc_onnx__node_fail(n, "stash_type %s is not supported", mlc_onnx__dtype_name((int32_t)stash));
-  if (!mlc_dtype_eq(t, mlc_onnx__dtype_of(x))) {
-    MlcAttr c = attr("dtype", mlc_onnx__av_dtype(t));
-    if (!(x = mlc_onnx__emit_attrs(n, "astype", &x, 1, 1, &c))) return false;
-  }
-  MlcAttr a[2] = {attr("axis", mlc_onnx__av_ints(ctx, axes, k)), attr("keepdims", av_bool(true))};
-  MlcGExpr *mean = mlc_onnx__emit_attrs(n, "mean", &x, 1, 2, a);
-  if (!mean) return false;
-  n->out[1] = mean;
-  if (!wants_output(n, 2)) return true;
-  MlcGExpr *sq = mlc_onnx__emit2(n, "multiply", x, x);
-  MlcGExpr *msq = sq ? mlc_onnx__emit_attrs(n, "mean", &sq, 1, 2, a) : NULL;
-  MlcGExpr *var = mlc_onnx__emit2(n, "subtract", msq, mlc_onnx__emit2(n, "multiply", mean, mean));
-  MlcGExpr *sd = mlc_onnx__emit1(n, "sqrt", mlc_onnx__emit2(n, "add", var, mlc_onnx__scalar_like(n, mean, eps)));
-  return (n->out[2] = mlc_onnx__emit2(n, "divide", mlc_onnx__scalar_like(n, mean, 1.0), sd)) != NULL;
-}
-
-bool mlc_onnx__conv_layernorm(MlcOnnxNode *n) {
-  MlcCtx *ctx = n->im->ctx;
-  MlcGExpr *x = mlc_onnx__input(n, 0), *scale = mlc_onnx__input(n, 1);
-  int64_t axis;
-  double eps;
-  int rank;
-  if (!x || !scale || !need_rank(n, x, &rank) || !mlc_onnx__attr_int(n, "axis", -1, &axis) ||
-      !mlc_onnx__attr_float(n, "epsilon", 1e-5, &eps))
-    return false;
-  if (rank > MAX_RANK) return mlc_onnx__node_fail(n, "inputs of rank over %d are not supported", MAX_RANK);
-  if (axis < -rank || axis >= rank)
-    return mlc_onnx__node_fail(n, "axis %lld is out of range for rank %d", (long long)axis, rank);
-  if (axis < 0) axis += rank;
-  int64_t axes[MAX_RANK];
-  for (int i = (int)axis; i < rank; i++) axes[i - axis] = i;
-  if ((wants_output(n, 1) || wants_output(n, 2)) && !layernorm_stats(n, x, axes, rank - (int)axis, eps)) return false;
-  MlcGExpr *bias = n->n_in > 2 ? n->in[2] : NULL;
-  if (!bias) {
-    MlcGExpr *zero = mlc_onnx__scalar_like(n, scale, 0);
-    bias = mlc_onnx__emit2(n, "multiply", scale, zero);
-    if (!bias) return false;
-  }
-  MlcGExpr *args[3] = {x, scale, bias};
-  MlcAttr a[2] = {attr("axes", mlc_onnx__av_ints(ctx, axes, rank - (int)axis)), attr("epsilon", mlc_onnx__av_float(eps))};
-  return (n->out[0] = mlc_onnx__emit_attrs(n, "nn.layer_norm", args, 3, 2, a)) != NULL;
-}
-
-static bool softmax(MlcOnnxNode *n, const char *op) {
-  MlcGExpr *x = mlc_onnx__input(n, 0);
-  int64_t axis;
-  int rank;
-  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__attr_int(n, "axis", n->opset >= 13 ? -1 : 1, &axis)) return false;
-  if (axis < 0) axis += rank;
-  MlcAttr a = attr("axis", mlc_onnx__av_int(n->opset >= 13 ? axis : -1));
-  if (n->opset >= 13 || axis == rank - 1) {
-    if (n->opset < 13) a = attr("axis", mlc_onnx__av_int(rank - 1));
-    return (n->out[0] = mlc_onnx__emit_attrs(n, op, &x, 1, 1, &a)) != NULL;
-  }
-  /* before opset 13 the input is seen as 2-D: [prod(:axis), prod(axis:)] */
-  int64_t dims[MAX_RANK], rows = 1, cols = 1;
-  for (int i = 0; i < rank; i++) {
-    if (!mlc_onnx__const_dim(x, i, &dims[i])) return mlc_onnx__node_fail(n, "a symbolic shape is not supported here");
-    if (i < axis) rows *= dims[i];
-    else cols *= dims[i];
-  }
-  int64_t flat[2] = {rows, cols};
-  MlcAttr r1 = attr("shape", mlc_onnx__av_ints(n->im->ctx, flat, 2));
-  MlcGExpr *x2 = mlc_onnx__emit_attrs(n, "reshape", &x, 1, 1, &r1);
-  MlcGExpr *y2 = x2 ? mlc_onnx__emit_attrs(n, op, &x2, 1, 1, &a) : NULL;
-  MlcAttr r2 = attr("shape", mlc_onnx__av_ints(n->im->ctx, dims, rank));
-  return y2 && (n->out[0] = mlc_onnx__emit_attrs(n, "reshape", &y2, 1, 1, &r2)) != NULL;
-}
-
-bool mlc_onnx__conv_softmax(MlcOnnxNode *n) { return softmax(n, "nn.softmax"); }
-bool mlc_onnx__conv_logsoftmax(MlcOnnxNode *n) { return softmax(n, "nn.log_softmax"); }
-
-/* ---- reductions ----------------------------------------------------------------------------- */
-
-typedef enum { PRE_NONE, PRE_ABS, PRE_SQUARE, PRE_EXP } Pre;
-typedef enum { POST_NONE, POST_SQRT, POST_LOG } Post;
-
-/* op(pre(x)) over the node's axes, then post; axes moved from an attribute
- * to an input at opset 13 for ReduceSum and 18 for the others */
-static bool reduce(MlcOnnxNode *n, const char *op, Pre pre, Post post) {
-  MlcGExpr *x = mlc_onnx__input(n, 0);
-  int64_t axes[MAX_RANK], keepdims, noop;
+/* a 2-element attribute, or dflt for both when absent */
+static bool pair_attr(MlcOnnxNode *n, const char *name, int64_t dflt, int64_t *out) {
+  int64_t v[8];
   int k;
-  int64_t since = !strcmp(op, "sum") && pre == PRE_NONE && post == POST_NONE ? 13 : 18;
-  if (!x || !mlc_onnx__ints_attr_or_input(n, "axes", since, 1, axes, MAX_RANK, &k) ||
-      !mlc_onnx__attr_int(n, "keepdims", 1, &keepdims) || !mlc_onnx__attr_int(n, "noop_with_empty_axes", 0, &noop))
-    return false;
-  if (k <= 0 && noop) {
-    n->out[0] = x;
-    return true;
+  if (!mlc_onnx__attr_ints(n, name, v, 8, &k)) return false;
+  if (k < 0) return out[0] = out[1] = dflt, true;
+  if (k != 2) return mlc_onnx__node_fail(n, "%s: windows other than 2-D are not supported", name);
+  out[0] = v[0], out[1] = v[1];
+  return true;
+}
+
+/* pads and output_padding from output_shape or auto_pad, as ONNX's
+ * reference derives them */
+static bool tconv_pads(MlcOnnxNode *n, const int64_t *in, const int64_t *kern, const int64_t *s, const int64_t *d,
+                       int64_t *pads, int64_t *opad) {
+  int64_t oshape[8];
+  int k, kp;
+  if (!mlc_onnx__attr_ints(n, "output_shape", oshape, 8, &k) || !mlc_onnx__attr_ints(n, "pads", pads, 4, &kp)) return false;
+  const char *auto_pad = mlc_onnx__attr_str(n, "auto_pad", "NOTSET");
+  bool same = !strcmp(auto_pad, "SAME_UPPER") || !strcmp(auto_pad, "SAME_LOWER");
+  if (!same && strcmp(auto_pad, "NOTSET") && strcmp(auto_pad, "VALID"))
+    return mlc_onnx__node_fail(n, "auto_pad '%s' is not supported", auto_pad);
+  if (kp >= 0 && kp != 4) return mlc_onnx__node_fail(n, "pads: windows other than 2-D are not supported");
+  if (kp < 0 || !strcmp(auto_pad, "VALID")) memset(pads, 0, 4 * sizeof *pads);
+  if (k >= 0 && k != 2) return mlc_onnx__node_fail(n, "output_shape: only 2 spatial dims are supported");
+  for (int i = 0; i < 2; i++) {
+    int64_t full = s[i] * (in[i] - 1) + opad[i] + (kern[i] - 1) * d[i] + 1;
+    if (same && kp < 0) {
+      int64_t total = full - (k >= 0 ? oshape[i] : in[i] * s[i]);
+      if (total < 0) return mlc_onnx__node_fail(n, "negative auto padding is not supported");
+      bool upper = !strcmp(auto_pad, "SAME_UPPER");
+      pads[i] = upper ? total / 2 : total - total / 2;
+      pads[i + 2] = total - pads[i];
+    } else if (k >= 0) {
+      int64_t extra = oshape[i] - (full - pads[i] - pads[i + 2]);
+      if (extra < 0) return mlc_onnx__node_fail(n, "an output_shape smaller than the full output is not supported");
+      opad[i] += extra;
+    }
   }
-  MlcGExpr *y = x;
-  if (pre == PRE_ABS) y = mlc_onnx__emit1(n, "abs", y);
-  else if (pre == PRE_SQUARE) y = mlc_onnx__emit2(n, "multiply", y, y);
-  else if (pre == PRE_EXP) y = mlc_onnx__emit1(n, "exp", y);
-  if (!y) return false;
-  MlcAttr a[2] = {attr("keepdims", av_bool(keepdims != 0)), attr("axis", mlc_onnx__av_ints(n->im->ctx, axes, k > 0 ? k : 0))};
-  y = mlc_onnx__emit_attrs(n, op, &y, 1, k > 0 ? 2 : 1, a);
-  if (y && post == POST_SQRT) y = mlc_onnx__emit1(n, "sqrt", y);
-  else if (y && post == POST_LOG) y = mlc_onnx__emit1(n, "log", y);
+  return true;
+}
+
+bool mlc_onnx__conv_convtranspose(MlcOnnxNode *n) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcGExpr *x = mlc_onnx__input(n, 0), *w = mlc_onnx__input(n, 1);
+  int rank;
+  int64_t in[2], kern[2], s[2], d[2], opad[2], pads[4], group;
+  if (!x || !w || !need_rank(n, x, &rank)) return false;
+  if (rank != 4) return mlc_onnx__node_fail(n, "transposed convolution other than 2-D (rank 4 input) is not supported");
+  if (!mlc_onnx__const_dim(w, 2, &kern[0]) || !mlc_onnx__const_dim(w, 3, &kern[1]) || !mlc_onnx__const_dim(x, 2, &in[0]) ||
+      !mlc_onnx__const_dim(x, 3, &in[1]))
+    return mlc_onnx__node_fail(n, "symbolic spatial or kernel sizes are not supported");
+  if (!pair_attr(n, "strides", 1, s) || !pair_attr(n, "dilations", 1, d) || !pair_attr(n, "output_padding", 0, opad) ||
+      !mlc_onnx__attr_int(n, "group", 1, &group) || !tconv_pads(n, in, kern, s, d, pads, opad))
+    return false;
+  MlcAttr a[5] = {attr("strides", mlc_onnx__av_ints(ctx, s, 2)), attr("padding", mlc_onnx__av_ints(ctx, pads, 4)),
+                  attr("output_padding", mlc_onnx__av_ints(ctx, opad, 2)), attr("dilation", mlc_onnx__av_ints(ctx, d, 2)),
+                  attr("groups", mlc_onnx__av_int(group))};
+  MlcGExpr *args[2] = {x, w};
+  MlcGExpr *y = mlc_onnx__emit_attrs(n, "nn.conv2d_transpose", args, 2, 5, a);
+  if (y && opt_input(n, 2)) y = binop(n, "add", y, per_channel(n, n->in[2], 4));
   return (n->out[0] = y) != NULL;
 }
 
-bool mlc_onnx__conv_reduce_sum(MlcOnnxNode *n) { return reduce(n, "sum", PRE_NONE, POST_NONE); }
-bool mlc_onnx__conv_reduce_mean(MlcOnnxNode *n) { return reduce(n, "mean", PRE_NONE, POST_NONE); }
-bool mlc_onnx__conv_reduce_max(MlcOnnxNode *n) { return reduce(n, "max", PRE_NONE, POST_NONE); }
-bool mlc_onnx__conv_reduce_min(MlcOnnxNode *n) { return reduce(n, "min", PRE_NONE, POST_NONE); }
-bool mlc_onnx__conv_reduce_l1(MlcOnnxNode *n) { return reduce(n, "sum", PRE_ABS, POST_NONE); }
-bool mlc_onnx__conv_reduce_l2(MlcOnnxNode *n) { return reduce(n, "sum", PRE_SQUARE, POST_SQRT); }
-bool mlc_onnx__conv_reduce_sumsquare(MlcOnnxNode *n) { return reduce(n, "sum", PRE_SQUARE, POST_NONE); }
-bool mlc_onnx__conv_reduce_logsum(MlcOnnxNode *n) { return reduce(n, "sum", PRE_NONE, POST_LOG); }
-bool mlc_onnx__conv_reduce_logsumexp(MlcOnnxNode *n) { return reduce(n, "sum", PRE_EXP, POST_LOG); }
+/* ---- Lp pools ------------------------------------------------------------------------------------------ */
+
+/* |x|^p, and its sum's p-th root */
+static MlcGExpr *abs_pow(MlcOnnxNode *n, MlcGExpr *x, int64_t p) {
+  if (p == 2) return binop(n, "multiply", x, x);
+  MlcGExpr *ax = mlc_onnx__emit1(n, "abs", x);
+  return p == 1 ? ax : with_scalar(n, "power", ax, (double)p);
+}
+
+static MlcGExpr *root(MlcOnnxNode *n, MlcGExpr *s, int64_t p) {
+  if (p == 1) return s;
+  return p == 2 ? mlc_onnx__emit1(n, "sqrt", s) : with_scalar(n, "power", s, 1.0 / (double)p);
+}
+
+bool mlc_onnx__conv_global_lppool(MlcOnnxNode *n) {
+  MlcGExpr *x = mlc_onnx__input(n, 0);
+  int64_t p, axes[MLC_ONNX_MAX_RANK];
+  int rank;
+  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__attr_int(n, "p", 2, &p)) return false;
+  if (rank < 3) return mlc_onnx__node_fail(n, "expects rank 3 or more");
+  if (p < 1) return mlc_onnx__node_fail(n, "p = %lld is not supported", (long long)p);
+  for (int i = 2; i < rank; i++) axes[i - 2] = i;
+  return (n->out[0] = root(n, reduce_keep(n, "sum", abs_pow(n, x, p), axes, rank - 2), p)) != NULL;
+}
+
+/* a window's sum is its count_include_pad average times the window size */
+bool mlc_onnx__conv_lppool(MlcOnnxNode *n) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcGExpr *x = mlc_onnx__input(n, 0);
+  int64_t p, kern[8], s[2], d[2], pads[8] = {0}, ceil_mode, in[2];
+  int rank, k, kp;
+  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__attr_int(n, "p", 2, &p) ||
+      !mlc_onnx__attr_ints(n, "kernel_shape", kern, 8, &k) || !mlc_onnx__attr_int(n, "ceil_mode", 0, &ceil_mode))
+    return false;
+  if (rank != 4 || k != 2) return mlc_onnx__node_fail(n, "Lp pooling other than 2-D is not supported");
+  if (ceil_mode) return mlc_onnx__node_fail(n, "ceil_mode is not supported");
+  if (p < 1) return mlc_onnx__node_fail(n, "p = %lld is not supported", (long long)p);
+  if (!pair_attr(n, "strides", 1, s) || !pair_attr(n, "dilations", 1, d) || !mlc_onnx__attr_ints(n, "pads", pads, 8, &kp))
+    return false;
+  if (kp >= 0 && kp != 4) return mlc_onnx__node_fail(n, "pads: windows other than 2-D are not supported");
+  const char *auto_pad = mlc_onnx__attr_str(n, "auto_pad", "NOTSET");
+  if (!strcmp(auto_pad, "VALID")) memset(pads, 0, sizeof pads);
+  else if (!strcmp(auto_pad, "SAME_UPPER") || !strcmp(auto_pad, "SAME_LOWER")) {
+    if (!mlc_onnx__const_dim(x, 2, &in[0]) || !mlc_onnx__const_dim(x, 3, &in[1]))
+      return mlc_onnx__node_fail(n, "auto_pad over a symbolic size is not supported");
+    for (int i = 0; i < 2; i++) {
+      int64_t out = (in[i] + s[i] - 1) / s[i], total = (out - 1) * s[i] + (kern[i] - 1) * d[i] + 1 - in[i];
+      if (total < 0) total = 0;
+      pads[i] = !strcmp(auto_pad, "SAME_UPPER") ? total / 2 : total - total / 2;
+      pads[i + 2] = total - pads[i];
+    }
+  } else if (strcmp(auto_pad, "NOTSET")) {
+    return mlc_onnx__node_fail(n, "auto_pad '%s' is not supported", auto_pad);
+  }
+  MlcAttr a[6] = {attr("pool_size", mlc_onnx__av_ints(ctx, kern, 2)), attr("strides", mlc_onnx__av_ints(ctx, s, 2)),
+                  attr("padding", mlc_onnx__av_ints(ctx, pads, 4)), attr("dilation", mlc_onnx__av_ints(ctx, d, 2)),
+                  attr("count_include_pad", av_bool(true)), attr("ceil_mode", av_bool(false))};
+  MlcGExpr *xp = abs_pow(n, x, p);
+  MlcGExpr *avg = xp ? mlc_onnx__emit_attrs(n, "nn.avg_pool2d", &xp, 1, 6, a) : NULL;
+  return (n->out[0] = root(n, with_scalar(n, "multiply", avg, (double)(kern[0] * kern[1])), p)) != NULL;
+}

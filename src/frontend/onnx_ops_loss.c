@@ -13,7 +13,6 @@
 
 #include "onnx_convert.h"
 
-#define MAX_RANK 32
 #define MAX_CLASSES (1 << 20) /* bounds the iota constant built at import */
 
 
@@ -97,7 +96,7 @@ static bool check_operands(MlcOnnxNode *n, MlcGExpr *logp, MlcGExpr *target, Mlc
                            int64_t *c) {
   *rank = mlc_onnx__rank(logp);
   if (*rank < 0 || mlc_onnx__rank(target) < 0) return mlc_onnx__node_fail(n, "inputs of unknown rank are not supported");
-  if (*rank < 2 || *rank > MAX_RANK) return mlc_onnx__node_fail(n, "the input must have rank 2 to %d, got %d", MAX_RANK, *rank);
+  if (*rank < 2 || *rank > MLC_ONNX_MAX_RANK) return mlc_onnx__node_fail(n, "the input must have rank 2 to %d, got %d", MLC_ONNX_MAX_RANK, *rank);
   if (mlc_onnx__rank(target) != *rank - 1)
     return mlc_onnx__node_fail(n, "the target must have rank %d (one less than the input), got %d", *rank - 1,
                                 mlc_onnx__rank(target));
@@ -119,7 +118,7 @@ static MlcGExpr *nll(MlcOnnxNode *n, MlcGExpr *logp, MlcGExpr *target, MlcGExpr 
   MlcGExpr *loss = mlc_onnx__emit1(n, "negative", pick(n, mask, logp, zero));
   MlcGExpr *w = NULL; /* the weight of each position; NULL: 1 where a class is selected */
   if (weight) {
-    int64_t axes[MAX_RANK];
+    int64_t axes[MLC_ONNX_MAX_RANK];
     axes[0] = 0;
     for (int i = 2; i < rank; i++) axes[i - 1] = i;
     w = pick(n, mask, emit_ints(n, "expand_dims", weight, "axis", axes, rank - 1), zero);

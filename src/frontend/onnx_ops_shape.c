@@ -8,7 +8,6 @@
 
 #include "onnx_convert.h"
 
-#define MAX_RANK 32
 #define MAX_CONST_NUMEL ((int64_t)1 << 24)
 
 static MlcAttrValue av_expr(MlcExpr *e) { return (MlcAttrValue){.kind = MLC_ATTR_EXPR, .expr = e}; }
@@ -39,13 +38,13 @@ static MlcExpr *mul_dims(MlcCtx *ctx, MlcExpr *a, MlcExpr *b) {
 bool mlc_onnx__conv_reshape(MlcOnnxNode *n) {
   MlcCtx *ctx = n->im->ctx;
   MlcGExpr *x = mlc_onnx__input(n, 0);
-  int64_t shape[MAX_RANK], allowzero = 0;
+  int64_t shape[MLC_ONNX_MAX_RANK], allowzero = 0;
   int k, rank;
-  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__known_ints(n, 1, shape, MAX_RANK, &k) ||
+  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__known_ints(n, 1, shape, MLC_ONNX_MAX_RANK, &k) ||
       !mlc_onnx__attr_int(n, "allowzero", 0, &allowzero))
     return false;
   if (k < 0) return mlc_onnx__node_fail(n, "the shape input is missing");
-  MlcExpr *dims[MAX_RANK];
+  MlcExpr *dims[MLC_ONNX_MAX_RANK];
   for (int i = 0; i < k; i++) {
     if (shape[i] == 0 && !allowzero) {
       if (i >= rank) return mlc_onnx__node_fail(n, "shape[%d] = 0 copies a dim the input does not have", i);
@@ -78,9 +77,9 @@ bool mlc_onnx__conv_flatten(MlcOnnxNode *n) {
 
 bool mlc_onnx__conv_transpose(MlcOnnxNode *n) {
   MlcGExpr *x = mlc_onnx__input(n, 0);
-  int64_t perm[MAX_RANK];
+  int64_t perm[MLC_ONNX_MAX_RANK];
   int k, rank;
-  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__attr_ints(n, "perm", perm, MAX_RANK, &k)) return false;
+  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__attr_ints(n, "perm", perm, MLC_ONNX_MAX_RANK, &k)) return false;
   if (k < 0)
     for (k = 0; k < rank; k++) perm[k] = rank - 1 - k;
   MlcAttr a = attr("axes", mlc_onnx__av_ints(n->im->ctx, perm, k));
@@ -89,18 +88,18 @@ bool mlc_onnx__conv_transpose(MlcOnnxNode *n) {
 
 bool mlc_onnx__conv_squeeze(MlcOnnxNode *n) {
   MlcGExpr *x = mlc_onnx__input(n, 0);
-  int64_t axes[MAX_RANK];
+  int64_t axes[MLC_ONNX_MAX_RANK];
   int k;
-  if (!x || !mlc_onnx__ints_attr_or_input(n, "axes", 13, 1, axes, MAX_RANK, &k)) return false;
+  if (!x || !mlc_onnx__ints_attr_or_input(n, "axes", 13, 1, axes, MLC_ONNX_MAX_RANK, &k)) return false;
   MlcAttr a = attr("axis", mlc_onnx__av_ints(n->im->ctx, axes, k));
   return (n->out[0] = mlc_onnx__emit_attrs(n, "squeeze", &x, 1, k < 0 ? 0 : 1, &a)) != NULL;
 }
 
 bool mlc_onnx__conv_unsqueeze(MlcOnnxNode *n) {
   MlcGExpr *x = mlc_onnx__input(n, 0);
-  int64_t axes[MAX_RANK];
+  int64_t axes[MLC_ONNX_MAX_RANK];
   int k;
-  if (!x || !mlc_onnx__ints_attr_or_input(n, "axes", 13, 1, axes, MAX_RANK, &k)) return false;
+  if (!x || !mlc_onnx__ints_attr_or_input(n, "axes", 13, 1, axes, MLC_ONNX_MAX_RANK, &k)) return false;
   if (k < 0) return mlc_onnx__node_fail(n, "axes are missing");
   MlcAttr a = attr("axis", mlc_onnx__av_ints(n->im->ctx, axes, k));
   return (n->out[0] = mlc_onnx__emit_attrs(n, "expand_dims", &x, 1, 1, &a)) != NULL;
@@ -109,14 +108,14 @@ bool mlc_onnx__conv_unsqueeze(MlcOnnxNode *n) {
 bool mlc_onnx__conv_expand(MlcOnnxNode *n) {
   MlcCtx *ctx = n->im->ctx;
   MlcGExpr *x = mlc_onnx__input(n, 0);
-  int64_t shape[MAX_RANK];
+  int64_t shape[MLC_ONNX_MAX_RANK];
   int k, rank;
-  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__known_ints(n, 1, shape, MAX_RANK, &k)) return false;
+  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__known_ints(n, 1, shape, MLC_ONNX_MAX_RANK, &k)) return false;
   if (k < 0) return mlc_onnx__node_fail(n, "the shape input is missing");
   /* ONNX broadcasts both ways: the result has the larger rank, and a 1 in
    * the requested shape keeps the input's dim */
   int out_rank = k > rank ? k : rank;
-  MlcExpr *dims[MAX_RANK];
+  MlcExpr *dims[MLC_ONNX_MAX_RANK];
   for (int i = 0; i < out_rank; i++) {
     int xi = i - (out_rank - rank), si = i - (out_rank - k);
     MlcExpr *xd = xi >= 0 ? dim_expr(x, xi) : NULL;
@@ -182,11 +181,11 @@ bool mlc_onnx__conv_split(MlcOnnxNode *n) {
 
 bool mlc_onnx__conv_slice(MlcOnnxNode *n) {
   MlcGExpr *x = mlc_onnx__input(n, 0);
-  int64_t starts[MAX_RANK], ends[MAX_RANK], axes[MAX_RANK], steps[MAX_RANK];
+  int64_t starts[MLC_ONNX_MAX_RANK], ends[MLC_ONNX_MAX_RANK], axes[MLC_ONNX_MAX_RANK], steps[MLC_ONNX_MAX_RANK];
   int ks, ke, ka, kt, rank;
-  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__known_ints(n, 1, starts, MAX_RANK, &ks) ||
-      !mlc_onnx__known_ints(n, 2, ends, MAX_RANK, &ke) || !mlc_onnx__known_ints(n, 3, axes, MAX_RANK, &ka) ||
-      !mlc_onnx__known_ints(n, 4, steps, MAX_RANK, &kt))
+  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__known_ints(n, 1, starts, MLC_ONNX_MAX_RANK, &ks) ||
+      !mlc_onnx__known_ints(n, 2, ends, MLC_ONNX_MAX_RANK, &ke) || !mlc_onnx__known_ints(n, 3, axes, MLC_ONNX_MAX_RANK, &ka) ||
+      !mlc_onnx__known_ints(n, 4, steps, MLC_ONNX_MAX_RANK, &kt))
     return false;
   if (ks < 0 || ke != ks) return mlc_onnx__node_fail(n, "starts and ends must be given, of one length");
   if (ka < 0)
@@ -225,7 +224,7 @@ bool mlc_onnx__conv_gather(MlcOnnxNode *n) {
 
 bool mlc_onnx__conv_shape(MlcOnnxNode *n) {
   MlcGExpr *x = mlc_onnx__input(n, 0);
-  int64_t start, end, dims[MAX_RANK];
+  int64_t start, end, dims[MLC_ONNX_MAX_RANK];
   int rank;
   if (!x || !need_rank(n, x, &rank) || !mlc_onnx__attr_int(n, "start", 0, &start) ||
       !mlc_onnx__attr_int(n, "end", rank, &end))
@@ -295,9 +294,9 @@ bool mlc_onnx__conv_constant(MlcOnnxNode *n) {
 
 bool mlc_onnx__conv_constant_of_shape(MlcOnnxNode *n) {
   MlcCtx *ctx = n->im->ctx;
-  int64_t shape[MAX_RANK];
+  int64_t shape[MLC_ONNX_MAX_RANK];
   int k;
-  if (!mlc_onnx__known_ints(n, 0, shape, MAX_RANK, &k)) return false;
+  if (!mlc_onnx__known_ints(n, 0, shape, MLC_ONNX_MAX_RANK, &k)) return false;
   if (k < 0) return mlc_onnx__node_fail(n, "the shape input is missing");
   MlcTensorData *value = NULL;
   const Onnx__AttributeProto *a = mlc_onnx__attr(n, "value");
@@ -386,7 +385,7 @@ bool mlc_onnx__conv_dropout(MlcOnnxNode *n) {
   n->out[0] = x;
   if (n->n_out > 1 && n->proto->output[1] && *n->proto->output[1]) {
     int rank;
-    int64_t shape[MAX_RANK], numel = 1;
+    int64_t shape[MLC_ONNX_MAX_RANK], numel = 1;
     if (!need_rank(n, x, &rank)) return false;
     for (int i = 0; i < rank; i++) {
       if (!mlc_onnx__const_dim(x, i, &shape[i])) return mlc_onnx__node_fail(n, "a mask of symbolic shape is not supported");
@@ -427,3 +426,54 @@ bool mlc_onnx__conv_clip(MlcOnnxNode *n) {
   if (has_hi && y) y = mlc_onnx__emit2(n, "minimum", y, mlc_onnx__scalar_like(n, x, hi));
   return (n->out[0] = y) != NULL;
 }
+
+/* ints of x's static dims; false + error when one is symbolic */
+static bool static_dims(MlcOnnxNode *n, const MlcGExpr *x, int rank, int64_t *dims) {
+  for (int i = 0; i < rank; i++)
+    if (!mlc_onnx__const_dim(x, i, &dims[i])) return mlc_onnx__node_fail(n, "symbolic input dims are not supported");
+  return true;
+}
+
+static MlcGExpr *emit_ints(MlcOnnxNode *n, const char *op, MlcGExpr *x, const char *key, const int64_t *v, int k) {
+  MlcAttr a = attr(key, mlc_onnx__av_ints(n->im->ctx, v, k));
+  return x ? mlc_onnx__emit_attrs(n, op, &x, 1, 1, &a) : NULL;
+}
+
+static MlcGExpr *reshape(MlcOnnxNode *n, MlcGExpr *x, const int64_t *shape, int k) {
+  return emit_ints(n, "reshape", x, "shape", shape, k);
+}
+
+static MlcGExpr *permute(MlcOnnxNode *n, MlcGExpr *x, const int64_t *axes, int k) {
+  return emit_ints(n, "permute_dims", x, "axes", axes, k);
+}
+
+/* ---- DepthToSpace, SpaceToDepth ------------------------------------------------------------------ */
+
+static bool shuffle(MlcOnnxNode *n, bool to_space) {
+  MlcGExpr *x = mlc_onnx__input(n, 0);
+  int rank;
+  int64_t d[4], b;
+  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__attr_int(n, "blocksize", 0, &b)) return false;
+  if (rank != 4) return mlc_onnx__node_fail(n, "only rank 4 (NCHW) input is supported");
+  if (!static_dims(n, x, 4, d)) return false;
+  if (b < 1) return mlc_onnx__node_fail(n, "blocksize must be positive");
+  if (!to_space) {
+    if (d[2] % b || d[3] % b) return mlc_onnx__node_fail(n, "the spatial dims are not multiples of blocksize");
+    int64_t s1[6] = {d[0], d[1], d[2] / b, b, d[3] / b, b}, p[6] = {0, 3, 5, 1, 2, 4};
+    int64_t s2[4] = {d[0], d[1] * b * b, d[2] / b, d[3] / b};
+    return (n->out[0] = reshape(n, permute(n, reshape(n, x, s1, 6), p, 6), s2, 4)) != NULL;
+  }
+  if (d[1] % (b * b)) return mlc_onnx__node_fail(n, "the channels are not a multiple of blocksize^2");
+  const char *mode = mlc_onnx__attr_str(n, "mode", "DCR");
+  bool crd = !strcmp(mode, "CRD");
+  if (!crd && strcmp(mode, "DCR")) return mlc_onnx__node_fail(n, "mode '%s' is not supported", mode);
+  int64_t c = d[1] / (b * b);
+  int64_t dcr[6] = {d[0], b, b, c, d[2], d[3]}, crd_s[6] = {d[0], c, b, b, d[2], d[3]};
+  int64_t pdcr[6] = {0, 3, 4, 1, 5, 2}, pcrd[6] = {0, 1, 4, 2, 5, 3};
+  int64_t s2[4] = {d[0], c, d[2] * b, d[3] * b};
+  MlcGExpr *y = reshape(n, x, crd ? crd_s : dcr, 6);
+  return (n->out[0] = reshape(n, permute(n, y, crd ? pcrd : pdcr, 6), s2, 4)) != NULL;
+}
+
+bool mlc_onnx__conv_depth_to_space(MlcOnnxNode *n) { return shuffle(n, true); }
+bool mlc_onnx__conv_space_to_depth(MlcOnnxNode *n) { return shuffle(n, false); }

@@ -1,0 +1,189 @@
+/* onnx_ops_reduce.c - converters of ONNX's reductions (ReduceSum, ReduceMean,
+ * ReduceMax, ReduceMin, ReduceProd, ReduceL1 / L2, ReduceSumSquare,
+ * ReduceLogSum, ReduceLogSumExp), ArgMax / ArgMin, Hardmax, Softmax /
+ * LogSoftmax and CumSum onto the registry's reduction and scan ops.
+ *
+ * Axes moved from attributes to inputs in newer opsets; inputs must be
+ * known at compile time.  A CumSum axis computed at run time is handled by
+ * computing every axis and selecting on the axis value. */
+#include <math.h>
+#include <string.h>
+
+#include "onnx_convert.h"
+
+static bool set_out(MlcOnnxNode *n, MlcGExpr *y) { return (n->out[0] = y) != NULL; }
+
+static MlcGExpr *where(MlcOnnxNode *n, MlcGExpr *c, MlcGExpr *t, MlcGExpr *f) {
+  MlcGExpr *args[3] = {c, t, f};
+  return c && t && f ? mlc_onnx__emit(n, "where", args, 3, (MlcAttrs){0}) : NULL;
+}
+
+static bool is_known(const MlcOnnxNode *n, int i) {
+  return i < n->n_in && n->in[i] && (n->known_in[i] || n->in[i]->kind == MLC_G_CONST);
+}
+
+/* ---- ArgMax, ArgMin, ReduceProd, Hardmax ----------------------------------------------------- */
+
+static bool argreduce(MlcOnnxNode *n, const char *op) {
+  MlcGExpr *x = mlc_onnx__input(n, 0);
+  int64_t axis, keep, last;
+  if (!x || !mlc_onnx__attr_int(n, "axis", 0, &axis) || !mlc_onnx__attr_int(n, "keepdims", 1, &keep) ||
+      !mlc_onnx__attr_int(n, "select_last_index", 0, &last))
+    return false;
+  MlcAttr a[3] = {attr("axis", mlc_onnx__av_int(axis)), attr("keepdims", av_bool(keep != 0)),
+                  attr("select_last_index", av_bool(last != 0))};
+  return set_out(n, mlc_onnx__emit_attrs(n, op, &x, 1, 3, a));
+}
+
+bool mlc_onnx__conv_argmax(MlcOnnxNode *n) { return argreduce(n, "argmax"); }
+
+bool mlc_onnx__conv_argmin(MlcOnnxNode *n) { return argreduce(n, "argmin"); }
+
+/* axes: an attribute before opset 18, an input from it; none reduces all
+ * (or nothing, with noop_with_empty_axes) */
+bool mlc_onnx__conv_reduce_prod(MlcOnnxNode *n) {
+  MlcGExpr *x = mlc_onnx__input(n, 0);
+  int64_t axes[MLC_ONNX_MAX_RANK], keep, noop;
+  int na;
+  if (!x || !mlc_onnx__ints_attr_or_input(n, "axes", 18, 1, axes, MLC_ONNX_MAX_RANK, &na) ||
+      !mlc_onnx__attr_int(n, "keepdims", 1, &keep) || !mlc_onnx__attr_int(n, "noop_with_empty_axes", 0, &noop))
+    return false;
+  if (na <= 0 && noop) return set_out(n, x);
+  MlcAttr a[2] = {attr("keepdims", av_bool(keep != 0)), attr("axis", mlc_onnx__av_ints(n->im->ctx, axes, na))};
+  return set_out(n, mlc_onnx__emit_attrs(n, "prod", &x, 1, na > 0 ? 2 : 1, a));
+}
+
+/* 1 where the first maximum along the axis is, else 0: argmax compared
+ * with a constant ramp 0..d-1 laid along the axis (broadcasting does the rest) */
+bool mlc_onnx__conv_hardmax(MlcOnnxNode *n) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcGExpr *x = mlc_onnx__input(n, 0);
+  int64_t axis, d;
+  int rank = x ? mlc_onnx__rank(x) : -1;
+  if (!x || !mlc_onnx__attr_int(n, "axis", -1, &axis)) return false;
+  if (n->opset < 13) return mlc_onnx__node_fail(n, "Hardmax before opset 13 (2-D coercion) is not supported");
+  if (rank < 1 || rank > MLC_ONNX_MAX_RANK) return mlc_onnx__node_fail(n, "input rank %d is not supported", rank);
+  if (axis < -rank || axis >= rank) return mlc_onnx__node_fail(n, "axis %lld is out of range for rank %d", (long long)axis, rank);
+  if (axis < 0) axis += rank;
+  if (!mlc_onnx__const_dim(x, (int)axis, &d) || d > (1 << 24))
+    return mlc_onnx__node_fail(n, "a symbolic or huge dim along the axis is not supported");
+  MlcTensorData *ramp = mlc_onnx__i64s(ctx, NULL, 0);
+  ramp->ndim = rank;
+  ramp->shape = mlc_arena_array(&ctx->arena, (size_t)rank, sizeof(int64_t));
+  for (int i = 0; i < rank; i++) ramp->shape[i] = i == axis ? d : 1;
+  ramp->nbytes = (size_t)d * sizeof(int64_t);
+  ramp->data = mlc_arena_alloc(&ctx->arena, ramp->nbytes ? ramp->nbytes : 1);
+  for (int64_t i = 0; i < d; i++) ((int64_t *)ramp->data)[i] = i;
+  MlcAttr a[2] = {attr("axis", mlc_onnx__av_int(axis)), attr("keepdims", av_bool(true))};
+  MlcGExpr *idx = mlc_onnx__emit_attrs(n, "argmax", &x, 1, 2, a);
+  MlcGExpr *hit = idx ? mlc_onnx__emit2(n, "equal", mlc_g_const(ctx, ramp), idx) : NULL;
+  MlcAttr t = attr("dtype", mlc_onnx__av_dtype(mlc_onnx__dtype_of(x)));
+  return hit && set_out(n, mlc_onnx__emit_attrs(n, "astype", &hit, 1, 1, &t));
+}
+
+/* ---- CumSum ---------------------------------------------------------------------------------- */
+
+static MlcGExpr *cumsum_along(MlcOnnxNode *n, MlcGExpr *x, int64_t axis, bool exclusive, bool reverse) {
+  MlcAttr a[3] = {attr("axis", mlc_onnx__av_int(axis)), attr("exclusive", av_bool(exclusive)),
+                  attr("reverse", av_bool(reverse))};
+  return mlc_onnx__emit_attrs(n, "cumsum", &x, 1, 3, a);
+}
+
+/* The axis is a second input.  Known at compile time, it is an attribute
+ * of one cumsum; computed at run time, the result is the same shape along
+ * any axis, so each axis gets its cumsum and the axis value picks one
+ * (a rank-1 input has one axis to pick). */
+bool mlc_onnx__conv_cumsum(MlcOnnxNode *n) {
+  MlcGExpr *x = mlc_onnx__input(n, 0), *ax = mlc_onnx__input(n, 1);
+  int64_t axis, exclusive, reverse;
+  int na, rank = x ? mlc_onnx__rank(x) : -1;
+  if (!x || !ax || !mlc_onnx__attr_int(n, "exclusive", 0, &exclusive) || !mlc_onnx__attr_int(n, "reverse", 0, &reverse))
+    return false;
+  if (is_known(n, 1) || rank == 1) {
+    if (rank == 1) axis = 0;
+    else if (!mlc_onnx__known_ints(n, 1, &axis, 1, &na)) return false;
+    else if (na != 1) return mlc_onnx__node_fail(n, "input 1 (axis) must hold one value, has %d", na);
+    return set_out(n, cumsum_along(n, x, axis, exclusive != 0, reverse != 0));
+  }
+  if (rank < 1 || rank > 4) return mlc_onnx__node_fail(n, "a run-time axis with input rank %d is not supported", rank);
+  MlcGExpr *y = cumsum_along(n, x, rank - 1, exclusive != 0, reverse != 0);
+  for (int d = rank - 2; d >= 0 && y; d--) {
+    MlcGExpr *pos = mlc_onnx__emit2(n, "equal", ax, mlc_onnx__scalar_like(n, ax, d));
+    MlcGExpr *neg = mlc_onnx__emit2(n, "equal", ax, mlc_onnx__scalar_like(n, ax, d - rank));
+    y = where(n, mlc_onnx__emit2(n, "logical_or", pos, neg), cumsum_along(n, x, d, exclusive != 0, reverse != 0), y);
+  }
+  return set_out(n, y);
+}
+
+/* ---- Softmax, LogSoftmax --------------------------------------------------------------------- */
+
+static bool softmax(MlcOnnxNode *n, const char *op) {
+  MlcGExpr *x = mlc_onnx__input(n, 0);
+  int64_t axis;
+  int rank;
+  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__attr_int(n, "axis", n->opset >= 13 ? -1 : 1, &axis)) return false;
+  if (axis < 0) axis += rank;
+  MlcAttr a = attr("axis", mlc_onnx__av_int(n->opset >= 13 ? axis : -1));
+  if (n->opset >= 13 || axis == rank - 1) {
+    if (n->opset < 13) a = attr("axis", mlc_onnx__av_int(rank - 1));
+    return (n->out[0] = mlc_onnx__emit_attrs(n, op, &x, 1, 1, &a)) != NULL;
+  }
+  /* before opset 13 the input is seen as 2-D: [prod(:axis), prod(axis:)] */
+  int64_t dims[MLC_ONNX_MAX_RANK], rows = 1, cols = 1;
+  for (int i = 0; i < rank; i++) {
+    if (!mlc_onnx__const_dim(x, i, &dims[i])) return mlc_onnx__node_fail(n, "a symbolic shape is not supported here");
+    if (i < axis) rows *= dims[i];
+    else cols *= dims[i];
+  }
+  int64_t flat[2] = {rows, cols};
+  MlcAttr r1 = attr("shape", mlc_onnx__av_ints(n->im->ctx, flat, 2));
+  MlcGExpr *x2 = mlc_onnx__emit_attrs(n, "reshape", &x, 1, 1, &r1);
+  MlcGExpr *y2 = x2 ? mlc_onnx__emit_attrs(n, op, &x2, 1, 1, &a) : NULL;
+  MlcAttr r2 = attr("shape", mlc_onnx__av_ints(n->im->ctx, dims, rank));
+  return y2 && (n->out[0] = mlc_onnx__emit_attrs(n, "reshape", &y2, 1, 1, &r2)) != NULL;
+}
+
+bool mlc_onnx__conv_softmax(MlcOnnxNode *n) { return softmax(n, "nn.softmax"); }
+
+bool mlc_onnx__conv_logsoftmax(MlcOnnxNode *n) { return softmax(n, "nn.log_softmax"); }
+
+/* ---- reductions ----------------------------------------------------------------------------- */
+
+typedef enum { PRE_NONE, PRE_ABS, PRE_SQUARE, PRE_EXP } Pre;
+typedef enum { POST_NONE, POST_SQRT, POST_LOG } Post;
+
+/* op(pre(x)) over the node's axes, then post; axes moved from an attribute
+ * to an input at opset 13 for ReduceSum and 18 for the others */
+static bool reduce(MlcOnnxNode *n, const char *op, Pre pre, Post post) {
+  MlcGExpr *x = mlc_onnx__input(n, 0);
+  int64_t axes[MLC_ONNX_MAX_RANK], keepdims, noop;
+  int k;
+  int64_t since = !strcmp(op, "sum") && pre == PRE_NONE && post == POST_NONE ? 13 : 18;
+  if (!x || !mlc_onnx__ints_attr_or_input(n, "axes", since, 1, axes, MLC_ONNX_MAX_RANK, &k) ||
+      !mlc_onnx__attr_int(n, "keepdims", 1, &keepdims) || !mlc_onnx__attr_int(n, "noop_with_empty_axes", 0, &noop))
+    return false;
+  if (k <= 0 && noop) {
+    n->out[0] = x;
+    return true;
+  }
+  MlcGExpr *y = x;
+  if (pre == PRE_ABS) y = mlc_onnx__emit1(n, "abs", y);
+  else if (pre == PRE_SQUARE) y = mlc_onnx__emit2(n, "multiply", y, y);
+  else if (pre == PRE_EXP) y = mlc_onnx__emit1(n, "exp", y);
+  if (!y) return false;
+  MlcAttr a[2] = {attr("keepdims", av_bool(keepdims != 0)), attr("axis", mlc_onnx__av_ints(n->im->ctx, axes, k > 0 ? k : 0))};
+  y = mlc_onnx__emit_attrs(n, op, &y, 1, k > 0 ? 2 : 1, a);
+  if (y && post == POST_SQRT) y = mlc_onnx__emit1(n, "sqrt", y);
+  else if (y && post == POST_LOG) y = mlc_onnx__emit1(n, "log", y);
+  return (n->out[0] = y) != NULL;
+}
+
+bool mlc_onnx__conv_reduce_sum(MlcOnnxNode *n) { return reduce(n, "sum", PRE_NONE, POST_NONE); }
+bool mlc_onnx__conv_reduce_mean(MlcOnnxNode *n) { return reduce(n, "mean", PRE_NONE, POST_NONE); }
+bool mlc_onnx__conv_reduce_max(MlcOnnxNode *n) { return reduce(n, "max", PRE_NONE, POST_NONE); }
+bool mlc_onnx__conv_reduce_min(MlcOnnxNode *n) { return reduce(n, "min", PRE_NONE, POST_NONE); }
+bool mlc_onnx__conv_reduce_l1(MlcOnnxNode *n) { return reduce(n, "sum", PRE_ABS, POST_NONE); }
+bool mlc_onnx__conv_reduce_l2(MlcOnnxNode *n) { return reduce(n, "sum", PRE_SQUARE, POST_SQRT); }
+bool mlc_onnx__conv_reduce_sumsquare(MlcOnnxNode *n) { return reduce(n, "sum", PRE_SQUARE, POST_NONE); }
+bool mlc_onnx__conv_reduce_logsum(MlcOnnxNode *n) { return reduce(n, "sum", PRE_NONE, POST_LOG); }
+bool mlc_onnx__conv_reduce_logsumexp(MlcOnnxNode *n) { return reduce(n, "sum", PRE_EXP, POST_LOG); }
