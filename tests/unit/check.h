@@ -28,14 +28,29 @@ static int check__failures;
   } while (0)
 
 static const char *check__name = "";
-#define RUN(fn)                                         \
+/* RUN_AS(name, call): call is one test, reported as name; RUN(fn) runs
+ * fn() as the test "fn".  A table of same-shape cases runs each row (or
+ * group of rows) with RUN_AS under the row's name. */
+#define RUN_AS(name, call)                              \
   do {                                                  \
-    check__name = #fn;                                  \
+    check__name = (name);                               \
     check__failed_now = 0;                              \
-    fn();                                               \
+    call;                                               \
     if (check__failed_now) check__failures++;           \
-    else printf("ok %s\n", #fn);                        \
+    else printf("ok %s\n", check__name);                \
   } while (0)
+#define RUN(fn) RUN_AS(#fn, fn())
+/* RUN_ROWS(rows, fn): a table of same-shape cases, fn(&row) each.  A row
+ * with a name starts a test of that name; the rows after it without one
+ * belong to the same test. */
+#define RUN_ROWS(rows, fn)                                                              \
+  for (size_t rows__i = 0; rows__i < sizeof(rows) / sizeof *(rows); rows__i++)         \
+    if ((rows)[rows__i].name)                                                           \
+    RUN_AS((rows)[rows__i].name, do {                                                   \
+      size_t rows__j = rows__i;                                                         \
+      do fn(&(rows)[rows__j]);                                                          \
+      while (++rows__j < sizeof(rows) / sizeof *(rows) && !(rows)[rows__j].name);       \
+    } while (0))
 #define CHECK_DONE() (fflush(stdout), check__failures ? 1 : 0)
 
 #endif

@@ -318,6 +318,20 @@ static inline OpcBuf opc_tensor(unsigned seed, int ndim, ...) {
   return b;
 }
 
+/* a random operand of a table row: seed and shape, filled as opc_tensor
+ * fills it */
+typedef struct OpcSpec {
+  unsigned seed;
+  int ndim;
+  int64_t shape[OPC_MAX_NDIM];
+} OpcSpec;
+
+static inline OpcBuf opc_tensor_of(const OpcSpec *t) {
+  OpcBuf b = opc_buf(t->ndim, t->shape, NULL);
+  opc_fill_buf(&b, t->seed, -1, 1, false);
+  return b;
+}
+
 #define OPC_MAX_OUTS 8
 
 /* Run c on ins: its n_out outputs (shapes as want's) match want's values

@@ -1,14 +1,11 @@
-/* test_ops_indexing.c - the second wave's ops (src/ops/shape2.c, nn2.c):
- * nn.pad, tile, gather_elements, scatter_elements, one_hot,
- * nn.conv2d_transpose and image.resize2d(_scaled).  For each: the inferred
- * struct info prints as expected, refused inputs name the op and what was
- * expected at the call's line, the legalized prim func reads back equal,
- * and the interpreter computes what a plain C reference here computes.
- * The references are written the other way round where they can be (the
- * transposed convolution scatters each input element; the scatter loops
- * over updates in order; resize picks ONNX's nearest neighbours by
- * distance from an edge-padded row), so they share no index arithmetic
- * with the code under test. */
+/* test_ops_indexing.c - the data-movement ops of src/ops/pad_tile.c and
+ * src/ops/indexing.c: nn.pad, tile, gather_elements, scatter_elements and
+ * one_hot.  For each: the inferred struct info prints as expected, refused
+ * inputs name the op and what was expected at the call's line, the
+ * legalized prim func reads back equal, and the interpreter computes what
+ * a plain C reference here computes.  The references are written the
+ * other way round where they can be (the scatter loops over updates in
+ * order), so they share no index arithmetic with the code under test. */
 #include "check.h"
 #include "op_check.h"
 
@@ -186,184 +183,6 @@ static void test_one_hot(void) {
                 &w, 1, 1e-6);
 }
 
-/* ======================================================================== */
-/* nn.conv2d_transpose                                                      */
-/* ======================================================================== */
-
-static void test_conv2d_transpose_infer(void) {
-  const char *p = "data: " F32("(1, 4, 3, 3)") ", weight: " F32("(4, 2, 3, 3)");
-  OPC_CHECK_INFER(p, "R.nn.conv2d_transpose(data, weight)", "R.Tensor((1, 2, 5, 5), dtype=\"float32\")");
-  OPC_CHECK_INFER(p, "R.nn.conv2d_transpose(data, weight, strides=[2, 2], padding=[1, 1, 1, 1], output_padding=[1, 0])",
-                  "R.Tensor((1, 2, 6, 5), dtype=\"float32\")");
-  OPC_CHECK_INFER(p, "R.nn.conv2d_transpose(data, weight, groups=2)", "R.Tensor((1, 4, 5, 5), dtype=\"float32\")");
-  OPC_CHECK_INFER("data: " F32("(\"n\", 4, \"h\", 3)") ", weight: " F32("(4, 2, 3, 3)"),
-                  "R.nn.conv2d_transpose(data, weight, strides=2)",
-                  "R.Tensor((n, 2, h * 2 + 1, 7), dtype=\"float32\")");
-  OPC_CHECK_REFUSED("data: " F32("(1, 3, 3, 3)") ", weight: " F32("(4, 2, 3, 3)"),
-                    "R.nn.conv2d_transpose(data, weight)",
-                    "nn.conv2d_transpose: channels differ: data (1, 3, 3, 3) has (3,) channels, weight (4, 2, 3, 3) (IOHW) takes (4,)");
-  OPC_CHECK_REFUSED(p, "R.nn.conv2d_transpose(data, weight, data_layout=\"NHWC\")",
-                    "nn.conv2d_transpose: only NCHW is supported for data_layout, got \"NHWC\"");
-  OPC_CHECK_REFUSED(p, "R.nn.conv2d_transpose(data, weight, groups=3)",
-                    "nn.conv2d_transpose: input channels of weight (4, 2, 3, 3) must be a constant multiple of groups=3");
-}
-
-/* reference: every input element scatters x * w into the (uncropped)
- * output, which is then cropped by the paddings */
-static void tconv_case(int64_t g, const int64_t *s, const int64_t *d, const int64_t *pad, const int64_t *op) {
-  enum { N = 1, C = 4, H = 3, W = 4, CO = 2, KH = 3, KW = 2 };
-  int64_t oh = (H - 1) * s[0] - pad[0] - pad[2] + d[0] * (KH - 1) + 1 + op[0];
-  int64_t ow = (W - 1) * s[1] - pad[1] - pad[3] + d[1] * (KW - 1) + 1 + op[1];
-  int64_t cout = CO * g, cig = C / g;
-  double x[N * C * H * W], w[C * CO * KH * KW], want[MAXV] = {0};
-  opc_fill(x, N * C * H * W, 21, -1, 1);
-  opc_fill(w, C * CO * KH * KW, 23, -1, 1);
-  for (int c = 0; c < C; c++)
-    for (int i = 0; i < H; i++)
-      for (int j = 0; j < W; j++)
-        for (int o = 0; o < CO; o++)
-          for (int kh = 0; kh < KH; kh++)
-            for (int kw = 0; kw < KW; kw++) {
-              int64_t y = i * s[0] + kh * d[0] - pad[0], z = j * s[1] + kw * d[1] - pad[1];
-              if (y < 0 || y >= oh || z < 0 || z >= ow) continue;
-              int64_t co = (c / cig) * CO + o;
-              want[(co * oh + y) * ow + z] += x[(c * H + i) * W + j] * w[((c * CO + o) * KH + kh) * KW + kw];
-            }
-  char call[256];
-  snprintf(call, sizeof call,
-           "R.nn.conv2d_transpose(data, weight, strides=[%lld, %lld], padding=[%lld, %lld, %lld, %lld], "
-           "output_padding=[%lld, %lld], dilation=[%lld, %lld], groups=%lld)",
-           (long long)s[0], (long long)s[1], (long long)pad[0], (long long)pad[1], (long long)pad[2], (long long)pad[3],
-           (long long)op[0], (long long)op[1], (long long)d[0], (long long)d[1], (long long)g);
-  OpcBuf in[2] = {opc_buf(4, (int64_t[]){N, C, H, W}, x), opc_buf(4, (int64_t[]){C, CO, KH, KW}, w)};
-  OpcBuf want_b = opc_buf(4, (int64_t[]){N, cout, oh, ow}, want);
-  opc_check_run("data: " F32("(1, 4, 3, 4)") ", weight: " F32("(4, 2, 3, 2)"), call, in, 2, &want_b, 1, 1e-5);
-}
-
-static void test_conv2d_transpose_run(void) {
-  tconv_case(1, (int64_t[]){1, 1}, (int64_t[]){1, 1}, (int64_t[]){0, 0, 0, 0}, (int64_t[]){0, 0});
-  tconv_case(1, (int64_t[]){2, 3}, (int64_t[]){1, 1}, (int64_t[]){1, 0, 2, 1}, (int64_t[]){1, 2});
-  tconv_case(2, (int64_t[]){2, 1}, (int64_t[]){2, 2}, (int64_t[]){0, 1, 1, 0}, (int64_t[]){0, 0});
-}
-
-/* ======================================================================== */
-/* image.resize2d                                                           */
-/* ======================================================================== */
-
-static void test_resize_infer(void) {
-  OPC_CHECK_INFER("data: " F32("(\"n\", 3, 4, 5)"), "R.image.resize2d(data, size=[8, 10])",
-                  "R.Tensor((n, 3, 8, 10), dtype=\"float32\")");
-  OPC_CHECK_INFER("data: " F32("(1, 3, 4, 5)"), "R.image.resize2d_scaled(data, size=[2, 3], scales=[0.6, 0.6])",
-                  "R.Tensor((1, 3, 2, 3), dtype=\"float32\")");
-  OPC_CHECK_REFUSED("data: " F32("(1, 3, 4, 5)"), "R.image.resize2d(data, size=[8, 10], method=\"area\")",
-                    "image.resize2d: method must be one of \"nearest_neighbor\", \"linear\", \"cubic\", not \"area\"");
-  OPC_CHECK_REFUSED("data: " F32("(1, 3, \"h\", 5)"), "R.image.resize2d(data, size=[8, 10])",
-                    "image.resize2d: the spatial dims of data (1, 3, h, 5) must be positive constants");
-  OPC_CHECK_REFUSED("data: " F32("(3, 4, 5)"), "R.image.resize2d(data, size=[8, 10])",
-                    "image.resize2d: data (NCHW) must be 4-D, got (3, 4, 5)");
-}
-
-/* ONNX's reference, 1-D: the n nearest positions of an edge-padded row,
- * weights from the fraction of the source coordinate */
-typedef struct RefMode { const char *method, *coord, *rounding; double alpha; bool exclude; } RefMode;
-
-static double ref_coord(const RefMode *m, double x, double scale, int64_t in) {
-  double of = scale * (double)in;
-  if (!strcmp(m->coord, "align_corners")) return of == 1 ? 0 : x * (double)(in - 1) / (of - 1);
-  if (!strcmp(m->coord, "asymmetric")) return x / scale;
-  if (!strcmp(m->coord, "pytorch_half_pixel")) return of == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
-  return (x + 0.5) / scale - 0.5;
-}
-
-static void ref_coeffs(const RefMode *m, double r, double *c, int *n) {
-  if (!strcmp(m->method, "linear")) {
-    c[0] = 1 - r, c[1] = r, *n = 2;
-    return;
-  }
-  if (!strcmp(m->method, "nearest_neighbor")) {
-    bool is_int = r == 1.0;
-    bool hi = !strcmp(m->rounding, "round_prefer_floor") ? r > 0.5 : !strcmp(m->rounding, "round_prefer_ceil") ? r >= 0.5
-              : !strcmp(m->rounding, "floor") ? false : true;
-    c[0] = is_int ? 0 : !hi, c[1] = is_int ? 1 : hi, *n = 2;
-    return;
-  }
-  double A = m->alpha, t[4] = {r + 1, r, 1 - r, 2 - r};
-  for (int i = 0; i < 4; i++) {
-    double u = t[i];
-    c[i] = u <= 1 ? ((A + 2) * u - (A + 3)) * u * u + 1 : ((A * u - 5 * A) * u + 8 * A) * u - 4 * A;
-  }
-  *n = 4;
-}
-
-static double ref_interp1(const RefMode *m, const double *row, int64_t in, double scale, int64_t xo) {
-  double x = ref_coord(m, (double)xo, scale, in), c[4];
-  double f = floor(x), r = x == f ? 1.0 : x - f;
-  int n;
-  ref_coeffs(m, r, c, &n);
-  int64_t pad = (n + 1) / 2, idx[4];
-  double xp = x + (double)pad;
-  /* the n indices of [0, in + 2 pad) nearest xp, ties to the lower */
-  bool used[64] = {0};
-  for (int k = 0; k < n; k++) {
-    int64_t best = -1;
-    for (int64_t j = 0; j < in + 2 * pad; j++)
-      if (!used[j] && (best < 0 || fabs(xp - (double)j) < fabs(xp - (double)best))) best = j;
-    used[best] = true;
-  }
-  int k = 0;
-  for (int64_t j = 0; j < in + 2 * pad; j++)
-    if (used[j]) idx[k++] = j - pad;
-  double sum = 0, v = 0;
-  for (int i = 0; i < n; i++) {
-    if (m->exclude && (idx[i] < 0 || idx[i] >= in)) c[i] = 0;
-    sum += c[i];
-  }
-  for (int i = 0; i < n; i++) {
-    int64_t j = idx[i] < 0 ? 0 : idx[i] >= in ? in - 1 : idx[i];
-    v += (m->exclude ? c[i] / sum : c[i]) * row[j];
-  }
-  return v;
-}
-
-/* (1, 1, H, W) resized along W (per row) then along H (per column) */
-static void resize_case(const RefMode *m, int64_t h, int64_t w, int64_t oh, int64_t ow, double sh, double sw,
-                        bool scaled) {
-  double x[64], tmp[512], want[MAXV], col[64];
-  opc_fill(x, h * w, 31, -2, 2);
-  for (int64_t i = 0; i < h; i++)
-    for (int64_t j = 0; j < ow; j++) tmp[i * ow + j] = ref_interp1(m, &x[i * w], w, sw, j);
-  for (int64_t j = 0; j < ow; j++) {
-    for (int64_t i = 0; i < h; i++) col[i] = tmp[i * ow + j];
-    for (int64_t i = 0; i < oh; i++) want[i * ow + j] = ref_interp1(m, col, h, sh, i);
-  }
-  char call[512], params[64];
-  snprintf(params, sizeof params, "data: R.Tensor((1, 1, %lld, %lld), \"float32\")", (long long)h, (long long)w);
-  int k = snprintf(call, sizeof call, "R.image.%s(data, size=[%lld, %lld], ", scaled ? "resize2d_scaled" : "resize2d",
-                   (long long)oh, (long long)ow);
-  if (scaled) k += snprintf(call + k, sizeof call - (size_t)k, "scales=[%.17g, %.17g], ", sh, sw);
-  snprintf(call + k, sizeof call - (size_t)k,
-           "method=\"%s\", coordinate_transformation_mode=\"%s\", rounding_method=\"%s\", cubic_alpha=%g, "
-           "cubic_exclude=%d)", m->method, m->coord, m->rounding, m->alpha, m->exclude ? 1 : 0);
-  OpcBuf in = opc_buf(4, (int64_t[]){1, 1, h, w}, x), wb = opc_buf(4, (int64_t[]){1, 1, oh, ow}, want);
-  opc_check_run(params, call, &in, 1, &wb, 1, 1e-5);
-}
-
-static void test_resize_run(void) {
-  RefMode nearest = {"nearest_neighbor", "asymmetric", "round_prefer_floor", -0.75, false};
-  RefMode nearest_ceil = {"nearest_neighbor", "half_pixel", "round_prefer_ceil", -0.75, false};
-  RefMode linear = {"linear", "half_pixel", "round_prefer_floor", -0.75, false};
-  RefMode linear_ac = {"linear", "align_corners", "round_prefer_floor", -0.75, false};
-  RefMode cubic = {"cubic", "half_pixel", "round_prefer_floor", -0.75, false};
-  RefMode cubic_ex = {"cubic", "pytorch_half_pixel", "round_prefer_floor", -0.5, true};
-  resize_case(&nearest, 3, 4, 6, 7, 2.0, 7.0 / 4, false);
-  resize_case(&nearest_ceil, 4, 4, 7, 3, 7.0 / 4, 3.0 / 4, false);
-  resize_case(&linear, 3, 4, 6, 8, 2.0, 2.0, false);
-  resize_case(&linear, 4, 5, 2, 3, 0.6, 0.6, true);
-  resize_case(&linear_ac, 3, 4, 5, 7, 5.0 / 3, 7.0 / 4, false);
-  resize_case(&cubic, 4, 4, 8, 6, 2.0, 1.5, false);
-  resize_case(&cubic_ex, 4, 4, 3, 3, 0.8, 0.8, true);
-}
-
 int main(void) {
   RUN(test_pad_infer);
   RUN(test_pad_run);
@@ -371,9 +190,5 @@ int main(void) {
   RUN(test_gather_elements);
   RUN(test_scatter_elements);
   RUN(test_one_hot);
-  RUN(test_conv2d_transpose_infer);
-  RUN(test_conv2d_transpose_run);
-  RUN(test_resize_infer);
-  RUN(test_resize_run);
   return CHECK_DONE();
 }

@@ -1,5 +1,5 @@
-/* test_ops_nn.c - matmul, nn.linear, nn.conv2d and the 2-D pools of the op
- * registry.
+/* test_ops_nn.c - matmul and nn.linear (src/ops/linalg.c), nn.conv2d and the
+ * 2-D pools (conv_pool.c), and nn.conv2d_transpose (conv_transpose.c).
  *
  * Each case reads a one-binding graph function, checks the struct info the
  * registry infers (printed, against text written here), legalizes the call
@@ -136,30 +136,28 @@ static void check_matmul(const char *params, const char *want_sinfo, OpcBuf a, O
   opc_free(ins, 2);
 }
 
-static void test_matmul_2d(void) {
-  check_matmul("x: R.Tensor((3, 5), \"float32\"), y: R.Tensor((5, 4), \"float32\")",
-               "R.Tensor((3, 4), dtype=\"float32\")", opc_tensor(1, 2, 3, 5), opc_tensor(2, 2, 5, 4), 2,
-               (int64_t[]){3, 4});
-}
+typedef struct MatmulCase {
+  const char *name, *params, *sinfo;
+  OpcSpec a, b;
+  int on;
+  int64_t oshape[4];
+} MatmulCase;
 
-static void test_matmul_batched_broadcast(void) {
-  check_matmul("x: R.Tensor((2, 1, 3, 5), \"float32\"), y: R.Tensor((4, 5, 6), \"float32\")",
-               "R.Tensor((2, 4, 3, 6), dtype=\"float32\")", opc_tensor(3, 4, 2, 1, 3, 5), opc_tensor(4, 3, 4, 5, 6), 4,
-               (int64_t[]){2, 4, 3, 6});
-}
+static const MatmulCase matmul_cases[] = {
+    {"test_matmul_2d", "x: R.Tensor((3, 5), \"float32\"), y: R.Tensor((5, 4), \"float32\")",
+     "R.Tensor((3, 4), dtype=\"float32\")", {1, 2, {3, 5}}, {2, 2, {5, 4}}, 2, {3, 4}},
+    {"test_matmul_batched_broadcast", "x: R.Tensor((2, 1, 3, 5), \"float32\"), y: R.Tensor((4, 5, 6), \"float32\")",
+     "R.Tensor((2, 4, 3, 6), dtype=\"float32\")", {3, 4, {2, 1, 3, 5}}, {4, 3, {4, 5, 6}}, 4, {2, 4, 3, 6}},
+    {"test_matmul_symbolic", "x: R.Tensor((\"n\", 2, 7), \"float32\"), y: R.Tensor((7, 3), \"float32\")",
+     "R.Tensor((n, 2, 3), dtype=\"float32\")", {5, 3, {3, 2, 7}}, {6, 2, {7, 3}}, 3, {3, 2, 3}},
+    {"test_matmul_vectors", "x: R.Tensor((5,), \"float32\"), y: R.Tensor((2, 5, 3), \"float32\")",
+     "R.Tensor((2, 3), dtype=\"float32\")", {7, 1, {5}}, {8, 3, {2, 5, 3}}, 2, {2, 3}},
+    {NULL, "x: R.Tensor((3, 5), \"float32\"), y: R.Tensor((5,), \"float32\")", "R.Tensor((3,), dtype=\"float32\")",
+     {9, 2, {3, 5}}, {10, 1, {5}}, 1, {3}},
+};
 
-static void test_matmul_symbolic(void) {
-  check_matmul("x: R.Tensor((\"n\", 2, 7), \"float32\"), y: R.Tensor((7, 3), \"float32\")",
-               "R.Tensor((n, 2, 3), dtype=\"float32\")", opc_tensor(5, 3, 3, 2, 7), opc_tensor(6, 2, 7, 3), 3,
-               (int64_t[]){3, 2, 3});
-}
-
-static void test_matmul_vectors(void) {
-  check_matmul("x: R.Tensor((5,), \"float32\"), y: R.Tensor((2, 5, 3), \"float32\")",
-               "R.Tensor((2, 3), dtype=\"float32\")", opc_tensor(7, 1, 5), opc_tensor(8, 3, 2, 5, 3), 2,
-               (int64_t[]){2, 3});
-  check_matmul("x: R.Tensor((3, 5), \"float32\"), y: R.Tensor((5,), \"float32\")",
-               "R.Tensor((3,), dtype=\"float32\")", opc_tensor(9, 2, 3, 5), opc_tensor(10, 1, 5), 1, (int64_t[]){3});
+static void matmul_case(const MatmulCase *m) {
+  check_matmul(m->params, m->sinfo, opc_tensor_of(&m->a), opc_tensor_of(&m->b), m->on, m->oshape);
 }
 
 static void test_matmul_errors(void) {
@@ -238,37 +236,33 @@ static void check_conv(const char *params, const char *attrs, const char *want_s
   opc_free(ins, 2);
 }
 
-static void test_conv2d_stride_pad(void) {
-  check_conv("x: R.Tensor((2, 3, 7, 7), \"float32\"), w: R.Tensor((4, 3, 3, 3), \"float32\")",
-             ", strides=[2, 2], padding=[1, 1]", "R.Tensor((2, 4, 4, 4), dtype=\"float32\")",
-             opc_tensor(20, 4, 2, 3, 7, 7), opc_tensor(21, 4, 4, 3, 3, 3), (WinP){{2, 2}, {1, 1, 1, 1}, {1, 1}, false},
-             1);
-}
+typedef struct ConvCase {
+  const char *name, *params, *attrs, *sinfo;
+  OpcSpec x, w;
+  WinP wp;
+  int groups;
+} ConvCase;
 
-static void test_conv2d_dilation_asym_pad(void) {
-  check_conv("x: R.Tensor((1, 2, 8, 9), \"float32\"), w: R.Tensor((3, 2, 3, 2), \"float32\")",
-             ", strides=[1, 2], padding=[1, 2, 0, 1], dilation=[2, 1]", "R.Tensor((1, 3, 5, 6), dtype=\"float32\")",
-             opc_tensor(22, 4, 1, 2, 8, 9), opc_tensor(23, 4, 3, 2, 3, 2), (WinP){{1, 2}, {1, 2, 0, 1}, {2, 1}, false},
-             1);
-}
+static const ConvCase conv_cases[] = {
+    {"test_conv2d_stride_pad", "x: R.Tensor((2, 3, 7, 7), \"float32\"), w: R.Tensor((4, 3, 3, 3), \"float32\")",
+     ", strides=[2, 2], padding=[1, 1]", "R.Tensor((2, 4, 4, 4), dtype=\"float32\")", {20, 4, {2, 3, 7, 7}},
+     {21, 4, {4, 3, 3, 3}}, {{2, 2}, {1, 1, 1, 1}, {1, 1}, false}, 1},
+    {"test_conv2d_dilation_asym_pad", "x: R.Tensor((1, 2, 8, 9), \"float32\"), w: R.Tensor((3, 2, 3, 2), \"float32\")",
+     ", strides=[1, 2], padding=[1, 2, 0, 1], dilation=[2, 1]", "R.Tensor((1, 3, 5, 6), dtype=\"float32\")",
+     {22, 4, {1, 2, 8, 9}}, {23, 4, {3, 2, 3, 2}}, {{1, 2}, {1, 2, 0, 1}, {2, 1}, false}, 1},
+    {"test_conv2d_depthwise", "x: R.Tensor((1, 4, 6, 6), \"float32\"), w: R.Tensor((4, 1, 3, 3), \"float32\")",
+     ", padding=1, groups=4", "R.Tensor((1, 4, 6, 6), dtype=\"float32\")", {24, 4, {1, 4, 6, 6}},
+     {25, 4, {4, 1, 3, 3}}, {{1, 1}, {1, 1, 1, 1}, {1, 1}, false}, 4},
+    {"test_conv2d_groups", "x: R.Tensor((1, 4, 5, 5), \"float32\"), w: R.Tensor((6, 2, 3, 3), \"float32\")",
+     ", groups=2", "R.Tensor((1, 6, 3, 3), dtype=\"float32\")", {26, 4, {1, 4, 5, 5}}, {27, 4, {6, 2, 3, 3}},
+     {{1, 1}, {0, 0, 0, 0}, {1, 1}, false}, 2},
+    {"test_conv2d_symbolic", "x: R.Tensor((\"n\", 3, \"h\", 6), \"float32\"), w: R.Tensor((2, 3, 3, 3), \"float32\")",
+     ", strides=2, padding=[1, 1]", "R.Tensor((n, 2, (h - 1) // 2 + 1, 3), dtype=\"float32\")",
+     {28, 4, {3, 3, 5, 6}}, {29, 4, {2, 3, 3, 3}}, {{2, 2}, {1, 1, 1, 1}, {1, 1}, false}, 1},
+};
 
-static void test_conv2d_depthwise(void) {
-  check_conv("x: R.Tensor((1, 4, 6, 6), \"float32\"), w: R.Tensor((4, 1, 3, 3), \"float32\")", ", padding=1, groups=4",
-             "R.Tensor((1, 4, 6, 6), dtype=\"float32\")", opc_tensor(24, 4, 1, 4, 6, 6), opc_tensor(25, 4, 4, 1, 3, 3),
-             (WinP){{1, 1}, {1, 1, 1, 1}, {1, 1}, false}, 4);
-}
-
-static void test_conv2d_groups(void) {
-  check_conv("x: R.Tensor((1, 4, 5, 5), \"float32\"), w: R.Tensor((6, 2, 3, 3), \"float32\")", ", groups=2",
-             "R.Tensor((1, 6, 3, 3), dtype=\"float32\")", opc_tensor(26, 4, 1, 4, 5, 5), opc_tensor(27, 4, 6, 2, 3, 3),
-             (WinP){{1, 1}, {0, 0, 0, 0}, {1, 1}, false}, 2);
-}
-
-static void test_conv2d_symbolic(void) {
-  check_conv("x: R.Tensor((\"n\", 3, \"h\", 6), \"float32\"), w: R.Tensor((2, 3, 3, 3), \"float32\")",
-             ", strides=2, padding=[1, 1]", "R.Tensor((n, 2, (h - 1) // 2 + 1, 3), dtype=\"float32\")",
-             opc_tensor(28, 4, 3, 3, 5, 6), opc_tensor(29, 4, 2, 3, 3, 3), (WinP){{2, 2}, {1, 1, 1, 1}, {1, 1}, false},
-             1);
+static void conv_case(const ConvCase *c) {
+  check_conv(c->params, c->attrs, c->sinfo, opc_tensor_of(&c->x), opc_tensor_of(&c->w), c->wp, c->groups);
 }
 
 static void test_conv2d_errors(void) {
@@ -303,41 +297,45 @@ static void check_pool(const char *params, const char *op, const char *want_sinf
   opc_free(&x, 1);
 }
 
-static void test_max_pool_pad(void) {
-  check_pool("x: R.Tensor((2, 3, 5, 5), \"float32\")",
-             "R.nn.max_pool2d(x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1])",
-             "R.Tensor((2, 3, 3, 3), dtype=\"float32\")", opc_tensor(30, 4, 2, 3, 5, 5), true, 3,
-             (WinP){{2, 2}, {1, 1, 1, 1}, {1, 1}, false}, false);
-}
+typedef struct PoolCase {
+  const char *name, *params, *op, *sinfo;
+  OpcSpec x;
+  bool is_max;
+  int k;
+  WinP wp;
+  bool include_pad;
+} PoolCase;
 
-static void test_max_pool_ceil_symbolic(void) {
-  check_pool("x: R.Tensor((\"n\", 2, 6, 6), \"float32\")",
-             "R.nn.max_pool2d(x, pool_size=[3, 3], strides=[2, 2], ceil_mode=True)",
-             "R.Tensor((n, 2, 3, 3), dtype=\"float32\")", opc_tensor(31, 4, 3, 2, 6, 6), true, 3,
-             (WinP){{2, 2}, {0, 0, 0, 0}, {1, 1}, true}, false);
-  check_pool("x: R.Tensor((1, 2, 7, 7), \"float32\")", "R.nn.max_pool2d(x, pool_size=2, dilation=2, padding=1)",
-             "R.Tensor((1, 2, 7, 7), dtype=\"float32\")", opc_tensor(32, 4, 1, 2, 7, 7), true, 2,
-             (WinP){{1, 1}, {1, 1, 1, 1}, {2, 2}, false}, false);
-}
+static const PoolCase pool_cases[] = {
+    {"test_max_pool_pad", "x: R.Tensor((2, 3, 5, 5), \"float32\")",
+     "R.nn.max_pool2d(x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1])", "R.Tensor((2, 3, 3, 3), dtype=\"float32\")",
+     {30, 4, {2, 3, 5, 5}}, true, 3, {{2, 2}, {1, 1, 1, 1}, {1, 1}, false}, false},
+    {"test_max_pool_ceil_symbolic", "x: R.Tensor((\"n\", 2, 6, 6), \"float32\")",
+     "R.nn.max_pool2d(x, pool_size=[3, 3], strides=[2, 2], ceil_mode=True)", "R.Tensor((n, 2, 3, 3), dtype=\"float32\")",
+     {31, 4, {3, 2, 6, 6}}, true, 3, {{2, 2}, {0, 0, 0, 0}, {1, 1}, true}, false},
+    {NULL, "x: R.Tensor((1, 2, 7, 7), \"float32\")", "R.nn.max_pool2d(x, pool_size=2, dilation=2, padding=1)",
+     "R.Tensor((1, 2, 7, 7), dtype=\"float32\")", {32, 4, {1, 2, 7, 7}}, true, 2, {{1, 1}, {1, 1, 1, 1}, {2, 2}, false},
+     false},
+    {"test_avg_pool_pad", "x: R.Tensor((1, 2, 5, 6), \"float32\")",
+     "R.nn.avg_pool2d(x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1])", "R.Tensor((1, 2, 3, 3), dtype=\"float32\")",
+     {33, 4, {1, 2, 5, 6}}, false, 3, {{2, 2}, {1, 1, 1, 1}, {1, 1}, false}, false},
+    {NULL, "x: R.Tensor((1, 2, 5, 6), \"float32\")",
+     "R.nn.avg_pool2d(x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1], count_include_pad=True)",
+     "R.Tensor((1, 2, 3, 3), dtype=\"float32\")", {34, 4, {1, 2, 5, 6}}, false, 3,
+     {{2, 2}, {1, 1, 1, 1}, {1, 1}, false}, true},
+    {"test_avg_pool_ceil_symbolic", "x: R.Tensor((\"n\", 3, 6, 5), \"float32\")",
+     "R.nn.avg_pool2d(x, pool_size=[2, 2], strides=[2, 2], padding=[1, 0, 1, 0], ceil_mode=True, "
+     "count_include_pad=True)",
+     "R.Tensor((n, 3, 4, 3), dtype=\"float32\")", {35, 4, {2, 3, 6, 5}}, false, 2, {{2, 2}, {1, 0, 1, 0}, {1, 1}, true},
+     true},
+    {NULL, "x: R.Tensor((1, 1, 6, 5), \"float32\")",
+     "R.nn.avg_pool2d(x, pool_size=[2, 2], strides=[2, 2], padding=[1, 0, 1, 0], ceil_mode=True)",
+     "R.Tensor((1, 1, 4, 3), dtype=\"float32\")", {36, 4, {1, 1, 6, 5}}, false, 2, {{2, 2}, {1, 0, 1, 0}, {1, 1}, true},
+     false},
+};
 
-static void test_avg_pool_pad(void) {
-  const char *p = "x: R.Tensor((1, 2, 5, 6), \"float32\")";
-  WinP wp = {{2, 2}, {1, 1, 1, 1}, {1, 1}, false};
-  check_pool(p, "R.nn.avg_pool2d(x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1])",
-             "R.Tensor((1, 2, 3, 3), dtype=\"float32\")", opc_tensor(33, 4, 1, 2, 5, 6), false, 3, wp, false);
-  check_pool(p, "R.nn.avg_pool2d(x, pool_size=[3, 3], strides=[2, 2], padding=[1, 1], count_include_pad=True)",
-             "R.Tensor((1, 2, 3, 3), dtype=\"float32\")", opc_tensor(34, 4, 1, 2, 5, 6), false, 3, wp, true);
-}
-
-static void test_avg_pool_ceil_symbolic(void) {
-  WinP wp = {{2, 2}, {1, 0, 1, 0}, {1, 1}, true};
-  check_pool("x: R.Tensor((\"n\", 3, 6, 5), \"float32\")",
-             "R.nn.avg_pool2d(x, pool_size=[2, 2], strides=[2, 2], padding=[1, 0, 1, 0], ceil_mode=True, "
-             "count_include_pad=True)",
-             "R.Tensor((n, 3, 4, 3), dtype=\"float32\")", opc_tensor(35, 4, 2, 3, 6, 5), false, 2, wp, true);
-  check_pool("x: R.Tensor((1, 1, 6, 5), \"float32\")",
-             "R.nn.avg_pool2d(x, pool_size=[2, 2], strides=[2, 2], padding=[1, 0, 1, 0], ceil_mode=True)",
-             "R.Tensor((1, 1, 4, 3), dtype=\"float32\")", opc_tensor(36, 4, 1, 1, 6, 5), false, 2, wp, false);
+static void pool_case(const PoolCase *c) {
+  check_pool(c->params, c->op, c->sinfo, opc_tensor_of(&c->x), c->is_max, c->k, c->wp, c->include_pad);
 }
 
 /* ceil mode never starts a window in the trailing padding: the shapes of
@@ -414,26 +412,81 @@ static void test_adaptive_sizes(void) {
                          "nn.adaptive_avg_pool2d: output size 2 needs a constant input size, got h");
 }
 
+#define F32(shape) "R.Tensor(" shape ", \"float32\")"
+#define MAXV 4096 /* values of one reference output */
+
+/* ======================================================================== */
+/* nn.conv2d_transpose                                                      */
+/* ======================================================================== */
+
+static void test_conv2d_transpose_infer(void) {
+  const char *p = "data: " F32("(1, 4, 3, 3)") ", weight: " F32("(4, 2, 3, 3)");
+  OPC_CHECK_INFER(p, "R.nn.conv2d_transpose(data, weight)", "R.Tensor((1, 2, 5, 5), dtype=\"float32\")");
+  OPC_CHECK_INFER(p, "R.nn.conv2d_transpose(data, weight, strides=[2, 2], padding=[1, 1, 1, 1], output_padding=[1, 0])",
+                  "R.Tensor((1, 2, 6, 5), dtype=\"float32\")");
+  OPC_CHECK_INFER(p, "R.nn.conv2d_transpose(data, weight, groups=2)", "R.Tensor((1, 4, 5, 5), dtype=\"float32\")");
+  OPC_CHECK_INFER("data: " F32("(\"n\", 4, \"h\", 3)") ", weight: " F32("(4, 2, 3, 3)"),
+                  "R.nn.conv2d_transpose(data, weight, strides=2)",
+                  "R.Tensor((n, 2, h * 2 + 1, 7), dtype=\"float32\")");
+  OPC_CHECK_REFUSED("data: " F32("(1, 3, 3, 3)") ", weight: " F32("(4, 2, 3, 3)"),
+                    "R.nn.conv2d_transpose(data, weight)",
+                    "nn.conv2d_transpose: channels differ: data (1, 3, 3, 3) has (3,) channels, weight (4, 2, 3, 3) (IOHW) takes (4,)");
+  OPC_CHECK_REFUSED(p, "R.nn.conv2d_transpose(data, weight, data_layout=\"NHWC\")",
+                    "nn.conv2d_transpose: only NCHW is supported for data_layout, got \"NHWC\"");
+  OPC_CHECK_REFUSED(p, "R.nn.conv2d_transpose(data, weight, groups=3)",
+                    "nn.conv2d_transpose: input channels of weight (4, 2, 3, 3) must be a constant multiple of groups=3");
+}
+
+/* reference: every input element scatters x * w into the (uncropped)
+ * output, which is then cropped by the paddings */
+static void tconv_case(int64_t g, const int64_t *s, const int64_t *d, const int64_t *pad, const int64_t *op) {
+  enum { N = 1, C = 4, H = 3, W = 4, CO = 2, KH = 3, KW = 2 };
+  int64_t oh = (H - 1) * s[0] - pad[0] - pad[2] + d[0] * (KH - 1) + 1 + op[0];
+  int64_t ow = (W - 1) * s[1] - pad[1] - pad[3] + d[1] * (KW - 1) + 1 + op[1];
+  int64_t cout = CO * g, cig = C / g;
+  double x[N * C * H * W], w[C * CO * KH * KW], want[MAXV] = {0};
+  opc_fill(x, N * C * H * W, 21, -1, 1);
+  opc_fill(w, C * CO * KH * KW, 23, -1, 1);
+  for (int c = 0; c < C; c++)
+    for (int i = 0; i < H; i++)
+      for (int j = 0; j < W; j++)
+        for (int o = 0; o < CO; o++)
+          for (int kh = 0; kh < KH; kh++)
+            for (int kw = 0; kw < KW; kw++) {
+              int64_t y = i * s[0] + kh * d[0] - pad[0], z = j * s[1] + kw * d[1] - pad[1];
+              if (y < 0 || y >= oh || z < 0 || z >= ow) continue;
+              int64_t co = (c / cig) * CO + o;
+              want[(co * oh + y) * ow + z] += x[(c * H + i) * W + j] * w[((c * CO + o) * KH + kh) * KW + kw];
+            }
+  char call[256];
+  snprintf(call, sizeof call,
+           "R.nn.conv2d_transpose(data, weight, strides=[%lld, %lld], padding=[%lld, %lld, %lld, %lld], "
+           "output_padding=[%lld, %lld], dilation=[%lld, %lld], groups=%lld)",
+           (long long)s[0], (long long)s[1], (long long)pad[0], (long long)pad[1], (long long)pad[2], (long long)pad[3],
+           (long long)op[0], (long long)op[1], (long long)d[0], (long long)d[1], (long long)g);
+  OpcBuf in[2] = {opc_buf(4, (int64_t[]){N, C, H, W}, x), opc_buf(4, (int64_t[]){C, CO, KH, KW}, w)};
+  OpcBuf want_b = opc_buf(4, (int64_t[]){N, cout, oh, ow}, want);
+  opc_check_run("data: " F32("(1, 4, 3, 4)") ", weight: " F32("(4, 2, 3, 2)"), call, in, 2, &want_b, 1, 1e-5);
+}
+
+static void test_conv2d_transpose_run(void) {
+  tconv_case(1, (int64_t[]){1, 1}, (int64_t[]){1, 1}, (int64_t[]){0, 0, 0, 0}, (int64_t[]){0, 0});
+  tconv_case(1, (int64_t[]){2, 3}, (int64_t[]){1, 1}, (int64_t[]){1, 0, 2, 1}, (int64_t[]){1, 2});
+  tconv_case(2, (int64_t[]){2, 1}, (int64_t[]){2, 2}, (int64_t[]){0, 1, 1, 0}, (int64_t[]){0, 0});
+}
+
 int main(void) {
   ctx = mlc_ctx_new();
-  RUN(test_matmul_2d);
-  RUN(test_matmul_batched_broadcast);
-  RUN(test_matmul_symbolic);
-  RUN(test_matmul_vectors);
+  RUN_ROWS(matmul_cases, matmul_case);
   RUN(test_matmul_errors);
   RUN(test_linear_bias_symbolic);
   RUN(test_linear_no_bias);
   RUN(test_linear_errors);
-  RUN(test_conv2d_stride_pad);
-  RUN(test_conv2d_dilation_asym_pad);
-  RUN(test_conv2d_depthwise);
-  RUN(test_conv2d_groups);
-  RUN(test_conv2d_symbolic);
+  RUN_ROWS(conv_cases, conv_case);
   RUN(test_conv2d_errors);
-  RUN(test_max_pool_pad);
-  RUN(test_max_pool_ceil_symbolic);
-  RUN(test_avg_pool_pad);
-  RUN(test_avg_pool_ceil_symbolic);
+  RUN(test_conv2d_transpose_infer);
+  RUN(test_conv2d_transpose_run);
+  RUN_ROWS(pool_cases, pool_case);
   RUN(test_pool_ceil_last_window);
   RUN(test_pool_errors);
   RUN(test_adaptive_global_symbolic);

@@ -100,43 +100,42 @@ static void check_reduce(const char *params, const char *op, const char *want_si
   opc_free(&x, 1);
 }
 
-static void test_sum_keepdims(void) {
-  check_reduce("x: R.Tensor((2, 3, 4), \"float32\")", "R.sum(x, axis=[1], keepdims=True)",
-               "R.Tensor((2, 1, 4), dtype=\"float32\")", opc_tensor(1, 3, 2, 3, 4), (bool[]){0, 1, 0}, 's', 3,
-               (int64_t[]){2, 1, 4});
-  check_reduce("x: R.Tensor((3, 5), \"float32\")", "R.sum(x)", "R.Tensor((), dtype=\"float32\")",
-               opc_tensor(2, 2, 3, 5), (bool[]){1, 1}, 's', 0, NULL);
-}
+typedef struct ReduceCase {
+  const char *name, *params, *op, *sinfo;
+  OpcSpec x;
+  bool on[4];   /* the reduced axes */
+  char kind;    /* ref_reduce's: 's'um, 'm'ean, ma'x', mi'n' */
+  int on_dims;  /* the output's rank and shape */
+  int64_t oshape[4];
+} ReduceCase;
 
-static void test_mean_symbolic(void) {
-  check_reduce("x: R.Tensor((\"n\", 5), \"float32\")", "R.mean(x, axis=[-1])", "R.Tensor((n,), dtype=\"float32\")",
-               opc_tensor(3, 2, 3, 5), (bool[]){0, 1}, 'm', 1, (int64_t[]){3});
-  check_reduce("x: R.Tensor((\"n\", 5), \"float32\")", "R.mean(x, axis=0, keepdims=True)",
-               "R.Tensor((1, 5), dtype=\"float32\")", opc_tensor(4, 2, 4, 5), (bool[]){1, 0}, 'm', 2,
-               (int64_t[]){1, 5});
-}
+/* test_all_axes_keepdims: no axis means every axis, kept as 1s with
+ * keepdims (ONNX ReduceMax's default axes) */
+static const ReduceCase reduce_cases[] = {
+    {"test_sum_keepdims", "x: R.Tensor((2, 3, 4), \"float32\")", "R.sum(x, axis=[1], keepdims=True)",
+     "R.Tensor((2, 1, 4), dtype=\"float32\")", {1, 3, {2, 3, 4}}, {0, 1, 0}, 's', 3, {2, 1, 4}},
+    {NULL, "x: R.Tensor((3, 5), \"float32\")", "R.sum(x)",
+     "R.Tensor((), dtype=\"float32\")", {2, 2, {3, 5}}, {1, 1}, 's', 0, {0}},
+    {"test_mean_symbolic", "x: R.Tensor((\"n\", 5), \"float32\")", "R.mean(x, axis=[-1])",
+     "R.Tensor((n,), dtype=\"float32\")", {3, 2, {3, 5}}, {0, 1}, 'm', 1, {3}},
+    {NULL, "x: R.Tensor((\"n\", 5), \"float32\")", "R.mean(x, axis=0, keepdims=True)",
+     "R.Tensor((1, 5), dtype=\"float32\")", {4, 2, {4, 5}}, {1, 0}, 'm', 2, {1, 5}},
+    {"test_max_min", "x: R.Tensor((3, 4, 5), \"float32\")", "R.max(x, axis=[0, 2])",
+     "R.Tensor((4,), dtype=\"float32\")", {5, 3, {3, 4, 5}}, {1, 0, 1}, 'x', 1, {4}},
+    {NULL, "x: R.Tensor((\"n\", 3), \"float32\")", "R.min(x, axis=1, keepdims=True)",
+     "R.Tensor((n, 1), dtype=\"float32\")", {6, 2, {4, 3}}, {0, 1}, 'n', 2, {4, 1}},
+    {"test_all_axes_keepdims", "x: R.Tensor((3, 2, 2), \"float32\")", "R.max(x, keepdims=True)",
+     "R.Tensor((1, 1, 1), dtype=\"float32\")", {30, 3, {3, 2, 2}}, {1, 1, 1}, 'x', 3, {1, 1, 1}},
+    {NULL, "x: R.Tensor((\"n\", 4), \"float32\")", "R.sum(x, axis=None, keepdims=True)",
+     "R.Tensor((1, 1), dtype=\"float32\")", {31, 2, {5, 4}}, {1, 1}, 's', 2, {1, 1}},
+    {NULL, "x: R.Tensor((4, 5), \"float32\")", "R.mean(x, keepdims=True)",
+     "R.Tensor((1, 1), dtype=\"float32\")", {32, 2, {4, 5}}, {1, 1}, 'm', 2, {1, 1}},
+    {NULL, "x: R.Tensor((3, 5), \"float32\")", "R.min(x)",
+     "R.Tensor((), dtype=\"float32\")", {33, 2, {3, 5}}, {1, 1}, 'n', 0, {0}},
+};
 
-static void test_max_min(void) {
-  check_reduce("x: R.Tensor((3, 4, 5), \"float32\")", "R.max(x, axis=[0, 2])", "R.Tensor((4,), dtype=\"float32\")",
-               opc_tensor(5, 3, 3, 4, 5), (bool[]){1, 0, 1}, 'x', 1, (int64_t[]){4});
-  check_reduce("x: R.Tensor((\"n\", 3), \"float32\")", "R.min(x, axis=1, keepdims=True)",
-               "R.Tensor((n, 1), dtype=\"float32\")", opc_tensor(6, 2, 4, 3), (bool[]){0, 1}, 'n', 2,
-               (int64_t[]){4, 1});
-}
-
-/* no axis: every axis, kept as 1s with keepdims (ONNX ReduceMax's default
- * axes) */
-static void test_all_axes_keepdims(void) {
-  check_reduce("x: R.Tensor((3, 2, 2), \"float32\")", "R.max(x, keepdims=True)",
-               "R.Tensor((1, 1, 1), dtype=\"float32\")", opc_tensor(30, 3, 3, 2, 2), (bool[]){1, 1, 1}, 'x', 3,
-               (int64_t[]){1, 1, 1});
-  check_reduce("x: R.Tensor((\"n\", 4), \"float32\")", "R.sum(x, axis=None, keepdims=True)",
-               "R.Tensor((1, 1), dtype=\"float32\")", opc_tensor(31, 2, 5, 4), (bool[]){1, 1}, 's', 2,
-               (int64_t[]){1, 1});
-  check_reduce("x: R.Tensor((4, 5), \"float32\")", "R.mean(x, keepdims=True)", "R.Tensor((1, 1), dtype=\"float32\")",
-               opc_tensor(32, 2, 4, 5), (bool[]){1, 1}, 'm', 2, (int64_t[]){1, 1});
-  check_reduce("x: R.Tensor((3, 5), \"float32\")", "R.min(x)", "R.Tensor((), dtype=\"float32\")",
-               opc_tensor(33, 2, 3, 5), (bool[]){1, 1}, 'n', 0, NULL);
+static void reduce_case(const ReduceCase *r) {
+  check_reduce(r->params, r->op, r->sinfo, opc_tensor_of(&r->x), r->on, r->kind, r->on_dims, r->oshape);
 }
 
 /* an axis list of negative count (what a frontend once built for an absent
@@ -359,10 +358,7 @@ static void test_batch_norm_errors(void) {
 
 int main(void) {
   ctx = mlc_ctx_new();
-  RUN(test_sum_keepdims);
-  RUN(test_mean_symbolic);
-  RUN(test_max_min);
-  RUN(test_all_axes_keepdims);
+  RUN_ROWS(reduce_cases, reduce_case);
   RUN(test_reduce_malformed_axes);
   RUN(test_int_reductions);
   RUN(test_sum16_accumulates_in_f32);

@@ -1,0 +1,138 @@
+/* test_ops_resize.c - image.resize2d and resize2d_scaled (src/ops/resize.c):
+ * the inferred struct info prints as expected, refused inputs name the op
+ * and what was expected at the call's line, the legalized prim func reads
+ * back equal, and the interpreter computes what a plain C reference here
+ * computes.  The reference follows ONNX's own 1-D formulation (the nearest
+ * positions of an edge-padded row, resized along W then along H), so it
+ * shares no index arithmetic with the code under test. */
+#include "check.h"
+#include "op_check.h"
+
+#include <stdio.h>
+
+#define F32(shape) "R.Tensor(" shape ", \"float32\")"
+#define MAXV 4096
+
+/* ======================================================================== */
+/* image.resize2d                                                           */
+/* ======================================================================== */
+
+static void test_resize_infer(void) {
+  OPC_CHECK_INFER("data: " F32("(\"n\", 3, 4, 5)"), "R.image.resize2d(data, size=[8, 10])",
+                  "R.Tensor((n, 3, 8, 10), dtype=\"float32\")");
+  OPC_CHECK_INFER("data: " F32("(1, 3, 4, 5)"), "R.image.resize2d_scaled(data, size=[2, 3], scales=[0.6, 0.6])",
+                  "R.Tensor((1, 3, 2, 3), dtype=\"float32\")");
+  OPC_CHECK_REFUSED("data: " F32("(1, 3, 4, 5)"), "R.image.resize2d(data, size=[8, 10], method=\"area\")",
+                    "image.resize2d: method must be one of \"nearest_neighbor\", \"linear\", \"cubic\", not \"area\"");
+  OPC_CHECK_REFUSED("data: " F32("(1, 3, \"h\", 5)"), "R.image.resize2d(data, size=[8, 10])",
+                    "image.resize2d: the spatial dims of data (1, 3, h, 5) must be positive constants");
+  OPC_CHECK_REFUSED("data: " F32("(3, 4, 5)"), "R.image.resize2d(data, size=[8, 10])",
+                    "image.resize2d: data (NCHW) must be 4-D, got (3, 4, 5)");
+}
+
+/* ONNX's reference, 1-D: the n nearest positions of an edge-padded row,
+ * weights from the fraction of the source coordinate */
+typedef struct RefMode { const char *method, *coord, *rounding; double alpha; bool exclude; } RefMode;
+
+static double ref_coord(const RefMode *m, double x, double scale, int64_t in) {
+  double of = scale * (double)in;
+  if (!strcmp(m->coord, "align_corners")) return of == 1 ? 0 : x * (double)(in - 1) / (of - 1);
+  if (!strcmp(m->coord, "asymmetric")) return x / scale;
+  if (!strcmp(m->coord, "pytorch_half_pixel")) return of == 1 ? -0.5 : (x + 0.5) / scale - 0.5;
+  return (x + 0.5) / scale - 0.5;
+}
+
+static void ref_coeffs(const RefMode *m, double r, double *c, int *n) {
+  if (!strcmp(m->method, "linear")) {
+    c[0] = 1 - r, c[1] = r, *n = 2;
+    return;
+  }
+  if (!strcmp(m->method, "nearest_neighbor")) {
+    bool is_int = r == 1.0;
+    bool hi = !strcmp(m->rounding, "round_prefer_floor") ? r > 0.5 : !strcmp(m->rounding, "round_prefer_ceil") ? r >= 0.5
+              : !strcmp(m->rounding, "floor") ? false : true;
+    c[0] = is_int ? 0 : !hi, c[1] = is_int ? 1 : hi, *n = 2;
+    return;
+  }
+  double A = m->alpha, t[4] = {r + 1, r, 1 - r, 2 - r};
+  for (int i = 0; i < 4; i++) {
+    double u = t[i];
+    c[i] = u <= 1 ? ((A + 2) * u - (A + 3)) * u * u + 1 : ((A * u - 5 * A) * u + 8 * A) * u - 4 * A;
+  }
+  *n = 4;
+}
+
+static double ref_interp1(const RefMode *m, const double *row, int64_t in, double scale, int64_t xo) {
+  double x = ref_coord(m, (double)xo, scale, in), c[4];
+  double f = floor(x), r = x == f ? 1.0 : x - f;
+  int n;
+  ref_coeffs(m, r, c, &n);
+  int64_t pad = (n + 1) / 2, idx[4];
+  double xp = x + (double)pad;
+  /* the n indices of [0, in + 2 pad) nearest xp, ties to the lower */
+  bool used[64] = {0};
+  for (int k = 0; k < n; k++) {
+    int64_t best = -1;
+    for (int64_t j = 0; j < in + 2 * pad; j++)
+      if (!used[j] && (best < 0 || fabs(xp - (double)j) < fabs(xp - (double)best))) best = j;
+    used[best] = true;
+  }
+  int k = 0;
+  for (int64_t j = 0; j < in + 2 * pad; j++)
+    if (used[j]) idx[k++] = j - pad;
+  double sum = 0, v = 0;
+  for (int i = 0; i < n; i++) {
+    if (m->exclude && (idx[i] < 0 || idx[i] >= in)) c[i] = 0;
+    sum += c[i];
+  }
+  for (int i = 0; i < n; i++) {
+    int64_t j = idx[i] < 0 ? 0 : idx[i] >= in ? in - 1 : idx[i];
+    v += (m->exclude ? c[i] / sum : c[i]) * row[j];
+  }
+  return v;
+}
+
+/* (1, 1, H, W) resized along W (per row) then along H (per column) */
+static void resize_case(const RefMode *m, int64_t h, int64_t w, int64_t oh, int64_t ow, double sh, double sw,
+                        bool scaled) {
+  double x[64], tmp[512], want[MAXV], col[64];
+  opc_fill(x, h * w, 31, -2, 2);
+  for (int64_t i = 0; i < h; i++)
+    for (int64_t j = 0; j < ow; j++) tmp[i * ow + j] = ref_interp1(m, &x[i * w], w, sw, j);
+  for (int64_t j = 0; j < ow; j++) {
+    for (int64_t i = 0; i < h; i++) col[i] = tmp[i * ow + j];
+    for (int64_t i = 0; i < oh; i++) want[i * ow + j] = ref_interp1(m, col, h, sh, i);
+  }
+  char call[512], params[64];
+  snprintf(params, sizeof params, "data: R.Tensor((1, 1, %lld, %lld), \"float32\")", (long long)h, (long long)w);
+  int k = snprintf(call, sizeof call, "R.image.%s(data, size=[%lld, %lld], ", scaled ? "resize2d_scaled" : "resize2d",
+                   (long long)oh, (long long)ow);
+  if (scaled) k += snprintf(call + k, sizeof call - (size_t)k, "scales=[%.17g, %.17g], ", sh, sw);
+  snprintf(call + k, sizeof call - (size_t)k,
+           "method=\"%s\", coordinate_transformation_mode=\"%s\", rounding_method=\"%s\", cubic_alpha=%g, "
+           "cubic_exclude=%d)", m->method, m->coord, m->rounding, m->alpha, m->exclude ? 1 : 0);
+  OpcBuf in = opc_buf(4, (int64_t[]){1, 1, h, w}, x), wb = opc_buf(4, (int64_t[]){1, 1, oh, ow}, want);
+  opc_check_run(params, call, &in, 1, &wb, 1, 1e-5);
+}
+
+static void test_resize_run(void) {
+  RefMode nearest = {"nearest_neighbor", "asymmetric", "round_prefer_floor", -0.75, false};
+  RefMode nearest_ceil = {"nearest_neighbor", "half_pixel", "round_prefer_ceil", -0.75, false};
+  RefMode linear = {"linear", "half_pixel", "round_prefer_floor", -0.75, false};
+  RefMode linear_ac = {"linear", "align_corners", "round_prefer_floor", -0.75, false};
+  RefMode cubic = {"cubic", "half_pixel", "round_prefer_floor", -0.75, false};
+  RefMode cubic_ex = {"cubic", "pytorch_half_pixel", "round_prefer_floor", -0.5, true};
+  resize_case(&nearest, 3, 4, 6, 7, 2.0, 7.0 / 4, false);
+  resize_case(&nearest_ceil, 4, 4, 7, 3, 7.0 / 4, 3.0 / 4, false);
+  resize_case(&linear, 3, 4, 6, 8, 2.0, 2.0, false);
+  resize_case(&linear, 4, 5, 2, 3, 0.6, 0.6, true);
+  resize_case(&linear_ac, 3, 4, 5, 7, 5.0 / 3, 7.0 / 4, false);
+  resize_case(&cubic, 4, 4, 8, 6, 2.0, 1.5, false);
+  resize_case(&cubic_ex, 4, 4, 3, 3, 0.8, 0.8, true);
+}
+
+int main(void) {
+  RUN(test_resize_infer);
+  RUN(test_resize_run);
+  return CHECK_DONE();
+}
