@@ -70,7 +70,7 @@ $(B)/tests/%: tests/unit/%.c $(B)/libmlcc.a $(HDRS)
 	$(CC) $(CFLAGS_ALL) -Itests/unit $< $(B)/libmlcc.a $(LDFLAGS_ALL) -o $@
 
 test: $(B)/mlcc $(B)/libmlcrt.a $(UNIT_BIN)
-	@MLCC=$(B)/mlcc UNIT_DIR=$(B)/tests sh tests/run.sh
+	@MLCC=$(B)/mlcc UNIT_DIR=$(B)/tests UNIT_BINS="$(UNIT_BIN)" sh tests/run.sh
 
 # the bundled example (examples/digits): train, compile, run, check; in $(B)/demo
 demo: $(B)/mlcc $(B)/libmlcrt.a

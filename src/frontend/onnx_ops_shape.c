@@ -1,8 +1,9 @@
 /* onnx_ops_shape.c - converters of ONNX's shape, indexing, constant and
- * type ops.  Most take their "attributes" as inputs in newer opsets (shape
- * of Reshape, axes of Squeeze, starts/ends of Slice): those must be known
- * at compile time -- constants, or folded (onnx_util.c) -- and a computed
- * one is reported as not supported. */
+ * type ops, and of the depth/space shuffles (DepthToSpace, SpaceToDepth: a
+ * reshape, a transpose and a reshape).  Most take their "attributes" as
+ * inputs in newer opsets (shape of Reshape, axes of Squeeze, starts/ends of
+ * Slice): those must be known at compile time -- constants, or folded
+ * (onnx_util.c) -- and a computed one is reported as not supported. */
 #include <math.h>
 #include <string.h>
 
