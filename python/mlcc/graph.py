@@ -499,9 +499,30 @@ class BlockBuilder:
         if self._fb is None:
             raise _lib.Error("bb.%s outside bb.function" % what)
 
+    def _atom(self, a):
+        """a call's argument as the executor wants it: nested calls and
+        constants bound to vars first (A-normal form)"""
+        k = a.kind
+        if k in (G_CALL, G_CONST):
+            return self.emit(a)
+        if k == G_TUPLE:
+            fields = a.fields
+            new = [self._atom(f) for f in fields]
+            return a if all(x == y for x, y in zip(fields, new)) else tuple_(new)
+        return a
+
+    def _normalize(self, value):
+        if value.kind == G_TUPLE:
+            return self._atom(value)
+        if value.kind != G_CALL:
+            return value
+        args = value.args
+        new = [self._atom(x) for x in args]
+        return value if all(x == y for x, y in zip(args, new)) else with_args(value, new)
+
     def _emit(self, value, name, output):
         self._need_fb("emit")
-        value = _gexpr(value)
+        value = self._normalize(_gexpr(value))
         implicit = not self._in_df
         if implicit:
             with lock:

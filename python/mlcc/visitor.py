@@ -160,6 +160,8 @@ class ExprMutator:
         """every graph function of mod (but fused primitives) rebuilt"""
         if not isinstance(mod, Module):
             raise TypeError("transform: expected an mlcc.Module")
+        from .transform import infer_sinfo
+        mod = infer_sinfo(mod)  # the values' struct info, which rebuilt op calls are checked against
         self.builder_._mod = mod
         for name in mod.graph_func_names():
             if Function(mod, name).is_primitive:
