@@ -514,6 +514,10 @@ class BlockBuilder:
     def _normalize(self, value):
         if value.kind == G_TUPLE:
             return self._atom(value)
+        if value.kind == G_GET_ITEM:
+            t = value.tuple_value
+            a = self._atom(t)
+            return value if a == t else get_item(a, value.index)
         if value.kind != G_CALL:
             return value
         args = value.args
