@@ -32,7 +32,7 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 HDRS := $(wildcard include/mlcc/*.h src/*/*.h src/*/*.def tests/unit/*.h)
 
-.PHONY: all test fuzz clean demo
+.PHONY: all test fuzz clean demo python
 all: $(B)/mlcc $(B)/libmlcc.a $(B)/libmlcc.so $(B)/libmlcrt.a
 
 # the runtime alone: all a compiled model links against
@@ -66,6 +66,10 @@ $(B)/libmlcc.a: $(LIB_OBJ)
 # stable C API (include/mlcc/mlcc.h) and the runtime's, nothing else
 $(B)/libmlcc.so: $(LIB_OBJ) src/api/exports.map
 	$(CC) -shared -Wl,--version-script=src/api/exports.map $(LIB_OBJ) $(LDFLAGS_ALL) -o $@
+
+# the Python package carries the library it was installed with (pip install ./python)
+python: $(B)/libmlcc.so
+	cp $(B)/libmlcc.so python/mlcc/libmlcc.so
 
 $(B)/mlcc: $(TOOL_OBJ) $(B)/libmlcc.a
 	$(CC) $(TOOL_OBJ) $(B)/libmlcc.a $(LDFLAGS_ALL) -o $@

@@ -3,8 +3,9 @@
 The package is pure Python over ctypes: every call goes through the stable
 C API, and every failure there comes back as a message that this module turns
 into a Python exception.  The library is looked for, in order, at
-$MLCC_LIBRARY, beside this package (what `make python` puts there for
-`pip install ./python`), and in the checkout's build folder.
+$MLCC_LIBRARY, in the checkout's build folder (when the package is used
+from the checkout), and beside this package (what `make python` puts there
+for `pip install ./python`).
 """
 import ctypes
 import os
@@ -34,8 +35,8 @@ def _candidates():
     if env:
         yield env
     here = os.path.dirname(os.path.abspath(__file__))
-    yield os.path.join(here, "libmlcc.so")
     yield os.path.join(here, "..", "..", "build", "libmlcc.so")
+    yield os.path.join(here, "libmlcc.so")
 
 
 def _load():
