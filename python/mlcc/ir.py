@@ -75,7 +75,9 @@ class Module:
         return structural_hash(self)
 
     def __eq__(self, other):
-        return isinstance(other, Module) and structural_equal(self, other)
+        if not isinstance(other, Module) or other._ctx is not self._ctx:
+            return NotImplemented
+        return structural_equal(self, other)
 
 
 class FuncRef:

@@ -68,6 +68,9 @@ class Schedule:
         self._base = mod
         self._seed = seed
         self._h = None
+        self.func_name = None
+        if func_name is None and len(mod.prim_func_names()) > 1:
+            return  # which function: sch.work_on(name), or get_block(..., func_name=name)
         self._open(mod, func_name)
 
     def _open(self, mod, func_name):
@@ -93,13 +96,25 @@ class Schedule:
         """schedule another prim func of the current module (a fresh trace)"""
         self._open(self.mod, func_name)
 
+    def _need(self, func_name=None):
+        if self._h is None:
+            if func_name is None:
+                raise _lib.ScheduleError("the module has %d prim funcs (%s): call sch.work_on(name) or pass "
+                                         "func_name= to get_block" % (len(self._base.prim_func_names()),
+                                                                     ", ".join(self._base.prim_func_names())))
+            self._open(self._base, func_name)
+
     @property
     def mod(self):
+        if self._h is None:
+            return self._base
         with lock:
             return Module(self._ctx, api.schedule_module(self._h))
 
     @property
     def trace(self):
+        if self._h is None:
+            return Trace("")
         with lock:
             return Trace(api.schedule_trace(self._h))
 
@@ -110,6 +125,7 @@ class Schedule:
         """the value of a sampled integer"""
         if not isinstance(rv, IntRV):
             raise TypeError("sch.get: expected a sampled integer (IntRV), got %s" % type(rv).__name__)
+        self._need()
         out = ctypes.c_int64()
         with lock:
             self._ctx.check_rc(api.schedule_int_value(self._h, rv.id, ctypes.byref(out)), _lib.ScheduleError)
@@ -119,6 +135,7 @@ class Schedule:
         """run schedule-script lines (what a trace prints) on this schedule"""
         if not isinstance(script, str):
             script = str(script)
+        self._need()
         with lock:
             self._ctx.check_rc(api.schedule_run_script(self._h, script), _lib.ScheduleError)
 
@@ -131,6 +148,9 @@ class Schedule:
 
     def _apply(self, name, params, args, kwargs):
         vals = _bind(name, params, args, kwargs)
+        if self._h is None:
+            fn = vals[params.index("func_name")] if "func_name" in params and len(vals) > 1 else None
+            self._need(fn if isinstance(fn, str) else None)
         keep = _Keep()
         cvals = (_lib.Value * max(len(vals), 1))()
         for i, v in enumerate(vals):

@@ -133,3 +133,19 @@ def test_block_builder_params_at_output_and_symbolic_batch():
     ex = mlcc.build(bb.get())
     xs = rng.standard_normal((3, 784)).astype("float32")
     np.testing.assert_allclose(ex["main"](xs), np.maximum(xs @ W0.T + B0, 0), rtol=1e-4, atol=1e-4)
+
+
+def test_schedule_one_kernel_of_the_model():
+    mod = mlcc.parse(MLP)
+    sch = mlcc.Schedule(mod)
+    with pytest.raises(mlcc.ScheduleError, match="work_on"):
+        sch.get_block("Y")
+    sch.work_on("linear0")
+    i, j, k = sch.get_loops(sch.get_block("Y"))
+    j0, j1 = sch.split(j, factors=[None, 8])
+    sch.reorder(j0, k, j1)
+    assert "sch.reorder(" in sch.trace
+    sch2 = mlcc.Schedule(mod)
+    sch2.get_block("Z", func_name="linear0")  # names its function, as the course does
+    out = mlcc.build(sch.mod)["main"](X, W0, B0, W1, B1)
+    np.testing.assert_allclose(out, mlp_ref(X), rtol=1e-4, atol=1e-4)

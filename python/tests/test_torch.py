@@ -85,3 +85,20 @@ def test_from_fx_names_an_unsupported_node():
 def test_from_torch_through_onnx():
     torch.manual_seed(3)
     _check(MLP(), (2, 784), "onnx")
+
+
+def test_compile_an_onnx_file(tmp_path):
+    torch.manual_seed(4)
+    model = MLP().eval()
+    x = torch.randn(3, 784)
+    path = str(tmp_path / "mlp.onnx")
+    torch.onnx.export(model, (x,), path, input_names=["x"], dynamic_axes={"x": {0: "batch"}}, opset_version=13)
+    mod = mlcc.from_onnx(path, {"x": (3, 784)})
+    assert mod.graph_func_names() == ["main"]
+    lib = mlcc.compile(path, str(tmp_path / "out"), {"x": (3, 784)})
+    assert (tmp_path / "out" / "model.h").exists()
+    with torch.no_grad():
+        want = model(x).numpy()
+    np.testing.assert_allclose(lib["main"](x.numpy()), want, rtol=1e-4, atol=1e-5)
+    with pytest.raises(mlcc.Error, match="no_such.onnx"):
+        mlcc.from_onnx(str(tmp_path / "no_such.onnx"))
