@@ -96,3 +96,13 @@ def test_bad_calls_of_compiled_code():
         mlcc.build(mlcc.parse(MM_RELU), target="cuda")
     with pytest.raises(mlcc.BuildError):
         mlcc.load_library("no/such/kernels.so")
+
+
+def test_messages_are_one_clean_text():
+    with pytest.raises(mlcc.Error, match="negative") as e:
+        mlcc.TensorStructInfo((2, -3), "float32")
+    assert not str(e.value).endswith("\n")
+    x = mlcc.Var("x", mlcc.TensorStructInfo((2, 3), "float32"))
+    with pytest.raises(mlcc.Error, match="not a tuple") as e:
+        mlcc.get_item(x, 0)
+    assert str(e.value) == str(e.value).strip()

@@ -36,7 +36,10 @@ bool api_fail(MlccContext *c) {
   /* one message, without the trailing newline the CLI wants */
   while (sb.len && (sb.data[sb.len - 1] == '\n')) sb.len--;
   free(c->msg);
-  c->msg = api_take(&sb);
+  c->msg = mlc_xmalloc(sb.len + 1);
+  if (sb.len) memcpy(c->msg, sb.data, sb.len);
+  c->msg[sb.len] = '\0';
+  mlc_vec_free(&sb);
   return false;
 }
 

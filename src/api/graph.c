@@ -27,12 +27,16 @@ MlccSInfo *mlcc_sinfo_tensor(MlccContext *c, MlccExpr *const *shape, int ndim, c
     if (!shape || !shape[i]) return api_failf(c, "dim %d of the tensor is missing", i), NULL;
     sh[i] = API_EXPR(shape[i]);
     if (!mlc_dtype_is_int(sh[i]->dtype)) return api_failf(c, "dim %d is not an integer", i), NULL;
+    if (sh[i]->kind == MLC_EXPR_INT && sh[i]->int_val < 0)
+      return api_failf(c, "dim %d is negative (%lld)", i, (long long)sh[i]->int_val), NULL;
     if (!mlc_dtype_eq(sh[i]->dtype, MLC_I64)) {
       if (sh[i]->kind != MLC_EXPR_INT) return api_failf(c, "dim %d is not int64", i), NULL;
       sh[i] = mlc_e_int(c->ctx, MLC_I64, sh[i]->int_val);
     }
   }
-  return (MlccSInfo *)mlc_sinfo_tensor(c->ctx, sh, ndim, t);
+  MlcSInfo *out = mlc_sinfo_tensor(c->ctx, sh, ndim, t);
+  if (!out) return api_fail(c), NULL;
+  return (MlccSInfo *)out;
 }
 
 MlccSInfo *mlcc_sinfo_tuple(MlccContext *c, MlccSInfo *const *fields, int n) {
@@ -43,7 +47,9 @@ MlccSInfo *mlcc_sinfo_tuple(MlccContext *c, MlccSInfo *const *fields, int n) {
     if (!fields[i]) return api_failf(c, "field %d of the tuple is missing", i), NULL;
     fs[i] = API_SINFO(fields[i]);
   }
-  return (MlccSInfo *)mlc_sinfo_tuple(c->ctx, fs, n);
+  MlcSInfo *out = mlc_sinfo_tuple(c->ctx, fs, n);
+  if (!out) return api_fail(c), NULL;
+  return (MlccSInfo *)out;
 }
 
 MlccSInfo *mlcc_sinfo_object(MlccContext *c) { return (MlccSInfo *)mlc_sinfo_object(c->ctx); }
