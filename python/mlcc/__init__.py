@@ -6,7 +6,8 @@ from .ir import FuncRef, Module, assert_structural_equal, load, parse, structura
 from .schedule import PRIMITIVES, BlockRV, IntRV, LoopRV, Schedule, Trace
 from . import te
 from . import transform
-from .graph import (BlockBuilder, Call, Constant, DataflowVar, Expr, ExternFunc, Function, GlobalVar, Op,
+from .block_builder import BlockBuilder, Function
+from .graph import (Call, Constant, DataflowVar, Expr, ExternFunc, GlobalVar, Op,
                     StructInfo, Tuple, TupleGetItem, TupleStructInfo, TensorStructInfo, Var, call, call_dps_packed,
                     call_op, call_tir, const, get_item, op)
 from .graph import tuple_ as tuple  # noqa: A001 - R.tuple's spelling
@@ -30,3 +31,14 @@ def IRModule(funcs):
     if mod is None:
         raise Error("IRModule: no functions")
     return mod
+
+
+__all__ = [
+    "BuildError", "Context", "Error", "ParseError", "ScheduleError", "FuncRef", "Module", "assert_structural_equal",
+    "load", "parse", "structural_equal", "structural_hash", "PRIMITIVES", "BlockRV", "IntRV", "LoopRV", "Schedule",
+    "Trace", "te", "transform", "BlockBuilder", "Function", "Call", "Constant", "DataflowVar", "Expr",
+    "ExternFunc", "GlobalVar", "Op", "StructInfo", "Tuple", "TupleGetItem", "TupleStructInfo", "TensorStructInfo",
+    "Var", "call", "call_dps_packed", "call_op", "call_tir", "const", "get_item", "op", "tuple", "ExprMutator",
+    "ExprVisitor", "mutator", "visitor", "CompiledFunction", "Library", "TimeResult", "build", "load_library",
+    "register_func", "compile", "from_onnx", "from_torch", "from_fx", "IRModule",
+]

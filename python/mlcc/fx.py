@@ -10,6 +10,7 @@ import operator
 
 from . import _lib
 from . import graph as g
+from .block_builder import BlockBuilder
 
 
 def _pair(v):
@@ -181,7 +182,7 @@ def from_fx(gm, input_shapes, dtype="float32", func_name="main"):
             return type(a)(arg(x) for x in a)
         return a
 
-    bb = g.BlockBuilder()
+    bb = BlockBuilder()
     with bb.function(func_name, params):
         with bb.dataflow():
             out = None

@@ -6,8 +6,8 @@ BlockBuilder, so a Python pass can replace a call by another (the course's
 ewise_fma rewrite), add functions to the module (dense + add fusion) and
 look up what a var was bound to (lookup_binding)."""
 from . import _lib
-from .graph import (G_CALL, G_CONST, G_DFVAR, G_GET_ITEM, G_TUPLE, G_VAR, BlockBuilder, Expr, Function,
-                    get_item, tuple_, with_args)
+from .block_builder import BlockBuilder, Function
+from .graph import G_CALL, G_CONST, G_DFVAR, G_GET_ITEM, G_TUPLE, G_VAR, get_item, tuple_, with_args
 from .ir import Module
 
 
