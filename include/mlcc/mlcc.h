@@ -86,6 +86,9 @@ const char *mlcc_module_func_name(const MlccModule *m, int i);
 int mlcc_module_func_is_graph(const MlccModule *m, int i);
 /* base with every function of add put in (replacing those of the same name) */
 MlccModule *mlcc_module_update(MlccContext *ctx, const MlccModule *base, const MlccModule *add);
+/* m with function `from` called `to` (a prim func's global_symbol follows;
+ * calls of it in other functions are not rewritten) */
+MlccModule *mlcc_module_rename(MlccContext *ctx, const MlccModule *m, const char *from, const char *to);
 /* m without function `func` */
 MlccModule *mlcc_module_remove(MlccContext *ctx, const MlccModule *m, const char *func);
 

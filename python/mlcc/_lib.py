@@ -100,6 +100,7 @@ _API = {
     "mlcc_module_func_is_graph": (I, [P, I]),
     "mlcc_module_update": (P, [P, P, P]),
     "mlcc_module_remove": (P, [P, P, S]),
+    "mlcc_module_rename": (P, [P, P, S, S]),
     "mlcc_schedule_num_prims": (I, []),
     "mlcc_schedule_prim_name": ("cstr", [I]),
     "mlcc_schedule_prim_params": ("cstr", [I]),

@@ -35,6 +35,7 @@ class BlockBuilder:
         self._in_df = False
         self._counter = 0
         self._bindings = {}  # var handle -> value
+        self._reserved = set()  # names taken elsewhere (a mutator rebuilding one function)
 
     # -- the module
     def get(self):
@@ -47,6 +48,7 @@ class BlockBuilder:
 
     def _unique(self, base):
         names = set(self._mod.func_names()) if self._mod is not None else set()
+        names |= self._reserved
         if base not in names:
             return base
         k = 1
@@ -63,9 +65,7 @@ class BlockBuilder:
             fnames = func.func_names()
             if len(fnames) != 1:
                 raise _lib.Error("add_func: a module of one function, got %d" % len(fnames))
-            if fnames[0] != name:
-                raise _lib.Error("add_func: the function is called '%s', not '%s'" % (fnames[0], name))
-            m = func
+            m = func if fnames[0] == name else func.rename(fnames[0], name)
         else:
             raise TypeError("add_func: expected a Module or a te.PrimFunc, got %s" % type(func).__name__)
         self._add(m)

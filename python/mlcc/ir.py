@@ -66,6 +66,12 @@ class Module:
             h = api.module_update(self._ctx.handle, self.handle, other.handle)
             return Module(self._ctx, self._ctx.check_ptr(h))
 
+    def rename(self, old, new):
+        """a new module: function old called new"""
+        with lock:
+            h = api.module_rename(self._ctx.handle, self.handle, old, new)
+            return Module(self._ctx, self._ctx.check_ptr(h))
+
     def without(self, name):
         with lock:
             h = api.module_remove(self._ctx.handle, self.handle, name)

@@ -131,6 +131,7 @@ class ExprMutator:
         bb = self.builder_
         saved = bb._mod
         bb._mod = None
+        bb._reserved = set(saved.func_names()) - {name} if saved is not None else set()
         try:
             with bb.function(name, f.params, attrs={"Primitive": 1} if f.is_primitive else None):
                 for b in f.blocks:
@@ -144,6 +145,7 @@ class ExprMutator:
         finally:
             extra = bb._mod
             bb._mod = saved
+            bb._reserved = set()
         # functions the pass added while rebuilding go into the module too
         return built if extra is None else extra
 

@@ -143,3 +143,17 @@ def test_visitor_counts_ops():
     c = Count()
     c.visit_function(mlcc.parse(MLP), "main")
     assert c.ops.count("matmul") == 2 and c.ops.count("add") == 2 and "nn.relu" in c.ops
+
+
+def test_functions_added_by_a_pass_get_fresh_names():
+    """a function the pass adds never replaces one the module has"""
+    taken = MLP.replace("class MLPModel:", '''class MLPModel:
+    @R.function
+    def fused_dense_add0(a: R.Tensor((2,), "float32")):
+        return a
+''')
+    mod = mlcc.parse(taken)
+    fused = DenseAddFusor(mod).transform(mod)
+    names = fused.func_names()
+    assert "fused_dense_add0" in names and "fused_dense_add01" in names
+    assert "R.Tensor((2,)" in fused.func_script("fused_dense_add0")

@@ -117,3 +117,42 @@ MlccModule *mlcc_module_remove(MlccContext *c, const MlccModule *mm, const char 
   if (!out) return api_fail(c), NULL;
   return (MlccModule *)out;
 }
+
+/* attrs with global_symbol (when there) set to name */
+static MlcAttrs renamed_symbol(MlcCtx *ctx, MlcAttrs attrs, const char *name) {
+  const char *key = mlc_intern(ctx, "global_symbol");
+  MlcAttr *items = mlc_arena_array(&ctx->arena, (size_t)(attrs.n ? attrs.n : 1), sizeof *items);
+  for (int i = 0; i < attrs.n; i++) {
+    items[i] = attrs.items[i];
+    if (items[i].key == key && items[i].val.kind == MLC_ATTR_STR) items[i].val.s = name;
+  }
+  return (MlcAttrs){items, attrs.n};
+}
+
+MlccModule *mlcc_module_rename(MlccContext *c, const MlccModule *mm, const char *from, const char *to) {
+  api_begin(c);
+  const MlcModule *m = API_MOD(mm);
+  const MlcFunc *f = find_func(c, m, from);
+  if (!f) return api_failf(c, "the module has no function named '%s'", from ? from : "(null)"), NULL;
+  if (!to || !*to) return api_failf(c, "rename: no new name"), NULL;
+  const char *name = mlc_intern(c->ctx, to);
+  if (name != f->name && mlc_module_find(m, name))
+    return api_failf(c, "rename: the module already has a function named '%s'", to), NULL;
+  MlcArena *a = &c->ctx->arena;
+  MlcFunc *fs = mlc_arena_dup(a, m->funcs, (size_t)m->n_funcs * sizeof *fs);
+  MlcFunc *g = &fs[f - m->funcs];
+  g->name = name;
+  if (g->kind == MLC_FUNC_PRIM) {
+    MlcPrimFunc *p = mlc_arena_dup(a, g->prim, sizeof *p);
+    p->name = name;
+    p->attrs = renamed_symbol(c->ctx, p->attrs, name);
+    g->prim = p;
+  } else {
+    MlcGFunc *gf = mlc_arena_dup(a, g->graph, sizeof *gf);
+    gf->name = name;
+    g->graph = gf;
+  }
+  MlcModule *out = mlc_module_new(c->ctx, m->name, fs, m->n_funcs, m->attrs);
+  if (!out) return api_fail(c), NULL;
+  return (MlccModule *)out;
+}

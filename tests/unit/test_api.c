@@ -59,6 +59,12 @@ static void test_parse_errors_are_messages(void) {
   mlcc_free(text);
   CHECK(mlcc_module_num_funcs(m) == 1 && strcmp(mlcc_module_func_name(m, 0), "mm") == 0);
   CHECK(mlcc_module_func_is_graph(m, 0) == 0 && mlcc_module_func_is_graph(m, 1) == -1);
+  MlccModule *r = mlcc_module_rename(c, m, "mm", "mm2");
+  CHECK(r && strcmp(mlcc_module_func_name(r, 0), "mm2") == 0 && strcmp(mlcc_module_func_name(m, 0), "mm") == 0);
+  CHECK(mlcc_module_rename(c, m, "absent", "x") == NULL && strstr(mlcc_last_error(c), "absent"));
+  MlccModule *both = r ? mlcc_module_update(c, m, r) : NULL;
+  CHECK(both && mlcc_module_num_funcs(both) == 2);
+  CHECK(both && mlcc_module_rename(c, both, "mm", "mm2") == NULL && strstr(mlcc_last_error(c), "already"));
   mlcc_context_free(c);
 }
 
