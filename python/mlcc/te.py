@@ -269,6 +269,17 @@ class PrimFunc:
     def with_name(self, name):
         return PrimFunc(self.tensors, name)
 
+    def with_attr(self, key, value=None):
+        """the course's f.with_attr({"global_symbol": "mm_relu"}): the name is
+        the one attribute a TE prim func takes from outside"""
+        attrs = key if isinstance(key, dict) else {key: value}
+        f = self
+        for k, v in attrs.items():
+            if k != "global_symbol":
+                raise _lib.Error("with_attr: only global_symbol can be set on a te prim func, not '%s'" % k)
+            f = f.with_name(v)
+        return f
+
     def script(self):
         return self.mod.script()
 

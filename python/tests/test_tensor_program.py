@@ -152,6 +152,10 @@ def test_te_mm_relu_equals_script():
     C = te.compute((128, 128), lambda i, j: te.max(Y[i, j], 0.0), name="C")
     mod = mlcc.IRModule({"mm_relu": te.create_prim_func([A, B, C])})
     assert mod.func_names() == ["mm_relu"]
+    named = te.create_prim_func([A, B, C]).with_attr({"global_symbol": "mm_relu"})
+    assert mlcc.structural_equal(named.mod, mod)
+    with pytest.raises(mlcc.Error, match="global_symbol"):
+        named.with_attr("tir.noalias", True)
     a, b = inputs()
     out = mlcc.build(mod)["mm_relu"](a, b)
     np.testing.assert_allclose(out, mm_relu_ref(a, b), rtol=1e-4, atol=1e-4)
