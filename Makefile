@@ -1,5 +1,5 @@
 # mlcc - one plain Makefile.
-#   make            build/mlcc and build/libmlcc.a
+#   make            build/mlcc, build/libmlcc.a and build/libmlcc.so (the C API)
 #   make test       build and run every test; ends with "N passed, N failed"
 #   make test SAN=1 the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make fuzz       libFuzzer targets (clang) under build/fuzz/
@@ -21,7 +21,7 @@ endif
 # generated sources (the ONNX schema's C code) go to $(GEN), never into src/
 GEN := $(B)/gen
 CFLAGS_ALL := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Wno-unused-parameter \
-              -Wshadow -Wstrict-prototypes -Iinclude -Isrc -I$(GEN) $(OPT) $(SANFLAGS) $(CFLAGS)
+              -Wshadow -Wstrict-prototypes -fPIC -Iinclude -Isrc -I$(GEN) $(OPT) $(SANFLAGS) $(CFLAGS)
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS) -lm -lpthread -ldl -lz -lprotobuf-c -lcjson
 
 LIB_SRC := $(sort $(wildcard src/*/*.c))
@@ -32,8 +32,8 @@ UNIT_SRC := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 HDRS := $(wildcard include/mlcc/*.h src/*/*.h src/*/*.def tests/unit/*.h)
 
-.PHONY: all test fuzz clean demo
-all: $(B)/mlcc $(B)/libmlcc.a $(B)/libmlcrt.a
+.PHONY: all test fuzz clean demo python
+all: $(B)/mlcc $(B)/libmlcc.a $(B)/libmlcc.so $(B)/libmlcrt.a
 
 # the runtime alone: all a compiled model links against
 RT_OBJ := $(filter $(B)/obj/src/runtime/%,$(LIB_OBJ))
@@ -55,12 +55,21 @@ $(GEN)/onnx.pb-c.h: $(ONNX_PROTO)
 $(GEN)/onnx.pb-c.c: $(GEN)/onnx.pb-c.h
 $(B)/obj/gen/onnx.pb-c.o: $(GEN)/onnx.pb-c.c
 	@mkdir -p $(dir $@)
-	$(CC) -std=c11 $(OPT) $(SANFLAGS) -I$(GEN) -c $< -o $@
+	$(CC) -std=c11 -fPIC $(OPT) $(SANFLAGS) -I$(GEN) -c $< -o $@
 $(filter $(B)/obj/src/frontend/%,$(LIB_OBJ)): $(GEN)/onnx.pb-c.h
 
 $(B)/libmlcc.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
+
+# the shared library embedders and the Python package load: it exports the
+# stable C API (include/mlcc/mlcc.h) and the runtime's, nothing else
+$(B)/libmlcc.so: $(LIB_OBJ) src/api/exports.map
+	$(CC) -shared -Wl,--version-script=src/api/exports.map $(LIB_OBJ) $(LDFLAGS_ALL) -o $@
+
+# the Python package carries the library it was installed with (pip install ./python)
+python: $(B)/libmlcc.so
+	cp $(B)/libmlcc.so python/mlcc/libmlcc.so
 
 $(B)/mlcc: $(TOOL_OBJ) $(B)/libmlcc.a
 	$(CC) $(TOOL_OBJ) $(B)/libmlcc.a $(LDFLAGS_ALL) -o $@
@@ -69,8 +78,8 @@ $(B)/tests/%: tests/unit/%.c $(B)/libmlcc.a $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Itests/unit $< $(B)/libmlcc.a $(LDFLAGS_ALL) -o $@
 
-test: $(B)/mlcc $(B)/libmlcrt.a $(UNIT_BIN)
-	@MLCC=$(B)/mlcc UNIT_DIR=$(B)/tests UNIT_BINS="$(UNIT_BIN)" sh tests/run.sh
+test: $(B)/mlcc $(B)/libmlcrt.a $(B)/libmlcc.so $(UNIT_BIN)
+	@MLCC=$(B)/mlcc UNIT_DIR=$(B)/tests UNIT_BINS="$(UNIT_BIN)" MLCC_LIBRARY=$(abspath $(B)/libmlcc.so) SAN=$(SAN) sh tests/run.sh
 
 # the bundled example (examples/digits): train, compile, run, check; in $(B)/demo
 demo: $(B)/mlcc $(B)/libmlcrt.a

@@ -15,7 +15,8 @@ set -eu
 # OpenBLAS: extern functions and benchmarks; protobuf-c + libonnx-dev: ONNX import
 # (the C code is generated from the onnx.proto libonnx-dev ships); cJSON:
 # profiles and reports (mlcc run --profile-json, mlcc report); xmllint: the
-# test that the report is well-formed.
+# test that the report is well-formed; numpy + pytest: the Python package's
+# tests (python/tests), torch: its PyTorch tests (from_fx, from_torch).
 PACKAGES='
 build-essential      -
 make                 make
@@ -28,6 +29,9 @@ libprotobuf-c-dev    /usr/include/protobuf-c/protobuf-c.h
 libonnx-dev          /usr/include/onnx/onnx.proto
 libcjson-dev         /usr/include/cjson/cJSON.h
 libxml2-utils        xmllint
+python3-numpy        /usr/lib/python3/dist-packages/numpy/__init__.py
+python3-pytest       /usr/lib/python3/dist-packages/pytest/__init__.py
+python3-torch        /usr/lib/python3/dist-packages/torch/__init__.py
 '
 
 # is_present PACKAGE PROBE: true when the package is installed and its probe

@@ -295,6 +295,54 @@ if [ -f tests/e2e/run.sh ]; then
   fi
 fi
 
+# ---- the Python package (python/tests, pytest over libmlcc.so) -------------------
+# Needs a python3 with numpy and pytest (scripts/install-deps.sh installs
+# Debian's); the PyTorch tests skip themselves where torch is missing.  Each
+# pytest result is one test here.
+MLCC_LIBRARY=${MLCC_LIBRARY:-$(cd "$(dirname "$MLCC")" && pwd)/libmlcc.so}
+python_tests() {
+  py=''
+  for cand in ${PYTHON:-} python3 /usr/bin/python3; do
+    if command -v "$cand" >/dev/null 2>&1 && "$cand" -c 'import numpy, pytest' >/dev/null 2>&1; then
+      py=$cand
+      break
+    fi
+  done
+  if [ -z "$py" ]; then
+    skipped=$((skipped + 1))
+    echo "skip python tests: no python3 with numpy and pytest (scripts/install-deps.sh installs them)"
+    return
+  fi
+  if [ ! -f "$MLCC_LIBRARY" ]; then
+    fail "python tests" "$MLCC_LIBRARY is missing"
+    return
+  fi
+  preload=''
+  if [ "${SAN:-}" = 1 ]; then
+    # the library is built with the sanitizers: their runtimes must load first
+    preload="$(${CC:-cc} -print-file-name=libasan.so) $(${CC:-cc} -print-file-name=libubsan.so)"
+  fi
+  (cd python && MLCC_LIBRARY=$MLCC_LIBRARY PYTHONDONTWRITEBYTECODE=1 LD_PRELOAD=$preload \
+    ASAN_OPTIONS=detect_leaks=0 limited "$UNIT_TIME_LIMIT" "$py" -m pytest -v -p no:cacheprovider tests) \
+    >"$tmp/py.out" 2>"$tmp/py.err"
+  rc=$?
+  n_before=$((passed + failed + skipped))
+  while IFS= read -r line; do
+    case "$line" in
+      *"::"*" PASSED"*) pass "python: ${line%% PASSED*}" ;;
+      *"::"*" FAILED"* | *"::"*" ERROR"*) fail "python: ${line%% *}" "see pytest's output" ;;
+      *"::"*" SKIPPED"*) skipped=$((skipped + 1)); echo "skip python: ${line%% SKIPPED*}${line##*SKIPPED}" ;;
+    esac
+  done <"$tmp/py.out"
+  if crashed "$rc" "$tmp/py.err"; then fail "python tests" "$(crash_reason "$rc")" "$tmp/py.err"
+  elif [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then fail "python tests" "pytest exited with status $rc" "$tmp/py.out"
+  elif [ $((passed + failed + skipped)) -eq "$n_before" ]; then fail "python tests" "pytest reported no tests" "$tmp/py.out"
+  fi
+  [ "$rc" -eq 1 ] && grep -E '^(E |FAILED|ERROR)' "$tmp/py.out" | head -n 20 | sed 's/^/    /'
+  return 0
+}
+python_tests
+
 if [ "$skipped" -gt 0 ]; then echo "$passed passed, $failed failed, $skipped skipped"
 else echo "$passed passed, $failed failed"; fi
 [ "$failed" -eq 0 ]

@@ -6,7 +6,9 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "mlcc/mlcc.h"
+#include "mlcc/support.h"
+#include "mlcc/ir.h"
+#include "mlcc/text.h"
 #include "mlcc/runtime.h"
 
 /* 0 yes/success, 1 no (not canonical, modules differ), 2 error */

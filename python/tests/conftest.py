@@ -1,0 +1,5 @@
+"""Tests use the package from the checkout (python/) unless it is installed."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
