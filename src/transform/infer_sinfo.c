@@ -10,6 +10,11 @@
  * constants and shapes know theirs already.  A binding var whose struct info
  * changes is rebuilt and every later use follows through the rewriter's map.
  *
+ * A call nested in another's arguments (`R.matmul(x, R.permute_dims(w))`,
+ * as TVMScript allows) is first bound to a var of its own ("lv"), as if it
+ * were written on the line before, so every later pass sees one call per
+ * binding with its struct info known.
+ *
  * An annotation must agree with what is inferred; when it says more (a
  * shape where inference knows only the rank) it is kept, otherwise the
  * inferred struct info replaces it. */
@@ -112,17 +117,58 @@ static MlcSInfo *choose(MlcCtx *ctx, const MlcBinding *b, MlcSInfo *annot, MlcSI
   return tf_sinfo_detail(annot) > tf_sinfo_detail(inferred) ? annot : inferred;
 }
 
-static bool infer_binding(TfRw *rw, const MlcBinding *b, MlcGExpr *value) {
-  Infer *in = rw->user;
-  MlcSInfo *s = value->sinfo;
-  if (value->kind == MLC_G_CALL) {
-    bool failed;
-    s = call_sinfo(in, value, &failed);
-    if (failed) return false;
-    if (s != value->sinfo)
-      value = mlc_g_call(rw->ctx, value->call.callee, value->call.args, value->call.n, value->call.attrs,
-                         value->call.sinfo_args, value->call.n_sinfo_args, s);
+/* the call with its struct info inferred (value itself when unchanged) */
+static MlcGExpr *infer_call(TfRw *rw, MlcGExpr *value) {
+  bool failed;
+  MlcSInfo *s = call_sinfo(rw->user, value, &failed);
+  if (failed) return NULL;
+  if (s == value->sinfo) return value;
+  return mlc_g_call(rw->ctx, value->call.callee, value->call.args, value->call.n, value->call.attrs,
+                    value->call.sinfo_args, value->call.n_sinfo_args, s);
+}
+
+static MlcGExpr *lift_nested(TfRw *rw, MlcGExpr *e, MlcLoc loc, bool top);
+
+/* a call's args (and the fields of a tuple arg) with nested calls bound
+ * first; NULL after an error */
+static MlcGExpr *lift_args(TfRw *rw, MlcGExpr *e, MlcLoc loc) {
+  bool tuple = e->kind == MLC_G_TUPLE;
+  int n = tuple ? e->tuple.n : e->call.n;
+  MlcGExpr **items = tuple ? e->tuple.fields : e->call.args, **out = NULL;
+  for (int i = 0; i < n; i++) {
+    MlcGExpr *a = items[i];
+    if (a->kind != MLC_G_CALL && a->kind != MLC_G_TUPLE) continue;
+    MlcGExpr *na = lift_nested(rw, a, loc, false);
+    if (!na) return NULL;
+    if (na == a) continue;
+    if (!out) {
+      out = mlc_arena_array(&rw->ctx->arena, (size_t)n, sizeof *out);
+      for (int j = 0; j < n; j++) out[j] = items[j];
+    }
+    out[i] = na;
   }
+  if (!out) return e;
+  if (tuple) return mlc_g_tuple(rw->ctx, out, n);
+  return mlc_g_call(rw->ctx, e->call.callee, out, n, e->call.attrs, e->call.sinfo_args, e->call.n_sinfo_args,
+                    e->sinfo);
+}
+
+/* e with its nested calls bound to vars; a nested call (not top) becomes
+ * the var bound to it */
+static MlcGExpr *lift_nested(TfRw *rw, MlcGExpr *e, MlcLoc loc, bool top) {
+  if (!(e = lift_args(rw, e, loc))) return NULL;
+  if (e->kind != MLC_G_CALL) return e;
+  if (!(e = infer_call(rw, e)) || top) return e;
+  MlcGExpr *var = mlc_g_var(rw->ctx, "lv", e->sinfo, tf_in_dataflow(rw));
+  tf_emit(rw, var, e, loc);
+  return var;
+}
+
+static bool infer_binding(TfRw *rw, const MlcBinding *b, MlcGExpr *value) {
+  if (value->kind == MLC_G_CALL || value->kind == MLC_G_TUPLE) {
+    if (!(value = lift_nested(rw, value, b->loc, true))) return false;
+  }
+  MlcSInfo *s = value->sinfo;
   if (!(s = choose(rw->ctx, b, b->var->sinfo, s)) || !value) return false;
   MlcGExpr *var = b->var;
   if (s != var->sinfo) {
