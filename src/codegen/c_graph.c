@@ -671,8 +671,10 @@ static bool compile_outputs(G *g, GVal *result, CGraph *out) {
     for (int d = 0; ok && d < t->ndim; d++) {
       int k = t->shape[d]->kind == MLC_EXPR_VAR ? sym_index(g, t->shape[d]) : -1;
       if (k >= 0) io->dims[d] = -(int64_t)k - 1;
-      else if (!mlc_e_is_const_int(t->shape[d], &io->dims[d]))
+      else if (!mlc_e_is_const_int(t->shape[d], &io->dims[d]) && t->shape[d]->kind == MLC_EXPR_VAR)
         ok = gerr(g, "output %zu of '%s': dimension %d is neither a constant nor an input's size", i, g->fn->name, d);
+      else if (t->shape[d]->kind != MLC_EXPR_INT)
+        io->dims[d] = MLCRT_DIM_COMPUTED; /* arithmetic on the sizes: the code below computes it */
     }
     const char *data = ok ? output_data(g, t) : NULL;
     ok = ok && data;

@@ -57,7 +57,10 @@ static void io_table(MlcStrBuf *o, const char *what, const CIo *io, int n) {
   for (int i = 0; i < n; i++) {
     if (!io[i].ndim) continue;
     mlc_sb_printf(o, "static const int64_t mlc_model_%s_dims%d[] = {", what, i);
-    for (int d = 0; d < io[i].ndim; d++) mlc_sb_printf(o, "%s%lld", d ? ", " : "", (long long)io[i].dims[d]);
+    for (int d = 0; d < io[i].ndim; d++) {
+      if (io[i].dims[d] == MLCRT_DIM_COMPUTED) mlc_sb_printf(o, "%sINT64_MIN", d ? ", " : "");
+      else mlc_sb_printf(o, "%s%lld", d ? ", " : "", (long long)io[i].dims[d]);
+    }
     mlc_sb_puts(o, "};\n");
   }
   mlc_sb_printf(o, "static const mlc_param_desc mlc_model_%s[] = {\n", what);
