@@ -202,6 +202,26 @@ else
   else
     fail "e2e extern: build without --link" "failed" "$ext/build.err"
   fi
+  # a tensor program tensorized onto the user's micro-kernel (the course's
+  # tmm16): built with the kernel's C file it loads and runs; without it the
+  # loader names the missing function
+  tmm=tests/golden/schedule/tensorize_tmm16
+  if "$MLCC" build "$tmm/after.py" -o "$ext/tmm.so" --link "$tmm/tmm16.c" 2>"$ext/build.err" &&
+     "$MLCC" run "$ext/tmm.so" --func main --fill random >"$ext/tmm.out" 2>"$ext/run.err"; then
+    echo "ok e2e extern: the tmm16 tensorized matmul built with --link tmm16.c runs"
+  else
+    fail "e2e extern: tmm16 with --link" "build or run failed" "$ext/build.err"
+  fi
+  if "$MLCC" build "$tmm/after.py" -o "$ext/tmm_unlinked.so" 2>"$ext/build.err"; then
+    "$MLCC" run "$ext/tmm_unlinked.so" --func main --fill random >/dev/null 2>"$ext/run.err"
+    if [ $? -eq 2 ] && grep -q "undefined symbol: tmm16" "$ext/run.err"; then
+      echo "ok e2e extern: the tmm16 matmul without its kernel is refused by name"
+    else
+      fail "e2e extern: tmm16 without --link" "not refused by name" "$ext/run.err"
+    fi
+  else
+    fail "e2e extern: tmm16 without --link" "build failed" "$ext/build.err"
+  fi
   "$MLCC" build "$here/extern/mlp_env_relu.py" -o "$ext/bad" --link "$here/extern/mlp_env_relu.py" >/dev/null 2>"$ext/bad.err"
   if [ $? -eq 2 ] && grep -q "mlp_env_relu.py: error: a file to link must be a C file" "$ext/bad.err"; then
     echo "ok e2e extern: --link of a file of another kind is refused"
