@@ -128,6 +128,10 @@ static bool collect_sig(CEmit *e, const MlcPrimFunc *f, Sig *sig) {
     }
     if (!c_storage_type(mlc_dtype_elem(b->dtype)))
       return c_fail(e, "buffer '%s' has a dtype the C target does not support", b->name);
+    for (int d = 0; b->strides && d < b->ndim; d++)
+      if (b->strides[d]->kind != MLC_EXPR_INT)
+        return c_fail(e, "parameter buffer '%s' has a symbolic stride in dimension %d; the runtime binds only shapes "
+                      "(a tensor intrinsic's implementation is not a function to build on its own)", b->name, d);
     for (int d = 0; d < b->ndim; d++) {
       const MlcExpr *dim = b->shape[d];
       if (dim->kind == MLC_EXPR_VAR && sym_index(sig, dim) < 0) mlc_vec_push(&sig->syms, dim);
