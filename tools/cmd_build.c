@@ -174,22 +174,28 @@ int cli_build_model(MlcCtx *ctx, MlcModule *m, const char *out, const CliModelFl
 
 /* ---- arguments ------------------------------------------------------------------ */
 
-/* "-I DIR" for the headers beside this executable (DIR/mlcc/runtime.h, DIR
- * being ../include from the executable's folder), so a C file given to
- * --link can include "mlcc/runtime.h"; false when they are not there */
+/* "-I DIR" for mlcc's own headers (DIR/mlcc/runtime.h, DIR being the
+ * include folder beside the executable's folder or one above it: bin/../include
+ * when installed, build/../include or build/san/../../include in the source
+ * tree), so a C file given to --link can include "mlcc/runtime.h"; false
+ * when they are not there */
 static bool headers_dir(char *flag, size_t cap) {
   char exe[4096];
   ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (n <= 0) return false;
   exe[n] = 0;
   char *slash = strrchr(exe, '/');
-  if (!slash) return false;
+  if (!slash || strchr(exe, ' ') || strchr(exe, '\t')) return false;
   *slash = 0;
-  char probe[4200];
-  snprintf(probe, sizeof probe, "%s/../include/mlcc/runtime.h", exe);
-  if (access(probe, R_OK) != 0 || strchr(exe, ' ') || strchr(exe, '\t')) return false;
-  snprintf(flag, cap, "-I%s/../include", exe);
-  return true;
+  static const char *const up[] = {"..", "../.."};
+  for (size_t i = 0; i < sizeof up / sizeof *up; i++) {
+    char probe[4200];
+    snprintf(probe, sizeof probe, "%s/%s/include/mlcc/runtime.h", exe, up[i]);
+    if (access(probe, R_OK) != 0) continue;
+    snprintf(flag, cap, "-I%s/%s/include", exe, up[i]);
+    return true;
+  }
+  return false;
 }
 
 static int parse(BuildArgs *a, int argc, char **argv) {
