@@ -1,13 +1,16 @@
 /* test_extern_calls.c - calls out of a tensor program (T.call_extern,
  * T.call_packed, T.address_of): the interpreter refuses to run them with a
  * message naming the function; the C generator declares an extern once from
- * the call's types, refuses a second call with other types and refuses
- * T.call_packed (DLTensor functions) by name; a mutator rebuilding a call
- * keeps its result dtype.  (Built and run against the interpreter: the
+ * the call's types and refuses a second call with other types; T.call_packed
+ * of whole parameter buffers runs the runtime's registered function (checked
+ * against plain C; a missing or failing function fails the call with its
+ * message) and refuses other arguments; a mutator rebuilding a call keeps
+ * its result dtype.  (Built and run against the interpreter: the
  * schedule golden case tensorize_tmm16.) */
 #include "check.h"
 #include "mlcc/codegen.h"
 #include "mlcc/interp.h"
+#include "mlcc/runtime.h"
 #include "mlcc/text.h"
 
 #include "build_util.h"
@@ -71,11 +74,76 @@ static void test_c_refuses_conflicting_and_packed_calls(void) {
   CHECK(m && !mlc_codegen_c(ctx, m, &c));
   CHECK(error_has("called with other types than before"));
   mlc_vec_free(&c);
-  m = module_with("            T.evaluate(T.call_packed(\"env.kern\", A.access_ptr(\"rw\")))\n");
+  m = module_with("            T.evaluate(T.call_packed(\"env.kern\", T.address_of(A[i, 0])))\n");
   mlc_clear_error(ctx);
   CHECK(m && !mlc_codegen_c(ctx, m, &c));
-  CHECK(error_has("T.call_packed(\"env.kern\", ...) is not supported by the C target"));
+  CHECK(error_has("argument 1 must be a whole parameter buffer"));
   mlc_vec_free(&c);
+}
+
+/* ---- T.call_packed: the runtime's registry, from a built kernel ---- */
+
+static int32_t test_double(DLTensor *const *args, int32_t n, const MlcrtEnv *env) {
+  if (n != 2 || args[0]->ndim != 2 || args[0]->shape[0] != 3 || args[0]->shape[1] != 5) {
+    env->set_error("test.double: expected two tensors of shape (3, 5)");
+    return -1;
+  }
+  for (int i = 0; i < 15; i++) ((float *)args[1]->data)[i] = 2 * ((const float *)args[0]->data)[i];
+  return 0;
+}
+
+static int32_t test_refuse(DLTensor *const *args, int32_t n, const MlcrtEnv *env) {
+  (void)args, (void)n;
+  env->set_error("test.refuse refuses");
+  return 7;
+}
+
+static const char *const packed_text =
+    "from tvm.script import ir as I\n"
+    "from tvm.script import tir as T\n\n"
+    "@I.ir_module\n"
+    "class Module:\n"
+    "    @T.prim_func\n"
+    "    def twice(a: T.handle, b: T.handle):\n"
+    "        n = T.int64()\n"
+    "        A = T.match_buffer(a, (n, 5), \"float32\")\n"
+    "        B = T.match_buffer(b, (n, 5), \"float32\")\n"
+    "        T.evaluate(T.call_packed(\"test.double\", A.access_ptr(\"r\"), B.access_ptr(\"w\")))\n"
+    "    @T.prim_func\n"
+    "    def refused(A: T.Buffer((2,), \"float32\")):\n"
+    "        T.evaluate(T.call_packed(\"test.refuse\", A.access_ptr(\"r\")))\n"
+    "    @T.prim_func\n"
+    "    def missing(A: T.Buffer((2,), \"float32\")):\n"
+    "        T.evaluate(T.call_packed(\"test.nowhere\", A.access_ptr(\"r\")))\n";
+
+static void test_call_packed_runs_through_the_registry(void) {
+  char dir[2048];
+  CHECK(bu_make_tmpdir(dir, sizeof dir, "mlcc-packed"));
+  mlcrt_extern_register("test.double", test_double);
+  mlcrt_extern_register("test.refuse", test_refuse);
+  const MlcModule *m = bu_read_text(ctx, "packed.py", packed_text);
+  MlcrtModule *mod = m ? bu_build_and_load(ctx, m, dir, "packed", NULL) : NULL;
+  CHECK(mod != NULL);
+  if (mod) {
+    float a[15], b[15] = {0}, two[2] = {1, 2};
+    for (int i = 0; i < 15; i++) a[i] = (float)i * 0.25f - 1;
+    int64_t shape[2] = {3, 5}, s2[1] = {2};
+    DLTensor ta = {a, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, NULL, 0};
+    DLTensor tb = {b, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, shape, NULL, 0};
+    DLTensor t2 = {two, {kDLCPU, 0}, 1, {kDLFloat, 32, 1}, s2, NULL, 0};
+    DLTensor *args[2] = {&ta, &tb}, *one[1] = {&t2};
+    const MlcrtFunc *f = mlcrt_module_get_func(mod, "twice");
+    CHECK(f && mlcrt_func_call_tensors(f, args, 2) == 0);
+    bool ok = true;
+    for (int i = 0; i < 15; i++) ok &= b[i] == 2 * a[i];
+    CHECK(ok);
+    f = mlcrt_module_get_func(mod, "refused");
+    CHECK(f && mlcrt_func_call_tensors(f, one, 1) != 0 && strstr(mlcrt_last_error(), "test.refuse refuses"));
+    f = mlcrt_module_get_func(mod, "missing");
+    CHECK(f && mlcrt_func_call_tensors(f, one, 1) != 0 && strstr(mlcrt_last_error(), "test.nowhere"));
+    mlcrt_module_free(mod);
+  }
+  bu_remove_dir(dir);
 }
 
 static MlcExpr *rename_n(MlcMutator *mu, MlcExpr *e) {
@@ -107,6 +175,7 @@ int main(void) {
   RUN(test_c_declares_the_extern_once);
   RUN(test_c_refuses_conflicting_and_packed_calls);
   RUN(test_rebuilt_call_keeps_its_dtype);
+  RUN(test_call_packed_runs_through_the_registry);
   mlc_ctx_free(ctx);
   return CHECK_DONE();
 }
