@@ -227,7 +227,7 @@ if dd if=/dev/null of="$tmp/big.py" bs=1 seek=67108865 2>/dev/null; then
   cli "input over 64 MiB refused" 2 err "error:" fmt "$tmp/big.py"
 fi
 
-for f in "$GOLDEN"/roundtrip/*.py; do
+for f in "$GOLDEN"/roundtrip/*.py "$GOLDEN"/models/*.py; do
   [ -f "$f" ] && roundtrip "$f"
 done
 

@@ -10,8 +10,10 @@
  * The weights come through the runtime's .npz reader, so the file format is
  * read by exactly one piece of code; the memory plan is reported on stderr
  * because it is the first thing to look at when a model's footprint is off. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "mlcc/codegen.h"
@@ -19,9 +21,14 @@
 #include "mlcc/text.h"
 #include "mlcc/transform.h"
 
+enum { MAX_LINKED = 16 };
+
 typedef struct BuildArgs {
   const char *in, *out, *params, *entry, *dump_after;
   bool embed, explain, no_schedule;
+  const char *link[MAX_LINKED];
+  int n_link;
+  char include_flag[4200]; /* -I of mlcc's own headers, for linked C files */
   MlcBuildOptions opt;
 } BuildArgs;
 
@@ -167,6 +174,30 @@ int cli_build_model(MlcCtx *ctx, MlcModule *m, const char *out, const CliModelFl
 
 /* ---- arguments ------------------------------------------------------------------ */
 
+/* "-I DIR" for mlcc's own headers (DIR/mlcc/runtime.h, DIR being the
+ * include folder beside the executable's folder or one above it: bin/../include
+ * when installed, build/../include or build/san/../../include in the source
+ * tree), so a C file given to --link can include "mlcc/runtime.h"; false
+ * when they are not there */
+static bool headers_dir(char *flag, size_t cap) {
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return false;
+  exe[n] = 0;
+  char *slash = strrchr(exe, '/');
+  if (!slash || strchr(exe, ' ') || strchr(exe, '\t')) return false;
+  *slash = 0;
+  static const char *const up[] = {"..", "../.."};
+  for (size_t i = 0; i < sizeof up / sizeof *up; i++) {
+    char probe[4200];
+    snprintf(probe, sizeof probe, "%s/%s/include/mlcc/runtime.h", exe, up[i]);
+    if (access(probe, R_OK) != 0) continue;
+    snprintf(flag, cap, "-I%s/%s/include", exe, up[i]);
+    return true;
+  }
+  return false;
+}
+
 static int parse(BuildArgs *a, int argc, char **argv) {
   for (int i = 0; i < argc; i++) {
     const char *s = argv[i];
@@ -175,7 +206,10 @@ static int parse(BuildArgs *a, int argc, char **argv) {
     else if (!strcmp(s, "--params") && next) a->params = argv[++i];
     else if (!strcmp(s, "--entry") && next) a->entry = argv[++i];
     else if (!strcmp(s, "--dump-after") && next) a->dump_after = argv[++i];
-    else if (!strcmp(s, "--embed-params")) a->embed = true;
+    else if (!strcmp(s, "--link") && next) {
+      if (a->n_link == MAX_LINKED) return cli_bad_usage("build: too many --link files", argv[i + 1]);
+      a->link[a->n_link++] = argv[++i];
+    } else if (!strcmp(s, "--embed-params")) a->embed = true;
     else if (!strcmp(s, "--explain")) a->explain = true;
     else if (!strcmp(s, "--no-default-schedule")) a->no_schedule = true;
     else if (!strcmp(s, "--target") && next) {
@@ -199,6 +233,9 @@ static int parse(BuildArgs *a, int argc, char **argv) {
     return EXIT_ERR;
   }
   if (!a->entry) a->entry = "main";
+  a->opt.link = a->link;
+  a->opt.n_link = a->n_link;
+  if (a->n_link && headers_dir(a->include_flag, sizeof a->include_flag)) a->opt.extra_cflags = a->include_flag;
   return EXIT_YES;
 }
 

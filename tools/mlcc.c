@@ -22,12 +22,14 @@
     "print FILE in canonical TVMScript; --check: print nothing, exit 1 if FILE differs") \
   X("equal", cmd_equal, "A B",                                                    \
     "exit 0 if A and B hold structurally equal modules, else show the first difference and exit 1") \
-  X("build", cmd_build, "MODULE.py -o LIB.so [--target native|generic]\n"                 \
+  X("build", cmd_build, "MODULE.py -o LIB.so [--target native|generic] [--link FILE]...\n"                 \
     "  mlcc build MODULE.py -o DIR [--params W.npz] [--embed-params] [--entry F] [--dump-after PASS] [--explain]\n" \
-    "      [--no-default-schedule]", \
+    "      [--no-default-schedule] [--link FILE]...", \
     "compile every prim func of MODULE.py into a shared library (the generated .c is kept beside it);\n" \
     "      with -o DIR, compile graph function F (default main) as a model: DIR/model.{c,h,so} and\n" \
-    "      params.bin (the weights bound from W.npz by parameter name; --embed-params: inside model.so)") \
+    "      params.bin (the weights bound from W.npz by parameter name; --embed-params: inside model.so);\n" \
+    "      --link builds a C file, object or library in (its functions serve call_extern and, named\n" \
+    "      after the extern with '.' as '_', call_dps_packed)") \
   X("run", cmd_run, "LIB.so [--func F] [--in X.npy]... [--out Y.npy]... [--fill zeros|ones|random] [--time]\n" \
     "  mlcc run DIR [--in X.npy|--in IN.npz|--fill random] [--out Y.npz] [--time] [--threads N]\n" \
     "               [--profile] [--profile-json P.json]",                                  \
@@ -42,7 +44,7 @@
   X("import", cmd_import, "MODEL.onnx [--input-shape NAME:1x3x224x224]...",                     \
     "import an ONNX model and print it as TVMScript (weights as constants)")             \
   X("compile", cmd_compile, "MODEL.onnx -o DIR [--input-shape NAME:DIMS]... [--embed-params] [--dump-after PASS] [--explain]\n" \
-    "      [--no-default-schedule]", \
+    "      [--no-default-schedule] [--link FILE]...", \
     "import an ONNX model and build its deployment folder, as `build -o DIR` does (run it with `mlcc run DIR`)")
 
 typedef struct Command {

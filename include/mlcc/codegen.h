@@ -23,6 +23,13 @@ typedef struct MlcBuildOptions {
   const char *cc;      /* C compiler; NULL means $CC, else "cc" */
   MlcTarget target;
   const char *extra_cflags; /* appended to the compiler's command line, may be NULL */
+  /* code of the user's to build into the output with the generated C: C
+   * files (compiled with the same flags), objects, static or shared
+   * libraries (a shared one is found again through its absolute path).
+   * A model looks the extern functions it calls up here first (see
+   * MlcModelOptions.linked_externs). */
+  const char *const *link;
+  int n_link;
 } MlcBuildOptions;
 
 /* The C source of every prim func of m (lowered on the way; graph functions
@@ -58,6 +65,13 @@ typedef struct MlcModelOptions {
    * descriptor's `sites`, what profiles report), in the context's arena */
   MlcrtCallSite **sites;
   int *n_sites;
+  /* each extern function the model calls (call_dps_packed, call_packed) is
+   * first looked up among the code built into model.so: a function named
+   * after the extern, every character other than a letter, digit or
+   * underscore made an underscore ("env.relu" -> env_relu), of the type
+   * MlcrtExternFn; when there is none, in the runtime's registry
+   * (mlc_build_model sets this when MlcBuildOptions.link is not empty) */
+  bool linked_externs;
 } MlcModelOptions;
 
 /* C source of the whole model: the prim func kernels, the executor, the

@@ -106,7 +106,10 @@ extern const MlcBinOpInfo mlc_binop_info[MLC_BIN_COUNT];
 
 /* Intrinsic calls: enum suffix, TVMScript spelling, arity (-1 variadic),
  * result dtype rule: 0 = same as first float arg, 1 = dtype of arg 1 (for
- * if_then_else), 2 = given explicitly by the call. */
+ * if_then_else), 2 = given explicitly by the call (mlc_e_call_typed), 3 = a
+ * handle.  call_extern / call_packed take the function's name (a string)
+ * first, then its arguments; address_of takes a buffer load and is the
+ * address of that element (what `A.access_ptr("r")` reads as: A[0, ..]). */
 #define MLC_INTRINSICS(X)                 \
   X(EXP, "T.exp", 1, 0)                   \
   X(LOG, "T.log", 1, 0)                   \
@@ -122,7 +125,10 @@ extern const MlcBinOpInfo mlc_binop_info[MLC_BIN_COUNT];
   X(SIN, "T.sin", 1, 0)                   \
   X(COS, "T.cos", 1, 0)                   \
   X(POW, "T.pow", 2, 0)                   \
-  X(IF_THEN_ELSE, "T.if_then_else", 3, 1)
+  X(IF_THEN_ELSE, "T.if_then_else", 3, 1) \
+  X(CALL_EXTERN, "T.call_extern", -1, 2)  \
+  X(CALL_PACKED, "T.call_packed", -1, 2)  \
+  X(ADDRESS_OF, "T.address_of", 1, 3)
 
 typedef enum MlcIntrin {
 #define X(n, name, arity, rule) MLC_INTRIN_##n,
@@ -189,6 +195,10 @@ MlcExpr *mlc_e_ramp(MlcCtx *ctx, MlcExpr *base, MlcExpr *stride, int lanes);
 MlcExpr *mlc_e_broadcast(MlcCtx *ctx, MlcExpr *v, int lanes);
 MlcExpr *mlc_e_let(MlcCtx *ctx, MlcExpr *var, MlcExpr *value, MlcExpr *body);
 MlcExpr *mlc_e_call(MlcCtx *ctx, MlcIntrin op, MlcExpr **args, int n);
+/* any intrinsic call; t is the result dtype of a rule-2 intrinsic (the
+ * extern calls) and is ignored for the others, whose dtype follows from
+ * their arguments -- so rebuilding a call is mlc_e_call_typed(op, e->dtype, ..) */
+MlcExpr *mlc_e_call_typed(MlcCtx *ctx, MlcIntrin op, MlcDType t, MlcExpr **args, int n);
 bool mlc_e_is_const_int(const MlcExpr *e, int64_t *v);
 
 /* ======================================================================== */

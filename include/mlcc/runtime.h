@@ -188,9 +188,14 @@ typedef struct MlcrtParamDesc {
   int32_t is_buffer;
   DLDataType dtype;
   int32_t ndim;
-  const int64_t *dims; /* dim >= 0 constant; dim < 0 means symbolic size number -(dim+1) */
+  const int64_t *dims; /* dim >= 0 constant; dim < 0 means symbolic size number -(dim+1);
+                          MLCRT_DIM_COMPUTED (model outputs only): arithmetic on the sizes
+                          (a reshape's n * m), which the model computes */
   int32_t align;
 } MlcrtParamDesc;
+
+/* an output dim of a model that is arithmetic on its symbolic sizes */
+#define MLCRT_DIM_COMPUTED INT64_MIN
 
 typedef struct MlcrtFuncDesc {
   const char *name;

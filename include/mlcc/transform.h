@@ -44,6 +44,10 @@ MlcModule *mlc_pass_bind_params(MlcCtx *ctx, const MlcModule *m, const char *fun
  * shift, a bias add, is left).  fold_constants: op calls on constants are
  * evaluated (mlc_op_fold) when the result is no larger than their inputs
  * (or 64K elements), and a reshape/cast to the same shape and dtype goes. */
+/* Calls of graph functions from graph functions replaced by the callees'
+ * bindings (fresh vars; the callee's symbolic sizes become the arguments'
+ * dims); recursion is refused. */
+MlcModule *mlc_pass_inline_calls(MlcCtx *ctx, const MlcModule *m);
 MlcModule *mlc_pass_fold_batch_norm(MlcCtx *ctx, const MlcModule *m);
 MlcModule *mlc_pass_fold_constants(MlcCtx *ctx, const MlcModule *m);
 
@@ -96,6 +100,7 @@ MlcModule *mlc_pass_plan_memory(MlcCtx *ctx, const MlcModule *m, MlcMemPlanStats
 /* ---- the pipeline ------------------------------------------------------------ */
 #define MLC_GRAPH_PASSES(X)                                \
   X(INFER_SINFO, "infer_sinfo")                          \
+  X(INLINE_CALLS, "inline_calls")                        \
   X(FOLD_BATCH_NORM, "fold_batch_norm")                  \
   X(FOLD_CONSTANTS, "fold_constants")                    \
   X(DISPATCH, "dispatch_library")                        \

@@ -292,7 +292,7 @@ MlcExpr *mlc_arith_simplify(MlcAnalyzer *az, MlcExpr *e) {
       MlcIntSet c = mlc_arith_bound(az, args[0]);
       if (c.min == c.max) return c.min ? args[1] : args[2];
     }
-    return changed ? mlc_e_call(ctx, e->call.op, args, e->call.n) : e;
+    return changed ? mlc_e_call_typed(ctx, e->call.op, e->dtype, args, e->call.n) : e;
   }
   default: return e;
   }

@@ -12,13 +12,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-enum { MAX_ARGS = 64, MAX_OUTPUT = 16 * 1024 };
+enum { MAX_LINK = 16, MAX_ARGS = 64 + MAX_LINK, MAX_OUTPUT = 16 * 1024 };
 
 /* split a command line on blanks (no quoting: compiler paths with spaces go
  * through a wrapper script) */
@@ -86,10 +87,70 @@ static char *native_march(MlcCtx *ctx, char *buf, size_t cap) {
   return buf;
 }
 
-/* Compile the C file cpath into the shared object out_so; an error names
- * the C file as shown, where it will be kept. */
+/* path made absolute (malloc'd), NULL when the working directory is unknown */
+static char *absolute(const char *path) {
+  if (path[0] == '/') return mlc_xstrdup(path);
+  char cwd[4096];
+  if (!getcwd(cwd, sizeof cwd)) return NULL;
+  MlcStrBuf sb = {0};
+  mlc_sb_printf(&sb, "%s/%s", cwd, path);
+  char *out = mlc_xstrdup(mlc_sb_cstr(&sb));
+  mlc_vec_free(&sb);
+  return out;
+}
+
+/* The user's files to build in (MlcBuildOptions.link), checked: each a
+ * readable .c, .o, .a or .so file; a shared library by its absolute path,
+ * which the linker records, so model.so finds it wherever it is loaded
+ * from.  malloc'd strings in out. */
+static bool link_inputs(MlcCtx *ctx, const MlcBuildOptions *opt, char **out, int *n) {
+  static const char *const kinds[] = {".c", ".o", ".a", ".so"};
+  if (opt->n_link < 0 || opt->n_link > MAX_LINK)
+    return mlc_error(ctx, (MlcLoc){0}, "at most %d files can be linked into one build", MAX_LINK);
+  for (int i = 0; i < opt->n_link; i++) {
+    const char *f = opt->link[i];
+    size_t len = f ? strlen(f) : 0;
+    bool known = false;
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds && !known; k++)
+      known = len > strlen(kinds[k]) && !strcmp(f + len - strlen(kinds[k]), kinds[k]);
+    MlcLoc at = {mlc_intern(ctx, f ? f : ""), 0, 0};
+    bool ok = known && f[0] != '-';
+    if (!ok) mlc_error(ctx, at, "a file to link must be a C file (.c), an object (.o) or a library (.a, .so)");
+    else if (access(f, R_OK) != 0) ok = mlc_error(ctx, at, "cannot read the file to link: %s", strerror(errno));
+    char *path = NULL;
+    if (ok && !strcmp(f + len - 3, ".so")) {
+      path = absolute(f);
+      if (!path) ok = mlc_error(ctx, at, "cannot find the working directory: %s", strerror(errno));
+    } else if (ok) {
+      path = mlc_xstrdup(f);
+    }
+    if (!ok) {
+      for (int j = 0; j < *n; j++) free(out[j]);
+      *n = 0;
+      return false;
+    }
+    out[(*n)++] = path;
+  }
+  return true;
+}
+
+static bool compile_with(MlcCtx *ctx, const char *cpath, const char *shown, const char *out_so,
+                         const MlcBuildOptions *opt, char **link, int n_link);
+
+/* Compile the C file cpath (and the files to link) into the shared object
+ * out_so; an error names the C file as shown, where it will be kept. */
 static bool compile_so(MlcCtx *ctx, const char *cpath, const char *shown, const char *out_so,
                        const MlcBuildOptions *opt) {
+  char *link[MAX_LINK];
+  int n_link = 0;
+  if (!link_inputs(ctx, opt, link, &n_link)) return false;
+  bool ok = compile_with(ctx, cpath, shown, out_so, opt, link, n_link);
+  for (int i = 0; i < n_link; i++) free(link[i]);
+  return ok;
+}
+
+static bool compile_with(MlcCtx *ctx, const char *cpath, const char *shown, const char *out_so,
+                         const MlcBuildOptions *opt, char **link, int n_link) {
   MlcStrBuf log = {0};
   const char *cc = opt->cc ? opt->cc : getenv("CC");
   if (!cc || !*cc) cc = "cc";
@@ -107,10 +168,14 @@ static bool compile_so(MlcCtx *ctx, const char *cpath, const char *shown, const 
     free(flags);
     return false;
   }
-  argc = split(flags, argv, argc, MAX_ARGS - 5);
+  argc = split(flags, argv, argc, MAX_ARGS - 6 - n_link);
   argv[argc++] = "-o";
   argv[argc++] = (char *)out_so;
   argv[argc++] = (char *)cpath;
+  /* a library the model only refers to weakly (the extern functions it
+   * looks up) must still be recorded as needed */
+  if (n_link) argv[argc++] = "-Wl,--no-as-needed";
+  for (int i = 0; i < n_link; i++) argv[argc++] = link[i];
   argv[argc++] = "-lm";
   argv[argc] = NULL;
   int status = argc > 0 ? run(argv, &log) : -1;
@@ -207,7 +272,9 @@ static bool write_model(MlcCtx *ctx, const MlcModule *m, const char *dir, const 
   for (int i = 0; i < N_OUT; i++) mlc_sb_printf(&path[i], "%s/%s", dir, names[i]);
   void *payload = NULL;
   size_t nbytes = 0;
-  bool ok = c_model_files(ctx, m, mo, &src, &hdr) && write_out(ctx, o, OUT_H, mlc_sb_cstr(&path[OUT_H]), &hdr);
+  MlcModelOptions mol = *mo;
+  mol.linked_externs = mo->linked_externs || opt->n_link > 0;
+  bool ok = c_model_files(ctx, m, &mol, &src, &hdr) && write_out(ctx, o, OUT_H, mlc_sb_cstr(&path[OUT_H]), &hdr);
   if (ok && !mo->embed_params) {
     ok = mlc_model_params(ctx, m, &payload, &nbytes);
     if (ok) params_file(payload, nbytes, &params);

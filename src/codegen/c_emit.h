@@ -66,6 +66,9 @@ void c_expr_lane(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb);
 /* true when x can be written with vector-extension operations */
 bool c_vector_ok(const MlcExpr *x);
 
+/* a T.call_extern / T.call_packed / T.address_of call (c_extern.c) */
+void c_extern_call(CEmit *e, const MlcExpr *x, MlcStrBuf *sb);
+
 void c_stmt(CEmit *e, const MlcStmt *s);
 /* the label a failure at the statement being written jumps to (after
  * setting mlc_status), marked as used */

@@ -412,6 +412,10 @@ static void emit_node(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *s
   case MLC_EXPR_BROADCAST: emit(e, x->bcast.value, NULL, sb); return;
   case MLC_EXPR_LET: c_fail(e, "expression-level let is not supported by the C generator"); return;
   case MLC_EXPR_CALL: {
+    if (mlc_intrin_info[x->call.op].rule >= 2) { /* calls out of the program */
+      c_extern_call(e, x, sb);
+      return;
+    }
     if (x->call.op == MLC_INTRIN_IF_THEN_ELSE) {
       mlc_sb_puts(sb, "(");
       emit(e, x->call.args[0], L, sb);

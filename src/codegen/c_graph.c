@@ -504,7 +504,7 @@ static bool call_extern(G *g, const char *name, MlcGExpr *const *argv, int n) {
   if (e == g->externs.len) {
     mlc_vec_push(&g->externs, name);
     mlc_sb_printf(&g->fields, "  MlcrtExtern mlc_ext%zu; /* %s */\n", e, name);
-    mlc_sb_printf(&g->create, "  if (env->get_extern(\"%s\", &st->mlc_ext%zu) != 0) goto mlc_fail;\n", name, e);
+    mlc_sb_printf(&g->create, "  if (mlc_get_extern(env, \"%s\", &st->mlc_ext%zu) != 0) goto mlc_fail;\n", name, e);
   }
   mlc_sb_printf(&g->body, "  { /* %s = %s(...) */\n", g->bname, name);
   GVal **ts = mlc_arena_array(&g->ctx->arena, (size_t)(n ? n : 1), sizeof *ts);
@@ -671,8 +671,10 @@ static bool compile_outputs(G *g, GVal *result, CGraph *out) {
     for (int d = 0; ok && d < t->ndim; d++) {
       int k = t->shape[d]->kind == MLC_EXPR_VAR ? sym_index(g, t->shape[d]) : -1;
       if (k >= 0) io->dims[d] = -(int64_t)k - 1;
-      else if (!mlc_e_is_const_int(t->shape[d], &io->dims[d]))
+      else if (!mlc_e_is_const_int(t->shape[d], &io->dims[d]) && t->shape[d]->kind == MLC_EXPR_VAR)
         ok = gerr(g, "output %zu of '%s': dimension %d is neither a constant nor an input's size", i, g->fn->name, d);
+      else if (t->shape[d]->kind != MLC_EXPR_INT)
+        io->dims[d] = MLCRT_DIM_COMPUTED; /* arithmetic on the sizes: the code below computes it */
     }
     const char *data = ok ? output_data(g, t) : NULL;
     ok = ok && data;
@@ -708,7 +710,9 @@ static const char EXEC_PREAMBLE[] =
     "typedef struct MlcrtExtern {\n"
     "  const char *name;\n"
     "  int32_t (*fn)(mlc_dltensor *const *args, int32_t n_args, const MlcrtEnv *env);\n"
-    "} MlcrtExtern;\n\n"
+    "} MlcrtExtern;\n"
+    "/* an extern function by name (defined after the executor) */\n"
+    "static int32_t mlc_get_extern(const MlcrtEnv *env, const char *name, MlcrtExtern *out);\n\n"
     "/* bytes of a tensor of n dims d[] and elements of es bytes; -1 on overflow */\n"
     "static int mlc_nbytes(const int64_t *d, int n, size_t es, size_t *out) {\n"
     "  uint64_t t = es;\n"
@@ -814,6 +818,8 @@ bool c_graph_compile(MlcCtx *ctx, const MlcModule *m, const char *entry, const C
     out->n_syms = (int)g.syms.len;
     out->sym_names = mlc_arena_array(&ctx->arena, g.syms.len ? g.syms.len : 1, sizeof *out->sym_names);
     for (size_t i = 0; i < g.syms.len; i++) out->sym_names[i] = g.syms.data[i]->var.name;
+    out->n_externs = (int)g.externs.len;
+    out->externs = g.externs.len ? mlc_arena_dup(&ctx->arena, g.externs.data, g.externs.len * sizeof *g.externs.data) : NULL;
     out->n_sites = (int)g.sites.len;
     out->sites = g.sites.len ? mlc_arena_dup(&ctx->arena, g.sites.data, g.sites.len * sizeof *g.sites.data) : NULL;
     emit_text(&g, params->nbytes, out);

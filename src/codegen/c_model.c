@@ -57,7 +57,10 @@ static void io_table(MlcStrBuf *o, const char *what, const CIo *io, int n) {
   for (int i = 0; i < n; i++) {
     if (!io[i].ndim) continue;
     mlc_sb_printf(o, "static const int64_t mlc_model_%s_dims%d[] = {", what, i);
-    for (int d = 0; d < io[i].ndim; d++) mlc_sb_printf(o, "%s%lld", d ? ", " : "", (long long)io[i].dims[d]);
+    for (int d = 0; d < io[i].ndim; d++) {
+      if (io[i].dims[d] == MLCRT_DIM_COMPUTED) mlc_sb_printf(o, "%sINT64_MIN", d ? ", " : "");
+      else mlc_sb_printf(o, "%s%lld", d ? ", " : "", (long long)io[i].dims[d]);
+    }
     mlc_sb_puts(o, "};\n");
   }
   mlc_sb_printf(o, "static const mlc_param_desc mlc_model_%s[] = {\n", what);
@@ -129,6 +132,46 @@ static void model_desc(MlcStrBuf *o, const CGraph *g, const MlcModelOptions *mo,
   mlc_sb_printf(o, "  mlc_model_create, mlc_model_run, mlc_model_destroy,\n  %d, mlc_model_sites,\n};\n", g->n_sites);
 }
 
+/* The C name a linked extern function has: the extern's name with every
+ * character other than a letter, digit or underscore made an underscore
+ * (and one in front of a leading digit). */
+static const char *linked_name(MlcCtx *ctx, const char *name) {
+  MlcStrBuf sb = {0};
+  if (isdigit((unsigned char)*name)) mlc_sb_puts(&sb, "_");
+  for (const char *p = name; *p; p++) mlc_sb_printf(&sb, "%c", isalnum((unsigned char)*p) ? *p : '_');
+  const char *out = mlc_intern(ctx, mlc_sb_cstr(&sb));
+  mlc_vec_free(&sb);
+  return out;
+}
+
+/* mlc_get_extern, which the executor's create resolves its externs with:
+ * the runtime's registry, or, when code is linked into the model, first
+ * the functions of that code named after the externs (weak references: a
+ * name the code does not define is NULL and goes to the registry) */
+static bool extern_resolver(MlcCtx *ctx, const CGraph *g, const MlcModelOptions *mo, MlcStrBuf *o) {
+  mlc_sb_puts(o, "\n/* ---- extern functions ---- */\n");
+  const char **cn = mlc_arena_array(&ctx->arena, (size_t)(g->n_externs ? g->n_externs : 1), sizeof *cn);
+  for (int i = 0; mo->linked_externs && i < g->n_externs; i++) {
+    cn[i] = linked_name(ctx, g->externs[i]);
+    for (int j = 0; j < i; j++)
+      if (cn[j] == cn[i])
+        return mlc_error(ctx, ctx->build_loc, "the extern functions '%s' and '%s' would both be the linked function "
+                         "'%s'", g->externs[j], g->externs[i], cn[i]);
+    mlc_sb_printf(o, "extern int32_t %s(mlc_dltensor *const *args, int32_t n_args, const MlcrtEnv *env) "
+                     "__attribute__((weak));\n", cn[i]);
+  }
+  mlc_sb_puts(o, "static int32_t mlc_get_extern(const MlcrtEnv *env, const char *name, MlcrtExtern *out) {\n");
+  for (int i = 0; mo->linked_externs && i < g->n_externs; i++) {
+    mlc_sb_puts(o, "  if (");
+    str_lit(o, g->externs[i]);
+    mlc_sb_printf(o, "[0] == name[0] && !strcmp(name, ");
+    str_lit(o, g->externs[i]);
+    mlc_sb_printf(o, ") && %s) {\n    out->name = name;\n    out->fn = %s;\n    return 0;\n  }\n", cn[i], cn[i]);
+  }
+  mlc_sb_puts(o, "  return env->get_extern(name, out);\n}\n");
+  return true;
+}
+
 /* The pieces both files are written from; false + error when the entry
  * function cannot be compiled. */
 typedef struct Model {
@@ -152,18 +195,20 @@ static bool model_build(MlcCtx *ctx, const MlcModule *m, const MlcModelOptions *
          c_graph_compile(ctx, m, mo->entry, &md->kernels, &md->layout, &md->graph);
 }
 
-static void emit_c(const MlcModule *m, const MlcModelOptions *mo, Model *md, MlcStrBuf *out) {
-  uint8_t *payload = c_param_payload(m, &md->layout);
-  uint64_t hash = c_fnv1a64(payload, md->layout.nbytes);
+static bool emit_c(MlcCtx *ctx, const MlcModule *m, const MlcModelOptions *mo, Model *md, MlcStrBuf *out) {
   mlc_sb_puts(out, mlc_sb_cstr(&md->module));
   mlc_sb_puts(out, "\n");
   mlc_sb_puts(out, mlc_sb_cstr(&md->graph.code));
+  if (!extern_resolver(ctx, &md->graph, mo, out)) return false;
+  uint8_t *payload = c_param_payload(m, &md->layout);
+  uint64_t hash = c_fnv1a64(payload, md->layout.nbytes);
   if (mo->embed_params) {
     mlc_sb_puts(out, "\n/* ---- the weights ---- */\n");
     weights_array(out, payload, md->layout.nbytes);
   }
   model_desc(out, &md->graph, mo, md->layout.nbytes, hash);
   free(payload);
+  return true;
 }
 
 bool mlc_codegen_model_c(MlcCtx *ctx, const MlcModule *m, const MlcModelOptions *mo, MlcStrBuf *out) {
@@ -171,7 +216,7 @@ bool mlc_codegen_model_c(MlcCtx *ctx, const MlcModule *m, const MlcModelOptions 
   if (!mo) mo = &dflt;
   Model md;
   bool ok = model_build(ctx, m, mo, &md);
-  if (ok) emit_c(m, mo, &md, out);
+  ok = ok && emit_c(ctx, m, mo, &md, out);
   model_free(&md);
   return ok;
 }
@@ -256,10 +301,8 @@ bool mlc_codegen_model_header(MlcCtx *ctx, const MlcModule *m, const MlcModelOpt
 bool c_model_files(MlcCtx *ctx, const MlcModule *m, const MlcModelOptions *mo, MlcStrBuf *c, MlcStrBuf *h) {
   Model md = {0};
   bool ok = prefix_checked(ctx, mo) && model_build(ctx, m, mo, &md);
-  if (ok) {
-    emit_c(m, mo, &md, c);
-    emit_h(mo, &md, h);
-  }
+  ok = ok && emit_c(ctx, m, mo, &md, c);
+  if (ok) emit_h(mo, &md, h);
   if (ok && mo->sites && mo->n_sites) {
     const CGraph *g = &md.graph;
     MlcrtCallSite *out = mlc_arena_array(&ctx->arena, (size_t)(g->n_sites ? g->n_sites : 1), sizeof *out);

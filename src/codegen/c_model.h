@@ -52,6 +52,9 @@ typedef struct CGraph {
   CIo *outputs; int n_outputs;
   const char **sym_names; int n_syms;
   CSite *sites; int n_sites;   /* the calls, in the order the executor makes them */
+  const char **externs; int n_externs; /* the extern functions it calls (create resolves
+                                          them through mlc_get_extern, which model.c defines
+                                          before this code) */
   MlcStrBuf code;
 } CGraph;
 

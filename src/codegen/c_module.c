@@ -115,6 +115,8 @@ static int sym_index(const Sig *sig, const MlcExpr *v) {
   return -1;
 }
 
+static bool vars_are_syms(const Sig *sig, const MlcExpr *e);
+
 static bool collect_sig(CEmit *e, const MlcPrimFunc *f, Sig *sig) {
   for (int i = 0; i < f->n_params; i++) {
     const MlcBuffer *b = f->params[i].buf;
@@ -126,17 +128,78 @@ static bool collect_sig(CEmit *e, const MlcPrimFunc *f, Sig *sig) {
     }
     if (!c_storage_type(mlc_dtype_elem(b->dtype)))
       return c_fail(e, "buffer '%s' has a dtype the C target does not support", b->name);
+    for (int d = 0; b->strides && d < b->ndim; d++)
+      if (b->strides[d]->kind != MLC_EXPR_INT)
+        return c_fail(e, "parameter buffer '%s' has a symbolic stride in dimension %d; the runtime binds only shapes "
+                      "(a tensor intrinsic's implementation is not a function to build on its own)", b->name, d);
     for (int d = 0; d < b->ndim; d++) {
       const MlcExpr *dim = b->shape[d];
-      if (dim->kind == MLC_EXPR_VAR) {
-        if (sym_index(sig, dim) < 0) mlc_vec_push(&sig->syms, dim);
-      } else if (dim->kind != MLC_EXPR_INT) {
-        return c_fail(e, "dimension %d of buffer '%s' is an expression; the runtime binds only plain size vars", d,
-                      b->name);
-      }
+      if (dim->kind == MLC_EXPR_VAR && sym_index(sig, dim) < 0) mlc_vec_push(&sig->syms, dim);
+    }
+  }
+  /* a dim that is arithmetic on sizes (a reshape's (n * m,)) is a size of
+   * its own, bound from the argument like the others; the kernel checks on
+   * entry that it is what the expression says */
+  for (int i = 0; i < f->n_params; i++) {
+    const MlcBuffer *b = f->params[i].buf;
+    for (int d = 0; b && d < b->ndim; d++) {
+      const MlcExpr *dim = b->shape[d];
+      if (dim->kind == MLC_EXPR_VAR || dim->kind == MLC_EXPR_INT) continue;
+      if (!vars_are_syms(sig, dim))
+        return c_fail(e, "dimension %d of buffer '%s' is an expression over sizes that no buffer has as a dimension "
+                      "of its own; the runtime cannot bind them", d, b->name);
+      if (sym_index(sig, dim) < 0) mlc_vec_push(&sig->syms, dim);
     }
   }
   return true;
+}
+
+/* every var of a dim expression is a size bound by a bare dim */
+static bool vars_are_syms(const Sig *sig, const MlcExpr *e) {
+  switch (e->kind) {
+  case MLC_EXPR_VAR: return sym_index(sig, e) >= 0;
+  case MLC_EXPR_INT: return true;
+  case MLC_EXPR_BINARY: return vars_are_syms(sig, e->bin.a) && vars_are_syms(sig, e->bin.b);
+  case MLC_EXPR_CAST:
+  case MLC_EXPR_NEG: return vars_are_syms(sig, e->operand);
+  default: return false;
+  }
+}
+
+/* the name a size has in the descriptor: a var's name, or an expression's text */
+static void dim_text(const MlcExpr *v, MlcStrBuf *sb) {
+  switch (v->kind) {
+  case MLC_EXPR_VAR: mlc_sb_puts(sb, v->var.name); return;
+  case MLC_EXPR_INT: mlc_sb_printf(sb, "%lld", (long long)v->int_val); return;
+  case MLC_EXPR_CAST: dim_text(v->operand, sb); return;
+  case MLC_EXPR_BINARY: {
+    const char *py = mlc_binop_info[v->bin.op].py;
+    if (py) {
+      mlc_sb_puts(sb, "(");
+      dim_text(v->bin.a, sb);
+      mlc_sb_printf(sb, " %s ", py);
+      dim_text(v->bin.b, sb);
+      mlc_sb_puts(sb, ")");
+    } else {
+      mlc_sb_printf(sb, "%s(", mlc_binop_info[v->bin.op].call);
+      dim_text(v->bin.a, sb);
+      mlc_sb_puts(sb, ", ");
+      dim_text(v->bin.b, sb);
+      mlc_sb_puts(sb, ")");
+    }
+    return;
+  }
+  default: mlc_sb_puts(sb, "?"); return;
+  }
+}
+
+static const char *sym_name(CEmit *e, const MlcExpr *v) {
+  if (v->kind == MLC_EXPR_VAR) return v->var.name;
+  MlcStrBuf sb = {0};
+  dim_text(v, &sb);
+  const char *s = mlc_intern(e->ctx, mlc_sb_cstr(&sb));
+  mlc_vec_free(&sb);
+  return s;
 }
 
 /* ---- accesses provably out of bounds ---- */
@@ -209,9 +272,21 @@ static void emit_kernel(CEmit *e, const MlcPrimFunc *orig, const MlcPrimFunc *lo
   }
   for (size_t k = 0; k < sig->syms.len; k++) {
     const MlcExpr *v = sig->syms.data[k];
+    if (v->kind != MLC_EXPR_VAR) continue;
     const char *ct = c_scalar_type(v->dtype);
     c_line(e, "%s %s = (%s)mlc_syms[%zu];", ct, c_name(e, v, v->var.name), ct, k);
     mlc_vec_push(&e->scope_vars, v);
+  }
+  for (size_t k = 0; k < sig->syms.len; k++) {
+    const MlcExpr *v = sig->syms.data[k];
+    if (v->kind == MLC_EXPR_VAR) continue;
+    MlcStrBuf x = {0};
+    c_expr(e, v, &x);
+    c_line(e, "if (mlc_syms[%zu] != (int64_t)(%s)) {", k, mlc_sb_cstr(&x));
+    c_line(e, "  env->set_error(\"a dimension is not %s\");", sym_name(e, v));
+    c_line(e, "  return -1;");
+    c_line(e, "}");
+    mlc_vec_free(&x);
   }
   c_line(e, "int32_t mlc_status = 0;");
   CBody body;
@@ -225,7 +300,7 @@ static void emit_kernel(CEmit *e, const MlcPrimFunc *orig, const MlcPrimFunc *lo
   c_line(e, "}\n");
 }
 
-static void emit_desc(MlcStrBuf *out, const MlcPrimFunc *f, const Sig *sig, const char *kname, int fi) {
+static void emit_desc(CEmit *e, MlcStrBuf *out, const MlcPrimFunc *f, const Sig *sig, const char *kname, int fi) {
   for (int i = 0; i < f->n_params; i++) {
     const MlcBuffer *b = f->params[i].buf;
     if (!b || b->ndim == 0) continue;
@@ -254,7 +329,7 @@ static void emit_desc(MlcStrBuf *out, const MlcPrimFunc *f, const Sig *sig, cons
   if (f->n_params == 0) mlc_sb_puts(out, "  {NULL, 0, {0, 0, 0}, 0, NULL, 0},\n");
   mlc_sb_puts(out, "};\n");
   mlc_sb_printf(out, "static const char *const mlc_syms_%d[] = {", fi);
-  for (size_t k = 0; k < sig->syms.len; k++) mlc_sb_printf(out, "%s\"%s\"", k ? ", " : "", sig->syms.data[k]->var.name);
+  for (size_t k = 0; k < sig->syms.len; k++) mlc_sb_printf(out, "%s\"%s\"", k ? ", " : "", sym_name(e, sig->syms.data[k]));
   if (sig->syms.len == 0) mlc_sb_puts(out, "NULL");
   mlc_sb_puts(out, "};\n");
   (void)kname;
@@ -286,7 +361,7 @@ bool c_emit_module(MlcCtx *ctx, const MlcModule *m, MlcStrBuf *out, CKernelVec *
     ok = ok && !e.failed;
     if (ok) {
       mlc_sb_puts(&kernels, mlc_sb_cstr(&body));
-      emit_desc(&descs, orig, &sig, kname, nf);
+      emit_desc(&e, &descs, orig, &sig, kname, nf);
       mlc_sb_printf(&table, "  {\"%s\", %d, mlc_params_%d, %zu, mlc_syms_%d, %s},\n", orig->name, orig->n_params, nf,
                     sig.syms.len, nf, kname);
       nf++;

@@ -223,6 +223,16 @@ static Val call(Interp *in, const CExpr *c, int lane) {
   const MlcExpr *e = c->e;
   if (e->call.op == MLC_INTRIN_IF_THEN_ELSE) /* only the taken branch is evaluated */
     return interp_eval(in, interp_eval(in, c->k[0], lane).i ? c->k[1] : c->k[2], lane);
+  if (e->call.op == MLC_INTRIN_CALL_EXTERN || e->call.op == MLC_INTRIN_CALL_PACKED ||
+      e->call.op == MLC_INTRIN_ADDRESS_OF) {
+    /* code outside the program: the built code is checked against the
+     * interpreter's run of the program before it was tensorized */
+    interp_fail(in, "%s%s%s cannot be interpreted: it runs code outside the program (compare the built code "
+                "with the program before tensorize)", mlc_intrin_info[e->call.op].name,
+                e->call.op == MLC_INTRIN_ADDRESS_OF ? "" : " of ",
+                e->call.op == MLC_INTRIN_ADDRESS_OF ? "" : e->call.args[0]->str_val);
+    return (Val){0, 0};
+  }
   double x = as_f(e->call.args[0]->dtype, interp_eval(in, c->k[0], lane));
   double y = e->call.n > 1 ? as_f(e->call.args[1]->dtype, interp_eval(in, c->k[1], lane)) : 0;
   double r = 0;
@@ -241,7 +251,8 @@ static Val call(Interp *in, const CExpr *c, int lane) {
   case MLC_INTRIN_SIN: r = sin(x); break;
   case MLC_INTRIN_COS: r = cos(x); break;
   case MLC_INTRIN_POW: r = pow(x, y); break;
-  case MLC_INTRIN_IF_THEN_ELSE: case MLC_INTRIN_COUNT: break;
+  case MLC_INTRIN_IF_THEN_ELSE: case MLC_INTRIN_CALL_EXTERN: case MLC_INTRIN_CALL_PACKED:
+  case MLC_INTRIN_ADDRESS_OF: case MLC_INTRIN_COUNT: break;
   }
   if (mlc_dtype_is_float(e->dtype)) return interp_make(e->dtype, 0, r);
   return interp_make(e->dtype, isfinite(r) && fabs(r) < 9.2e18 ? (int64_t)r : 0, 0);

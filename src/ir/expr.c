@@ -257,7 +257,13 @@ MlcExpr *mlc_e_call(MlcCtx *ctx, MlcIntrin op, MlcExpr **args, int n) {
   }
   char ba[32], bb[32];
   MlcDType t;
-  if (info->rule == 1) { /* if_then_else(cond, a, b) */
+  if (info->rule == 2)
+    return mlc_error(ctx, (MlcLoc){0}, "%s needs its result dtype (mlc_e_call_typed)", info->name), NULL;
+  if (info->rule == 3) { /* address_of(load) */
+    if (args[0]->kind != MLC_EXPR_LOAD || args[0]->dtype.lanes != 1)
+      return mlc_error(ctx, (MlcLoc){0}, "%s takes one scalar buffer element, such as A[0, 0]", info->name), NULL;
+    t = MLC_HANDLE;
+  } else if (info->rule == 1) { /* if_then_else(cond, a, b) */
     if (args[0]->dtype.code != MLC_TC_BOOL) {
       mlc_error(ctx, (MlcLoc){0}, "%s condition must be bool, got %s", info->name,
                 mlc_dtype_str(args[0]->dtype, ba));
@@ -285,6 +291,26 @@ MlcExpr *mlc_e_call(MlcCtx *ctx, MlcIntrin op, MlcExpr **args, int n) {
   MlcExpr *e = node(ctx, MLC_EXPR_CALL, t);
   e->call.op = op;
   e->call.args = n ? mlc_arena_dup(&ctx->arena, args, (size_t)n * sizeof *args) : NULL;
+  e->call.n = n;
+  return e;
+}
+
+MlcExpr *mlc_e_call_typed(MlcCtx *ctx, MlcIntrin op, MlcDType t, MlcExpr **args, int n) {
+  const MlcIntrinInfo *info = &mlc_intrin_info[op];
+  if (info->rule != 2) return mlc_e_call(ctx, op, args, n);
+  for (int i = 0; i < n; i++)
+    if (!args[i]) return NULL;
+  if (n < 1 || args[0]->kind != MLC_EXPR_STR || !args[0]->str_val[0])
+    return mlc_error(ctx, (MlcLoc){0}, "%s takes the function's name first", info->name), NULL;
+  if (t.lanes != 1 || (!mlc_dtype_is_int(t) && !mlc_dtype_is_float(t) && t.code != MLC_TC_VOID &&
+                       t.code != MLC_TC_HANDLE))
+    return mlc_error(ctx, (MlcLoc){0}, "%s returns a scalar (or void)", info->name), NULL;
+  for (int i = 1; i < n; i++)
+    if (args[i]->dtype.lanes != 1 || args[i]->kind == MLC_EXPR_STR)
+      return mlc_error(ctx, (MlcLoc){0}, "%s: argument %d must be a scalar number or an address", info->name, i), NULL;
+  MlcExpr *e = node(ctx, MLC_EXPR_CALL, t);
+  e->call.op = op;
+  e->call.args = mlc_arena_dup(&ctx->arena, args, (size_t)n * sizeof *args);
   e->call.n = n;
   return e;
 }

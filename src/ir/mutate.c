@@ -189,7 +189,7 @@ MlcExpr *mlc_mutate_expr_children(MlcMutator *m, MlcExpr *e) {
   case MLC_EXPR_CALL: {
     MlcExpr **args = e->call.args;
     if (!mut_exprs(m, &args, e->call.n, &ch)) return NULL;
-    return ch ? mlc_e_call(m->ctx, e->call.op, args, e->call.n) : e;
+    return ch ? mlc_e_call_typed(m->ctx, e->call.op, e->dtype, args, e->call.n) : e;
   }
   }
   return e;

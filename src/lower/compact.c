@@ -25,7 +25,8 @@
  *     or the dimension keeps its shape; indices become index - min.
  * Everything it cannot prove (indices through loads or lets, loops with
  * symbolic bounds inside, strided buffers, accesses whose S differ) keeps
- * the buffer, or that dimension, as it was.  The scope is kept, so a
+ * the buffer, or that dimension, as it was; so does a buffer an element
+ * address of which is handed to code outside the program (T.address_of).  The scope is kept, so a
  * "local" tile stays local (and, with constant indices after unrolling, in
  * registers). */
 #include "mlcc/lower.h"
@@ -537,12 +538,28 @@ static MlcStmt *place(Compact *c, MlcStmt *s) {
   return wrap(c, s);
 }
 
+/* an element's address is taken (T.address_of: handed to an extern
+ * function, which indexes the buffer with the strides of its shape as the
+ * program was written) */
+static bool address_expr(MlcVisitor *v, const MlcExpr *e) {
+  const MlcBuffer **b = v->user;
+  if (*b && e->kind == MLC_EXPR_CALL && e->call.op == MLC_INTRIN_ADDRESS_OF && e->call.args[0]->load.buf == *b) *b = NULL;
+  return *b != NULL;
+}
+
+static bool address_taken(const MlcStmt *s, const MlcBuffer *buf) {
+  const MlcBuffer *b = buf;
+  MlcVisitor v = {.user = &b, .expr = address_expr};
+  mlc_visit_stmt(&v, s);
+  return b == NULL;
+}
+
 static MlcStmt *compact_stmt(MlcMutator *m, MlcStmt *s) {
   if (s->kind != MLC_STMT_ALLOCATE) return mlc_mutate_stmt_children(m, s);
   MlcStmt *body = mlc_mutate_stmt(m, s->alloc.body); /* inner allocations first */
   const MlcBuffer *b = s->alloc.buf;
   if (!body) return NULL;
-  if (b->strides || b->elem_offset || !touches(body, b))
+  if (b->strides || b->elem_offset || !touches(body, b) || address_taken(body, b))
     return body == s->alloc.body ? s : mlc_s_allocate(m->ctx, s->alloc.buf, body);
   Compact c = {m->ctx, b};
   return place(&c, body);

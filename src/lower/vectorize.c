@@ -117,7 +117,7 @@ static MlcExpr *vec_expr(Vec *v, MlcExpr *e) {
     }
     if (vector)
       for (int i = 0; i < e->call.n; i++) args[i] = widen(v, args[i]);
-    return mlc_e_call(ctx, e->call.op, args, e->call.n);
+    return mlc_e_call_typed(ctx, e->call.op, e->dtype, args, e->call.n);
   }
   case MLC_EXPR_RAMP: case MLC_EXPR_BROADCAST:
     refuse(v, "it already holds vector expressions");

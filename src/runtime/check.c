@@ -34,8 +34,9 @@ void mlcrt__declared_shape(const MlcrtParamDesc *p, const char *const *sym_names
   for (int32_t k = 0; k < p->ndim && used < cap; k++) {
     const char *sep = k ? ", " : "(";
     int64_t dim = p->dims[k];
-    int n = dim >= 0 ? snprintf(buf + used, cap - used, "%s%lld", sep, (long long)dim)
-                     : snprintf(buf + used, cap - used, "%s%s", sep, sym_names[-(dim + 1)]);
+    int n = dim >= 0                   ? snprintf(buf + used, cap - used, "%s%lld", sep, (long long)dim)
+            : dim == MLCRT_DIM_COMPUTED ? snprintf(buf + used, cap - used, "%s?", sep)
+                                        : snprintf(buf + used, cap - used, "%s%s", sep, sym_names[-(dim + 1)]);
     if (n < 0) return;
     used += (size_t)n;
   }

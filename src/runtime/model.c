@@ -65,8 +65,11 @@ static int check_tensor(const MlcrtModelDesc *d, const char *what, const MlcrtPa
   if (p->ndim < 0 || p->ndim > MLCRT_MAX_NDIM || (p->ndim > 0 && !p->dims))
     return mlcrt_set_error("model '%s': %s '%s' has a bad rank (%d) or no dims", d->name, what, p->name, p->ndim);
   for (int32_t k = 0; k < p->ndim; k++) {
+    if (p->dims[k] >= 0 || (!bound && p->dims[k] == MLCRT_DIM_COMPUTED)) continue; /* outputs: computed dims */
+    if (p->dims[k] == MLCRT_DIM_COMPUTED)
+      return mlcrt_set_error("model '%s': %s '%s' dim %d is computed; only an output's may be", d->name, what,
+                             p->name, k);
     int64_t s = -(p->dims[k] + 1);
-    if (p->dims[k] >= 0) continue;
     if (s >= d->n_syms)
       return mlcrt_set_error("model '%s': %s '%s' dim %d names symbolic size %lld of %d", d->name, what, p->name,
                              k, (long long)s, d->n_syms);
@@ -342,7 +345,8 @@ static int check_output(const MlcrtModel *m, int32_t i, const DLTensor *t) {
   bool ok = t && t->ndim == p->ndim && (t->ndim == 0 || t->shape) && t->dtype.code == p->dtype.code &&
             t->dtype.bits == p->dtype.bits && t->dtype.lanes == p->dtype.lanes;
   for (int32_t k = 0; ok && k < p->ndim; k++)
-    ok = t->shape[k] == (p->dims[k] >= 0 ? p->dims[k] : m->bind.syms[-(p->dims[k] + 1)]);
+    ok = p->dims[k] == MLCRT_DIM_COMPUTED ? t->shape[k] >= 0
+                                          : t->shape[k] == (p->dims[k] >= 0 ? p->dims[k] : m->bind.syms[-(p->dims[k] + 1)]);
   if (ok) return 0;
   mlcrt__declared_shape(p, d->sym_names, want, sizeof want);
   if (t && t->ndim >= 0 && t->ndim <= MLCRT_MAX_NDIM && (t->ndim == 0 || t->shape))

@@ -1082,6 +1082,43 @@ static const MlcBlock *root_block(const MlcPrimFunc *f) {
   return b->kind == MLC_STMT_BLOCK_REALIZE && b->realize.block->n_iters == 0 ? b->realize.block : NULL;
 }
 
+/* The element stride of dimension d of a buffer: its own, or the product
+ * of the dims after d when it is compact. */
+static MlcExpr *stride_of(MlcCtx *ctx, const MlcBuffer *b, int d, MlcDType t) {
+  MlcExpr *x = b->strides ? b->strides[d] : mlc_e_int(ctx, t, 1);
+  for (int k = d + 1; !b->strides && k < b->ndim && x; k++)
+    x = mlc_e_bin(ctx, MLC_BIN_MUL, x, mlc_dtype_eq(b->shape[k]->dtype, t) ? b->shape[k] : mlc_e_cast(ctx, t, b->shape[k]));
+  return x && !mlc_dtype_eq(x->dtype, t) ? mlc_e_cast(ctx, t, x) : x;
+}
+
+/* An implementation's buffer declared with symbolic strides (strides=[sa,
+ * 1], as an intrinsic handing a tile to a C function does) takes the
+ * strides of the buffer it stands for: each stride var is bound to the
+ * target's stride there; a constant stride must be the target's. */
+static bool bind_strides(Match *m, Inst *in, const MlcBuffer *ip, const BufBind *bb) {
+  MlcCtx *ctx = m->s->ctx;
+  for (int d = 0; ip->strides && d < ip->ndim; d++) {
+    const MlcExpr *sv = ip->strides[d];
+    MlcExpr *want = stride_of(ctx, bb->target, bb->lead + d, sv->dtype);
+    if (!want) return false;
+    want = mlc_arith_simplify(&m->az, want);
+    if (sv->kind == MLC_EXPR_VAR) {
+      MlcExpr *had = mlc_map_get(&in->vars, sv);
+      if (!had) {
+        mlc_map_put(&in->vars, sv, want);
+        continue;
+      }
+      sv = had;
+    }
+    int64_t diff;
+    MlcExpr *x = mlc_arith_simplify(&m->az, mlc_e_bin(ctx, MLC_BIN_SUB, want, (MlcExpr *)sv));
+    if (!x || !mlc_e_is_const_int(x, &diff) || diff != 0)
+      return mismatch(m, "buffer '%s' has stride %s in dimension %d where the implementation's '%s' needs %s",
+                      bb->target->name, expr_text(m->s, want), bb->lead + d, ip->name, expr_text(m->s, sv));
+  }
+  return true;
+}
+
 /* The implementation's body for the matched block: its buffer params bound
  * to the target buffers the description's params matched, at the offsets
  * of the target block's regions relative to the implementation's own. */
@@ -1108,6 +1145,7 @@ static MlcStmt *instantiate(Match *m, const MlcPrimFunc *desc, const MlcPrimFunc
       if (!bb->offset[d]) goto done;
     }
     mlc_map_put(&in.bufs, ip, bb);
+    if (!bind_strides(m, &in, ip, bb)) goto done;
   }
   *n_allocs = 0;
   *allocs = NULL;

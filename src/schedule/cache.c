@@ -33,6 +33,20 @@ typedef MLC_VEC(const MlcStmt *) StmtList;
 
 static const char *const storage_scopes[] = {"global", "shared", "local"};
 
+/* a scope the user names: one of the above tagged with a name of letters,
+ * digits, '_' and '.' ("global.A_reg"); ordinary memory of the base scope
+ * to the CPU target, and what a tensor intrinsic's buffers are matched by */
+static bool tagged_scope(const char *scope) {
+  for (size_t i = 0; i < sizeof storage_scopes / sizeof *storage_scopes; i++) {
+    size_t n = strlen(storage_scopes[i]);
+    if (strncmp(scope, storage_scopes[i], n) != 0 || scope[n] != '.' || !scope[n + 1]) continue;
+    const char *p = scope + n + 1;
+    while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_' || *p == '.') p++;
+    return *p == 0 && strlen(scope) < 64;
+  }
+  return false;
+}
+
 static bool arg_storage_scope(MlcSchedule *s, const MlcSchVal *v, const char **out) {
   const char *scope;
   if (!sch_arg_str(s, v, "storage_scope", &scope)) return false;
@@ -41,7 +55,12 @@ static bool arg_storage_scope(MlcSchedule *s, const MlcSchVal *v, const char **o
       *out = mlc_intern(s->ctx, storage_scopes[i]);
       return true;
     }
-  return sch_error(s, "unknown storage scope '%s' (expected global, shared or local)", scope);
+  if (tagged_scope(scope)) {
+    *out = mlc_intern(s->ctx, scope);
+    return true;
+  }
+  return sch_error(s, "unknown storage scope '%s' (expected global, shared or local, or one of them tagged "
+                   "with a name, such as global.A_reg)", scope);
 }
 
 /* ======================================================================== */
@@ -770,12 +789,23 @@ static void intersect_const(MlcCtx *ctx, MlcRange *r, MlcRange keep) {
 }
 
 /* The index of dimension d of the write region, when it is a point at a
- * spatial iter var not used by an earlier dimension: that iter var's index. */
-static int point_iter(const MlcBlock *b, const MlcBufferRegion *w, int d, const bool *taken) {
-  int64_t ext;
-  if (!mlc_e_is_const_int(w->ranges[d].extent, &ext) || ext != 1) return -1;
+ * spatial iter var not used by an earlier dimension, or a tile of it
+ * ([v * c, +c], as a blockized block writes): that iter var's index, with
+ * the tile's size in *tile (1 for a point). */
+static int point_iter(const MlcBlock *b, const MlcBufferRegion *w, int d, const bool *taken, int64_t *tile) {
+  int64_t ext, c = 1;
+  const MlcExpr *v = w->ranges[d].min;
+  if (!mlc_e_is_const_int(w->ranges[d].extent, &ext) || ext < 1) return -1;
+  if (ext > 1) {
+    if (v->kind != MLC_EXPR_BINARY || v->bin.op != MLC_BIN_MUL) return -1;
+    bool left = mlc_e_is_const_int(v->bin.b, &c);
+    if (!left && !mlc_e_is_const_int(v->bin.a, &c)) return -1;
+    v = left ? v->bin.a : v->bin.b;
+  }
+  if (c != ext) return -1;
+  *tile = ext;
   for (int k = 0; k < b->n_iters; k++)
-    if (b->iters[k].var == w->ranges[d].min && b->iters[k].kind == MLC_ITER_SPATIAL && !taken[k]) return k;
+    if (b->iters[k].var == v && b->iters[k].kind == MLC_ITER_SPATIAL && !taken[k]) return k;
   return -1;
 }
 
@@ -798,14 +828,24 @@ static bool check_dense_write(MlcSchedule *s, const SchSite *site, const MlcBuff
   bool taken[MAX_LOOPS] = {0};
   if (b->n_iters > MAX_LOOPS) why = "has too many iter vars";
   else if (!sch_pred_in_domain(ctx, r)) why = "has a predicate that skips instances inside its iter domains";
+  int64_t tiles = 1; /* the elements each instance writes */
   for (int d = 0; d < buf->ndim && !why; d++) {
-    int k = point_iter(b, w, d, taken);
-    if (k < 0) why = "does not write each dimension at its own spatial iter var";
-    else taken[k] = true, keep[d] = b->iters[k].dom;
+    int64_t tile = 1;
+    int k = point_iter(b, w, d, taken, &tile);
+    if (k < 0) {
+      why = "does not write each dimension at its own spatial iter var";
+    } else {
+      taken[k] = true, keep[d] = b->iters[k].dom, tiles *= tile;
+      if (tile > 1) {
+        MlcExpr *t = int_const(ctx, keep[d].min->dtype, tile);
+        keep[d] = (MlcRange){mlc_e_bin(ctx, MLC_BIN_MUL, keep[d].min, t),
+                             mlc_e_bin(ctx, MLC_BIN_MUL, keep[d].extent, int_const(ctx, keep[d].extent->dtype, tile))};
+      }
+    }
   }
   const MlcStmt *loops[MAX_LOOPS];
   int n = loops_below(&site->path, anchor, loops, MAX_LOOPS);
-  MlcExpr *count = int_const(ctx, MLC_I64, 1);
+  MlcExpr *count = int_const(ctx, MLC_I64, tiles);
   for (int i = 0; i < n && !why; i++) {
     bool spatial = false, reduce = false;
     for (int k = 0; k < b->n_iters; k++)

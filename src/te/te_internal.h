@@ -19,4 +19,10 @@ MlcTeTensor *mlc_te_tensor_of(const MlcBuffer *b);
  * (NULL + no error when there are none: *n is 0) */
 MlcTeTensor **mlc_te_inputs(MlcCtx *ctx, const MlcTeTensor *t, int *n);
 
+/* f with each parameter dim that is an expression over sizes no parameter
+ * binds by a bare dim replaced by a size var of its own, in the shapes and
+ * the body (size_vars.c); f itself when there is none, or when the body
+ * still needs the old sizes apart */
+MlcPrimFunc *te_bind_size_exprs(MlcCtx *ctx, MlcPrimFunc *f);
+
 #endif

@@ -213,7 +213,8 @@ static MlcPrimFunc *convert(Conv *c, MlcTeTensor **params, int n) {
     ps[i].var = mlc_e_var(ctx, mlc_internf(ctx, "var_%s", ps[i].buf->name), MLC_HANDLE);
   }
   MlcStmt *body = root(c);
-  return body ? mlc_prim_func_new(ctx, c->fname, ps, n, func_attrs(ctx, c->fname), body) : NULL;
+  MlcPrimFunc *f = body ? mlc_prim_func_new(ctx, c->fname, ps, n, func_attrs(ctx, c->fname), body) : NULL;
+  return f ? te_bind_size_exprs(ctx, f) : NULL;
 }
 
 MlcPrimFunc *mlc_te_to_prim_func(MlcCtx *ctx, const char *name, MlcTeTensor **params, int n) {

@@ -794,11 +794,79 @@ static bool call_dtype(MlcRdScope *s, const Ast *call, const char *fname, MlcDTy
   return set_checked(out, e, call->loc);
 }
 
+/* T.call_extern("float32", "f", args...) or T.call_extern("f", args...,
+ * dtype="int32") (the same for T.call_packed): the result dtype, then the
+ * function's name, then its arguments, literals read as int32 / float32 */
+static bool call_out(MlcRdScope *s, const Ast *call, const char *fname, MlcIntrin op, MlcRdVal *out) {
+  MlcCtx *ctx = s->ctx;
+  const AstList *it = &call->items;
+  MlcDType t = MLC_I32;
+  int first = 0;
+  bool dtype_first = it->n >= 2 && it->items[0]->kind == AST_STR && it->items[1]->kind == AST_STR;
+  if (dtype_first && !mlc_dtype_parse(it->items[0]->str, &t))
+    return mlc_error(ctx, it->items[0]->loc, "%s: '%s' is not a dtype", fname, it->items[0]->str);
+  if (dtype_first) first = 1;
+  for (int k = 0; k < call->n_kws; k++) {
+    const Ast *v = call->kws[k].value;
+    if (strcmp(call->kws[k].name, "dtype") != 0 || dtype_first || v->kind != AST_STR || !mlc_dtype_parse(v->str, &t))
+      return mlc_error(ctx, v->loc, "%s takes only dtype=\"...\" as a keyword, when no dtype comes first", fname);
+  }
+  if (first >= it->n || it->items[first]->kind != AST_STR)
+    return mlc_error(ctx, call->loc, "%s expects the function's name as a string", fname);
+  int n = it->n - first;
+  if (n > 64) return mlc_error(ctx, call->loc, "%s: more than 63 arguments", fname);
+  MlcExpr *args[64];
+  args[0] = mlc_e_str(ctx, it->items[first]->str);
+  for (int i = 1; i < n; i++) {
+    MlcRdVal v;
+    if (!rd(s, it->items[first + i], &v)) return false;
+    if (v.kind == MLC_RDV_INT) args[i] = mlc_e_int(ctx, MLC_I32, v.i);
+    else if (v.kind == MLC_RDV_FLOAT) args[i] = mlc_e_float(ctx, MLC_F32, v.f);
+    else args[i] = v.e;
+  }
+  LOC_AT(ctx, call->loc);
+  return set_checked(out, mlc_e_call_typed(ctx, op, t, args, n), call->loc);
+}
+
+/* T.address_of(A[i, j]), and A.access_ptr("r") (any access mask; an offset
+ * argument is not supported): the address of A[0, ..] */
+static bool call_address(MlcRdScope *s, const Ast *call, const char *fname, const char *buffer, MlcRdVal *out) {
+  MlcCtx *ctx = s->ctx;
+  MlcExpr *load = NULL;
+  if (buffer) {
+    MlcRdSym *sym = mlc_rd_lookup(s, mlc_intern(ctx, buffer));
+    if (!sym || sym->kind != MLC_RD_BUFFER) return mlc_error(ctx, call->loc, "'%s' is not a buffer", buffer);
+    if (call->n_kws || call->items.n != 1 || call->items.items[0]->kind != AST_STR)
+      return mlc_error(ctx, call->loc, "%s takes one access mask string (\"r\", \"w\" or \"rw\")", fname);
+    MlcExpr *zeros[MLC_RD_MAX_RANK];
+    for (int d = 0; d < sym->buf->ndim; d++) zeros[d] = mlc_e_int(ctx, sym->buf->shape[d]->dtype, 0);
+    load = mlc_e_load(ctx, sym->buf, zeros, sym->buf->ndim);
+  } else {
+    MlcRdVal v;
+    if (call->n_kws || call->items.n != 1) return count_error(ctx, call, fname, 1, 1, call->items.n + call->n_kws);
+    if (!rd(s, call->items.items[0], &v)) return false;
+    load = v.kind == MLC_RDV_EXPR ? v.e : NULL;
+  }
+  LOC_AT(ctx, call->loc);
+  if (!load || load->kind != MLC_EXPR_LOAD)
+    return mlc_error(ctx, call->loc, "%s takes a buffer element such as A[0, 0]", fname);
+  return set_checked(out, mlc_e_call(ctx, MLC_INTRIN_ADDRESS_OF, &load, 1), call->loc);
+}
+
 static bool rd_call(MlcRdScope *s, const Ast *a, MlcRdVal *out) {
   MlcCtx *ctx = s->ctx;
   char path[128];
   const char *p = mlc_rd_callee(a, path, sizeof path);
   if (!*p) return mlc_error(ctx, a->loc, "unsupported call");
+  if (!strcmp(p, "T.call_extern")) return call_out(s, a, p, MLC_INTRIN_CALL_EXTERN, out);
+  if (!strcmp(p, "T.call_packed")) return call_out(s, a, p, MLC_INTRIN_CALL_PACKED, out);
+  if (!strcmp(p, "T.address_of")) return call_address(s, a, p, NULL, out);
+  size_t plen = strlen(p);
+  if (plen > 11 && !strcmp(p + plen - 11, ".access_ptr")) {
+    char buffer[128];
+    snprintf(buffer, sizeof buffer, "%.*s", (int)(plen - 11), p);
+    if (!strchr(buffer, '.')) return call_address(s, a, p, buffer, out);
+  }
   for (size_t i = 0; i < sizeof bin_calls / sizeof *bin_calls; i++)
     if (strcmp(p, bin_calls[i].name) == 0) return call_binop(s, a, p, bin_calls[i].op, out);
   for (size_t i = 0; i < sizeof intrin_calls / sizeof *intrin_calls; i++)

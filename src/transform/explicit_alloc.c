@@ -6,7 +6,8 @@
  *   alloc = R.builtin.alloc_tensor(R.shape([...]), R.dtype("..."), R.prim_value(0))
  *   _ = cls.f(x, y, alloc)
  *   lv = alloc
- * (call_dps_packed: `_ = R.call_packed("name", x, y, alloc, sinfo_args=R.Object)`).
+ * (call_dps_packed: `_ = R.call_packed("name", x, y, alloc, sinfo_args=R.Object)`; an
+ * R.call_packed whose sinfo_args say it returns tensors is run the same way).
  * The calls now write memory, which a dataflow block must not do, so every
  * block becomes a plain one, as the executor runs it.  The `lv = alloc`
  * alias is kept: memory planning follows aliases, and the executor's
@@ -24,14 +25,30 @@ static MlcGExpr *alloc_call(MlcCtx *ctx, MlcSInfo *t) {
   return mlc_g_call(ctx, mlc_g_op(ctx, "builtin.alloc_tensor"), args, 3, (MlcAttrs){0}, NULL, 0, t);
 }
 
+/* R.call_packed("f", args..., sinfo_args=R.Tensor(...)): an extern whose
+ * result is a tensor (or tuple of tensors) is run like call_dps_packed,
+ * writing into what the executor allocates for it */
+static bool is_packed_with_result(const MlcGExpr *e) {
+  if (e->kind != MLC_G_CALL || e->call.callee->kind != MLC_G_EXTERN || e->call.n_sinfo_args != 1) return false;
+  const MlcSInfo *s = e->call.sinfo_args[0];
+  if (s->kind == MLC_SINFO_TUPLE) {
+    for (int i = 0; i < s->tuple.n; i++)
+      if (s->tuple.fields[i]->kind != MLC_SINFO_TENSOR) return false;
+    return s->tuple.n > 0;
+  }
+  return s->kind == MLC_SINFO_TENSOR;
+}
+
 /* the DPS call: the inputs, then the outputs */
 static MlcGExpr *dps_call(MlcCtx *ctx, const MlcGExpr *call, MlcGExpr **outs, int n_out) {
-  const MlcGExpr *in = call->call.args[1];
-  int n = in->tuple.n + n_out;
-  MlcGExpr **args = mlc_arena_array(&ctx->arena, (size_t)n, sizeof *args);
-  for (int i = 0; i < in->tuple.n; i++) args[i] = in->tuple.fields[i];
-  for (int i = 0; i < n_out; i++) args[in->tuple.n + i] = outs[i];
-  MlcGExpr *callee = call->call.args[0];
+  bool packed = is_packed_with_result(call);
+  MlcGExpr *const *in_args = packed ? call->call.args : call->call.args[1]->tuple.fields;
+  int n_in = packed ? call->call.n : call->call.args[1]->tuple.n;
+  int n = n_in + n_out;
+  MlcGExpr **args = mlc_arena_array(&ctx->arena, (size_t)(n ? n : 1), sizeof *args);
+  for (int i = 0; i < n_in; i++) args[i] = in_args[i];
+  for (int i = 0; i < n_out; i++) args[n_in + i] = outs[i];
+  MlcGExpr *callee = packed ? call->call.callee : call->call.args[0];
   if (callee->kind == MLC_G_GLOBAL) return mlc_g_call(ctx, callee, args, n, (MlcAttrs){0}, NULL, 0, NULL);
   MlcSInfo *obj = mlc_sinfo_object(ctx);
   return mlc_g_call(ctx, callee, args, n, (MlcAttrs){0}, &obj, 1, obj);
@@ -59,7 +76,7 @@ static bool lower_dps(TfRw *rw, const MlcBinding *b, MlcGExpr *call) {
 }
 
 static bool alloc_binding(TfRw *rw, const MlcBinding *b, MlcGExpr *value) {
-  if (tf_is_dps(value)) return lower_dps(rw, b, value);
+  if (tf_is_dps(value) || is_packed_with_result(value)) return lower_dps(rw, b, value);
   tf_emit(rw, b->var, value, b->loc);
   return true;
 }

@@ -27,6 +27,7 @@ MlcModule *mlc_graph_pipeline(MlcCtx *ctx, const MlcModule *m, const MlcSchTarge
   for (int i = 0; i < m->n_funcs; i++)
     if (m->funcs[i].kind == MLC_FUNC_PRIM) mlc_map_put(&given, m->funcs[i].name, (void *)m->funcs[i].name);
   STAGE(INFER_SINFO, mlc_pass_infer_sinfo(ctx, m));
+  STAGE(INLINE_CALLS, mlc_pass_inline_calls(ctx, m));
   STAGE(FOLD_BATCH_NORM, mlc_pass_fold_batch_norm(ctx, m));
   STAGE(FOLD_CONSTANTS, mlc_pass_fold_constants(ctx, m));
   STAGE(DISPATCH, mlc_pass_dispatch_library(ctx, m));

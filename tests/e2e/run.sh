@@ -172,4 +172,61 @@ refused "a cut params.bin" "params.bin: file is 100 bytes, its header says" "$di
 cp "$dir/static/model/params.bin" "$dir/cut/params.bin"
 printf 'Z' | dd of="$dir/cut/params.bin" bs=1 seek=40 conv=notrunc 2>/dev/null
 refused "a corrupt params.bin" "params.bin: the weights are corrupt" "$dir/cut" --in "$dir/static/x.npy"
+# extern functions of the user's own, built in with `mlcc build --link`: the
+# course's MLP whose env.relu is a C function in relu.c (as a C file and as a
+# shared library), checked against plain C; without it the model is refused
+ext=$dir/extern
+mkdir -p "$ext"
+if ! $CC -std=c11 -O1 $san -Iinclude "$here/extern/check.c" "$librt" -lpthread -ldl -lz -lm -o "$ext/check" \
+     2>"$ext/cc.log" || ! "$ext/check" data "$ext" 2>"$ext/cc.log"; then
+  fail "e2e extern: check" "does not compile or run" "$ext/cc.log"
+elif ! $CC -std=c11 -O1 -fPIC -shared $san -Iinclude "$here/extern/relu.c" -o "$ext/librelu.so" 2>"$ext/cc.log"; then
+  fail "e2e extern: librelu.so" "does not compile" "$ext/cc.log"
+else
+  for link in "$here/extern/relu.c" "$ext/librelu.so"; do
+    name="e2e extern: env.relu from ${link##*/}"
+    if ! "$MLCC" build "$here/extern/mlp_env_relu.py" -o "$ext/model" --params "$ext/weights.npz" --link "$link" \
+         2>"$ext/build.err"; then
+      fail "$name" "mlcc build --link failed" "$ext/build.err"
+    elif ! "$MLCC" run "$ext/model" --in "$ext/x.npy" --out "$ext/y.npy" 2>"$ext/run.err"; then
+      fail "$name" "mlcc run failed" "$ext/run.err"
+    elif "$ext/check" out "$ext/y.npy" >"$ext/check.out" 2>&1; then
+      echo "ok $name"
+    else
+      fail "$name" "differs from plain C" "$ext/check.out"
+    fi
+  done
+  if "$MLCC" build "$here/extern/mlp_env_relu.py" -o "$ext/unlinked" --params "$ext/weights.npz" 2>"$ext/build.err"; then
+    refused "a model whose extern is not there" "no extern function named 'env.relu' is registered" \
+      "$ext/unlinked" --in "$ext/x.npy"
+  else
+    fail "e2e extern: build without --link" "failed" "$ext/build.err"
+  fi
+  # a tensor program tensorized onto the user's micro-kernel (the course's
+  # tmm16): built with the kernel's C file it loads and runs; without it the
+  # loader names the missing function
+  tmm=tests/golden/schedule/tensorize_tmm16
+  if "$MLCC" build "$tmm/after.py" -o "$ext/tmm.so" --link "$tmm/tmm16.c" 2>"$ext/build.err" &&
+     "$MLCC" run "$ext/tmm.so" --func main --fill random >"$ext/tmm.out" 2>"$ext/run.err"; then
+    echo "ok e2e extern: the tmm16 tensorized matmul built with --link tmm16.c runs"
+  else
+    fail "e2e extern: tmm16 with --link" "build or run failed" "$ext/build.err"
+  fi
+  if "$MLCC" build "$tmm/after.py" -o "$ext/tmm_unlinked.so" 2>"$ext/build.err"; then
+    "$MLCC" run "$ext/tmm_unlinked.so" --func main --fill random >/dev/null 2>"$ext/run.err"
+    if [ $? -eq 2 ] && grep -q "undefined symbol: tmm16" "$ext/run.err"; then
+      echo "ok e2e extern: the tmm16 matmul without its kernel is refused by name"
+    else
+      fail "e2e extern: tmm16 without --link" "not refused by name" "$ext/run.err"
+    fi
+  else
+    fail "e2e extern: tmm16 without --link" "build failed" "$ext/build.err"
+  fi
+  "$MLCC" build "$here/extern/mlp_env_relu.py" -o "$ext/bad" --link "$here/extern/mlp_env_relu.py" >/dev/null 2>"$ext/bad.err"
+  if [ $? -eq 2 ] && grep -q "mlp_env_relu.py: error: a file to link must be a C file" "$ext/bad.err"; then
+    echo "ok e2e extern: --link of a file of another kind is refused"
+  else
+    fail "e2e extern: --link of a file of another kind" "not refused by name" "$ext/bad.err"
+  fi
+fi
 exit 0

@@ -10,6 +10,12 @@
  * (MLC_GOLDEN_WRITE=1 writes a missing after.py from the result, to review
  * before committing);
  * and is one test, printed as `ok schedule/CASE` or `FAIL schedule/CASE: why`.
+ * A case may also hold intrin.py, tensor intrinsics (NAME_desc / NAME_impl
+ * pairs) registered before the script runs, and C files: a result that
+ * calls extern functions (T.call_extern), which the interpreter cannot run,
+ * is built with those files linked in (mlc_build_shared, as `mlcc build
+ * --link`) and the built code's results are compared with the interpreter's
+ * run of before.py.
  *
  * An after.py case passes when (1) the result is structurally equal to
  * after.py, (2) the reference interpreter computes the same buffers for the
@@ -31,8 +37,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "mlcc/codegen.h"
 #include "mlcc/interp.h"
+#include "mlcc/runtime.h"
 #include "mlcc/schedule.h"
 #include "golden_case.h"
 #include "mlcc/text.h"
@@ -214,6 +223,70 @@ static bool compare(Case *c, const MlcPrimFunc *f, Arg *args) {
   return true;
 }
 
+/* ---- results that call extern functions: the built code ---- */
+
+static bool calls_out(MlcVisitor *v, const MlcExpr *e) {
+  if (e->kind == MLC_EXPR_CALL && e->call.op == MLC_INTRIN_CALL_EXTERN) *(bool *)v->user = true;
+  return true;
+}
+
+static bool has_extern_call(const MlcPrimFunc *f) {
+  bool found = false;
+  MlcVisitor v = {.user = &found, .expr = calls_out};
+  mlc_visit_prim_func(&v, f);
+  return found;
+}
+
+/* f1 built with the case's C files linked in, called on side 1's buffers */
+static bool run_built(Case *c, const MlcPrimFunc *f1, Arg *args) {
+  const char *base = getenv("TMPDIR");
+  char dir[2048];
+  snprintf(dir, sizeof dir, "%s/mlcc-sched.XXXXXX", base && *base ? base : "/tmp");
+  if (!mkdtemp(dir)) return fail(c, "numerical: cannot make a scratch directory");
+  const char *links[8];
+  int n_links = 0;
+  DIR *d = opendir(c->dir);
+  for (struct dirent *e; d && (e = readdir(d)) && n_links < 8;) {
+    size_t len = strlen(e->d_name);
+    if (len > 2 && !strcmp(e->d_name + len - 2, ".c")) links[n_links++] = mlc_intern(c->ctx, case_path(c, e->d_name));
+  }
+  if (d) closedir(d);
+  MlcFunc fn = {MLC_FUNC_PRIM, mlc_intern(c->ctx, f1->name), {.prim = (MlcPrimFunc *)f1}};
+  MlcModule *m = mlc_module_new(c->ctx, "Built", &fn, 1, (MlcAttrs){0});
+  MlcBuildOptions opt = {.link = links, .n_link = n_links};
+  char path[2300], cpath[2300];
+  snprintf(path, sizeof path, "%s/built.so", dir);
+  snprintf(cpath, sizeof cpath, "%s/built.c", dir);
+  bool ok = m && mlc_build_shared(c->ctx, m, path, &opt);
+  MlcrtModule *mod = NULL;
+  if (!ok) fail_ctx(c, "numerical: building the result");
+  else if (mlcrt_module_load(path, &mod) != 0) ok = fail(c, "numerical: loading the result: %s", mlcrt_last_error());
+  const MlcrtFunc *rf = mod ? mlcrt_module_get_func(mod, f1->name) : NULL;
+  if (ok && !rf) ok = fail(c, "numerical: %s", mlcrt_last_error());
+  if (ok) {
+    MlcrtValue vals[32];
+    DLTensor ts[32];
+    for (int i = 0; i < f1->n_params && i < 32; i++) {
+      const MlcBuffer *b = f1->params[i].buf;
+      if (!b) {
+        vals[i] = mlc_dtype_is_float(f1->params[i].var->dtype) ? (MlcrtValue){.f = 0.5} : (MlcrtValue){.i = SYM_SIZE};
+        continue;
+      }
+      ts[i] = (DLTensor){.data = args[i].data[1], .device = {kDLCPU, 0}, .ndim = b->ndim,
+                         .dtype = {b->dtype.code == MLC_TC_FLOAT ? kDLFloat : b->dtype.code == MLC_TC_UINT ? kDLUInt : kDLInt,
+                                   (uint8_t)b->dtype.bits, 1},
+                         .shape = args[i].shape};
+      vals[i].tensor = &ts[i];
+    }
+    if (mlcrt_func_call(rf, vals, f1->n_params) != 0) ok = fail(c, "numerical: the built result fails: %s", mlcrt_last_error());
+  }
+  if (mod) mlcrt_module_free(mod);
+  unlink(path);
+  unlink(cpath);
+  rmdir(dir);
+  return ok;
+}
+
 /* Run f0 and f1 on the same random inputs and compare every buffer.  true
  * also when the check does not apply (a note says why). */
 static bool numerical(Case *c, const MlcPrimFunc *f0, const MlcPrimFunc *f1) {
@@ -255,7 +328,8 @@ static bool numerical(Case *c, const MlcPrimFunc *f0, const MlcPrimFunc *f1) {
       mlc_clear_error(c->ctx);
     } else {
       interp_args(f1, args, 1, ia);
-      ok = mlc_interp_run(c->ctx, f1, ia, n) ? compare(c, f0, args) : fail_ctx(c, "numerical: the result does not run");
+      if (has_extern_call(f1)) ok = run_built(c, f1, args) && compare(c, f0, args);
+      else ok = mlc_interp_run(c->ctx, f1, ia, n) ? compare(c, f0, args) : fail_ctx(c, "numerical: the result does not run");
     }
   }
   for (int i = 0; i < n; i++) free(args[i].data[0]), free(args[i].data[1]);
@@ -391,6 +465,8 @@ static void run_case(const char *name) {
   bool has_error = exists(case_path(&c, "error.txt")), has_after = exists(case_path(&c, "after.py"));
   size_t len = 0;
   char *text = before ? mlc_read_file(c.ctx, script, GOLDEN_MAX_FILE, &len) : NULL;
+  MlcModule *intrins = before && exists(case_path(&c, "intrin.py")) ? read_module(&c, "intrin.py") : NULL;
+  if (intrins && mlc_sch_register_intrins(c.ctx, intrins) < 0) fail_ctx(&c, "intrin.py");
   MlcSchedule *s = text ? mlc_sch_new(c.ctx, before, NULL, SEED) : NULL;
   if (before && !text) fail_ctx(&c, "schedule.py");
   else if (text && !s) fail_ctx(&c, "before.py");

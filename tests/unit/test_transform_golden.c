@@ -62,6 +62,7 @@ static MlcModule *run_pass(Case *c, const MlcModule *m, const char *pass) {
     if (strcmp(pass, mlc_graph_pass_names[i]) != 0) continue;
     switch ((MlcGraphPass)i) {
     case MLC_PASS_INFER_SINFO: return mlc_pass_infer_sinfo(c->ctx, m);
+    case MLC_PASS_INLINE_CALLS: return mlc_pass_inline_calls(c->ctx, m);
     case MLC_PASS_FOLD_BATCH_NORM: return mlc_pass_fold_batch_norm(c->ctx, m);
     case MLC_PASS_FOLD_CONSTANTS: return mlc_pass_fold_constants(c->ctx, m);
     case MLC_PASS_DISPATCH: return mlc_pass_dispatch_library(c->ctx, m);
