@@ -134,6 +134,12 @@ typedef void (*MlcPassDump)(void *user, MlcGraphPass pass, const MlcModule *m);
 MlcModule *mlc_graph_pipeline(MlcCtx *ctx, const MlcModule *m, const MlcSchTarget *target, MlcGraphPass last,
                               MlcPassDump dump, void *user, MlcMemPlanStats **stats, int *n_stats);
 
+/* One pass of the pipeline alone: target as above, given the prim funcs
+ * whose schedules are their author's (NULL: none), stats as for
+ * mlc_pass_plan_memory.  NULL + error when the pass fails. */
+MlcModule *mlc_graph_pass_run(MlcCtx *ctx, const MlcModule *m, MlcGraphPass pass, const MlcSchTarget *target,
+                              const MlcMap *given, MlcMemPlanStats **stats, int *n_stats);
+
 /* Default schedules (the rules of mlc_sch_apply_default) for every prim func
  * of m that `keep` does not hold, the pipeline's stage after dead code. */
 MlcModule *mlc_pass_default_schedule(MlcCtx *ctx, const MlcModule *m, const MlcSchTarget *target, const MlcMap *keep);

@@ -37,27 +37,8 @@ MlccModule *mlcc_run_pass(MlccContext *c, const MlccModule *mm, const char *pass
   int p = pass_index(pass);
   if (p < 0) return api_failf(c, "unknown graph pass '%s'", pass ? pass : "(null)"), NULL;
   MlcSchTarget t;
-  MlcMap keep = {0};
-  MlcModule *out = NULL;
-  switch ((MlcGraphPass)p) {
-  case MLC_PASS_INFER_SINFO: out = mlc_pass_infer_sinfo(x, m); break;
-  case MLC_PASS_FOLD_BATCH_NORM: out = mlc_pass_fold_batch_norm(x, m); break;
-  case MLC_PASS_FOLD_CONSTANTS: out = mlc_pass_fold_constants(x, m); break;
-  case MLC_PASS_DISPATCH: out = mlc_pass_dispatch_library(x, m); break;
-  case MLC_PASS_LEGALIZE: out = mlc_pass_legalize_ops(x, m); break;
-  case MLC_PASS_CANONICALIZE: out = mlc_pass_canonicalize_bindings(x, m); break;
-  case MLC_PASS_FUSE_OPS: out = mlc_pass_fuse_ops(x, m); break;
-  case MLC_PASS_FUSE_TIR: out = mlc_pass_fuse_tir(x, m); break;
-  case MLC_PASS_DEAD_CODE: out = mlc_pass_dead_code(x, m); break;
-  case MLC_PASS_DEFAULT_SCHEDULE:
-    sch_target(NULL, &t);
-    out = mlc_pass_default_schedule(x, m, &t, &keep);
-    break;
-  case MLC_PASS_EXPLICIT_ALLOC: out = mlc_pass_explicit_alloc(x, m); break;
-  case MLC_PASS_PLAN_MEMORY: out = mlc_pass_plan_memory(x, m, NULL, NULL); break;
-  case MLC_PASS_COUNT: break;
-  }
-  return mod_out(c, out);
+  bool sized = p == MLC_PASS_DEFAULT_SCHEDULE && sch_target(NULL, &t);
+  return mod_out(c, mlc_graph_pass_run(x, m, (MlcGraphPass)p, sized ? &t : NULL, NULL, NULL, NULL));
 }
 
 MlccModule *mlcc_pipeline(MlccContext *c, const MlccModule *m, const char *last, const char *march) {

@@ -60,28 +60,11 @@ static MlcModule *run_pass(Case *c, const MlcModule *m, const char *pass) {
   }
   for (int i = 0; i < MLC_PASS_COUNT; i++) {
     if (strcmp(pass, mlc_graph_pass_names[i]) != 0) continue;
-    switch ((MlcGraphPass)i) {
-    case MLC_PASS_INFER_SINFO: return mlc_pass_infer_sinfo(c->ctx, m);
-    case MLC_PASS_INLINE_CALLS: return mlc_pass_inline_calls(c->ctx, m);
-    case MLC_PASS_FOLD_BATCH_NORM: return mlc_pass_fold_batch_norm(c->ctx, m);
-    case MLC_PASS_FOLD_CONSTANTS: return mlc_pass_fold_constants(c->ctx, m);
-    case MLC_PASS_DISPATCH: return mlc_pass_dispatch_library(c->ctx, m);
-    case MLC_PASS_LEGALIZE: return mlc_pass_legalize_ops(c->ctx, m);
-    case MLC_PASS_CANONICALIZE: return mlc_pass_canonicalize_bindings(c->ctx, m);
-    case MLC_PASS_FUSE_OPS: return mlc_pass_fuse_ops(c->ctx, m);
-    case MLC_PASS_FUSE_TIR: return mlc_pass_fuse_tir(c->ctx, m);
-    case MLC_PASS_DEAD_CODE: return mlc_pass_dead_code(c->ctx, m);
-    case MLC_PASS_DEFAULT_SCHEDULE: {
-      /* a fixed target, so the expected module is the same on every machine */
-      MlcSchTarget t;
-      mlc_sch_target_march(&t, "x86-64-v3");
-      t.threads = 4;
-      return mlc_pass_default_schedule(c->ctx, m, &t, NULL);
-    }
-    case MLC_PASS_EXPLICIT_ALLOC: return mlc_pass_explicit_alloc(c->ctx, m);
-    case MLC_PASS_PLAN_MEMORY: return mlc_pass_plan_memory(c->ctx, m, NULL, NULL);
-    case MLC_PASS_COUNT: break;
-    }
+    /* a fixed target, so the expected module is the same on every machine */
+    MlcSchTarget t;
+    mlc_sch_target_march(&t, "x86-64-v3");
+    t.threads = 4;
+    return mlc_graph_pass_run(c->ctx, m, (MlcGraphPass)i, &t, NULL, NULL, NULL);
   }
   fail(c, "pass.txt: unknown pass '%s'", pass);
   return NULL;
