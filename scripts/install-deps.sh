@@ -15,7 +15,10 @@ set -eu
 # OpenBLAS: extern functions and benchmarks; protobuf-c + libonnx-dev: ONNX import
 # (the C code is generated from the onnx.proto libonnx-dev ships); cJSON:
 # profiles and reports (mlcc run --profile-json, mlcc report); xmllint: the
-# test that the report is well-formed.
+# test that the report is well-formed.  OpenCL: the ICD loader and headers
+# (generated kernels are loaded through libOpenCL at run time with dlopen) and
+# PoCL, which runs OpenCL kernels on the CPU so the GPU targets' output is run
+# and checked on any machine; clinfo lists the platforms.
 PACKAGES='
 build-essential      -
 make                 make
@@ -28,6 +31,11 @@ libprotobuf-c-dev    /usr/include/protobuf-c/protobuf-c.h
 libonnx-dev          /usr/include/onnx/onnx.proto
 libcjson-dev         /usr/include/cjson/cJSON.h
 libxml2-utils        xmllint
+ocl-icd-libopencl1   -
+ocl-icd-opencl-dev   -
+opencl-headers       /usr/include/CL/cl.h
+pocl-opencl-icd      -
+clinfo               clinfo
 '
 
 # is_present PACKAGE PROBE: true when the package is installed and its probe
