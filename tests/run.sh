@@ -73,9 +73,11 @@ run_unit() { # BINARY
   rc=$?
   n_ok=$(grep -c '^ok ' "$out")
   n_fail=$(grep -c '^FAIL ' "$out")
+  n_skip=$(grep -c '^skip ' "$out")
   passed=$((passed + n_ok))
   failed=$((failed + n_fail))
-  grep '^FAIL ' "$out"
+  skipped=$((skipped + n_skip))
+  grep -e '^FAIL ' -e '^skip ' "$out"
   [ "$VERBOSE" = 1 ] && grep '^ok ' "$out"
   if crashed "$rc" "$err"; then
     fail "$name" "$(crash_reason "$rc")" "$err"

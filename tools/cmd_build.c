@@ -182,7 +182,9 @@ static int parse(BuildArgs *a, int argc, char **argv) {
       const char *t = argv[++i];
       if (!strcmp(t, "native")) a->opt.target = MLC_TARGET_NATIVE;
       else if (!strcmp(t, "generic")) a->opt.target = MLC_TARGET_GENERIC;
-      else return cli_bad_usage("build: --target takes native or generic", t);
+      else if (!strcmp(t, "opencl")) a->opt.gpu = MLC_GPU_OPENCL;
+      else if (!strcmp(t, "cuda")) a->opt.gpu = MLC_GPU_CUDA;
+      else return cli_bad_usage("build: --target takes native, generic, opencl or cuda", t);
     } else if (!a->in && (s[0] != '-' || s[1] == '\0')) a->in = s;
     else return cli_bad_usage("build: unexpected argument", s);
   }
@@ -202,13 +204,29 @@ static int parse(BuildArgs *a, int argc, char **argv) {
   return EXIT_YES;
 }
 
+/* beside LIB.so, the GPU kernels' source (LIB.cl / LIB.cu), for people
+ * and for checking it with the device's own compiler */
+static bool write_device_source(MlcCtx *ctx, const MlcModule *m, const BuildArgs *a) {
+  if (a->opt.gpu == MLC_GPU_NONE) return true;
+  MlcStrBuf src = {0}, path = {0};
+  mlc_sb_printf(&path, "%.*s%s", (int)(strlen(a->out) - 3), a->out, mlc_gpu_api_ext(a->opt.gpu));
+  bool ok = mlc_codegen_gpu_source(ctx, m, a->opt.gpu, &src) &&
+            mlc_write_file(ctx, mlc_sb_cstr(&path), src.data ? src.data : "", src.len);
+  mlc_vec_free(&src);
+  mlc_vec_free(&path);
+  return ok;
+}
+
 int cmd_build(int argc, char **argv) {
   BuildArgs a = {.opt = {.target = MLC_TARGET_NATIVE}};
   int rc = parse(&a, argc, argv);
   if (rc != EXIT_YES) return rc;
   MlcCtx *ctx = mlc_ctx_new();
   MlcModule *m = cli_load_module(ctx, a.in, NULL, NULL);
-  if (ends_with(a.out, ".so")) rc = (m && mlc_build_shared(ctx, m, a.out, &a.opt)) ? EXIT_YES : cli_report(ctx);
+  if (ends_with(a.out, ".so")) rc = (m && mlc_build_shared(ctx, m, a.out, &a.opt) && write_device_source(ctx, m, &a))
+                                       ? EXIT_YES : cli_report(ctx);
+  else if (a.opt.gpu != MLC_GPU_NONE)
+    rc = cli_bad_usage("build: a GPU target builds prim funcs into -o LIB.so; models run on the CPU target", a.out);
   else rc = m ? build_model(ctx, m, &a) : cli_report(ctx);
   mlc_ctx_free(ctx);
   return rc;

@@ -22,10 +22,11 @@
     "print FILE in canonical TVMScript; --check: print nothing, exit 1 if FILE differs") \
   X("equal", cmd_equal, "A B",                                                    \
     "exit 0 if A and B hold structurally equal modules, else show the first difference and exit 1") \
-  X("build", cmd_build, "MODULE.py -o LIB.so [--target native|generic]\n"                 \
+  X("build", cmd_build, "MODULE.py -o LIB.so [--target native|generic|opencl|cuda]\n"     \
     "  mlcc build MODULE.py -o DIR [--params W.npz] [--embed-params] [--entry F] [--dump-after PASS] [--explain]\n" \
     "      [--no-default-schedule]", \
-    "compile every prim func of MODULE.py into a shared library (the generated .c is kept beside it);\n" \
+    "compile every prim func of MODULE.py into a shared library (the generated .c is kept beside it;\n" \
+    "      opencl/cuda: GPU kernels, their source also kept as LIB.cl/LIB.cu, run through the runtime);\n" \
     "      with -o DIR, compile graph function F (default main) as a model: DIR/model.{c,h,so} and\n" \
     "      params.bin (the weights bound from W.npz by parameter name; --embed-params: inside model.so)") \
   X("run", cmd_run, "LIB.so [--func F] [--in X.npy]... [--out Y.npy]... [--fill zeros|ones|random] [--time]\n" \
