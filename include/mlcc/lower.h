@@ -81,6 +81,11 @@ MlcModule *mlc_lower_module(MlcCtx *ctx, const MlcModule *m, MlcLowerDump dump, 
  *   - `shared` allocations (constant size, outside every threadIdx loop)
  *     move to the kernel's list, `local` ones stay where they are (private
  *     arrays);
+ *   - a reduction whose loop is bound to threadIdx (a thread loop over a
+ *     chain of serial loops down to a block `out = out OP value`, OP one of
+ *     + * min max) becomes a cross-thread reduction: per-thread partial
+ *     results, a tree over a shared array, thread 0 writing the result;
+ *     any other reduction over a threadIdx loop is refused;
  *   - a barrier (MLC_STMT_EVALUATE of the kernel's barrier var) stands
  *     between two statements of a sequence when the later one reads or
  *     writes shared memory that an earlier one (since the last barrier)
@@ -126,10 +131,16 @@ typedef struct MlcGpuFunc {
   const MlcBuffer **device; int n_device; /* global buffers the function allocates */
 } MlcGpuFunc;
 
-/* Lower f (a prim func as written or scheduled) for a GPU: the lowering
- * pipeline, then the split into kernels described above.  NULL + error
+/* Lower f (a prim func as written or scheduled) for a GPU: cross-thread
+ * reductions, the lowering pipeline, then the split into kernels described
+ * above.  NULL + error
  * naming the loop, block or buffer when the program cannot run on a GPU. */
 MlcGpuFunc *mlc_lower_gpu(MlcCtx *ctx, const MlcPrimFunc *f, const MlcGpuLimits *limits);
+
+/* Reductions bound to threadIdx as cross-thread reductions (gpu_reduce.c):
+ * the first stage of mlc_lower_gpu, on the blocks; f itself when it has
+ * none of the shape it rewrites. */
+MlcPrimFunc *mlc_gpu_lower_cross_thread(MlcCtx *ctx, const MlcPrimFunc *f);
 
 /* The barrier stage alone, on one kernel body (the shared buffers known);
  * used by mlc_lower_gpu. */

@@ -9,7 +9,8 @@
  * threads was checked by the schedule to write disjoint elements per
  * thread, and the barriers (gpu_sync.c) order what threads exchange
  * through shared memory.  A reduction over a thread-bound loop would race
- * on its output, so it is refused before lowering. */
+ * on its output: gpu_reduce.c rewrites the ones it can into cross-thread
+ * reductions first, the others are refused before lowering. */
 #include "mlcc/arith.h"
 #include "mlcc/lower.h"
 
@@ -74,8 +75,9 @@ static bool red_stmt(MlcVisitor *v, const MlcStmt *s) {
       r->failed = true;
       return mlc_error(r->ctx, (MlcLoc){0},
                        "%s: block '%s' reduces over loop '%s' bound to %s: its threads would race on one "
-                       "output (a cross-thread reduction needs the reduction written with T.init and bound "
-                       "as in docs/gpu.md)",
+                       "output, and it is not of the form a cross-thread reduction takes (the thread loop "
+                       "over serial reduction loops only, down to `out = out OP value` with OP + * min or "
+                       "max; docs/gpu.md)",
                        r->fname, b->name, l->loop.var->var.name, l->loop.thread);
     }
   }
@@ -209,13 +211,19 @@ static MlcStmt *kernel_stmt(Split *sp, const MlcStmt *s, int depth) {
   case MLC_STMT_ALLOCATE: {
     const MlcBuffer *b = s->alloc.buf;
     const char *scope = b->scope ? b->scope : "global";
-    if (strcmp(scope, "local") == 0) {
+    /* An intermediate buffer of global scope that lowering placed inside
+     * the kernel is private to what encloses it (compact.c moves a buffer
+     * into a loop only when iterations touch disjoint parts): the thread's
+     * own under a threadIdx loop, else the thread block's, in shared memory
+     * since its threads exchange data through it. */
+    bool global = strcmp(scope, "global") == 0;
+    if (strcmp(scope, "local") == 0 || (global && depth > 0)) {
       MlcStmt *body = kernel_stmt(sp, s->alloc.body, depth);
       return body ? mlc_s_allocate(ctx, s->alloc.buf, body) : NULL;
     }
-    if (strcmp(scope, "shared") != 0)
-      return mlc_error(ctx, (MlcLoc){0}, "%s: buffer '%s' (scope %s) is allocated inside a kernel; a GPU kernel "
-                       "allocates only shared and local memory", sp->fname, b->name, scope), NULL;
+    if (strcmp(scope, "shared") != 0 && !global)
+      return mlc_error(ctx, (MlcLoc){0}, "%s: buffer '%s' has scope '%s', which a GPU kernel has no memory for "
+                       "(global, shared or local)", sp->fname, b->name, scope), NULL;
     int64_t n;
     if (!const_numel(b, &n))
       return mlc_error(ctx, (MlcLoc){0}, "%s: shared buffer '%s' has a size that is not a constant", sp->fname,
@@ -373,6 +381,7 @@ static bool host_stmt(Split *sp, const MlcStmt *s) {
 }
 
 MlcGpuFunc *mlc_lower_gpu(MlcCtx *ctx, const MlcPrimFunc *f, const MlcGpuLimits *limits) {
+  if (!(f = mlc_gpu_lower_cross_thread(ctx, f))) return NULL;
   RedCheck rc = {.v = {.stmt = red_stmt}, .ctx = ctx, .fname = f->name};
   mlc_visit_stmt(&rc.v, f->body);
   mlc_vec_free(&rc.thread_loops);
