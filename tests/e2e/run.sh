@@ -172,4 +172,6 @@ refused "a cut params.bin" "params.bin: file is 100 bytes, its header says" "$di
 cp "$dir/static/model/params.bin" "$dir/cut/params.bin"
 printf 'Z' | dd of="$dir/cut/params.bin" bs=1 seek=40 conv=notrunc 2>/dev/null
 refused "a corrupt params.bin" "params.bin: the weights are corrupt" "$dir/cut" --in "$dir/static/x.npy"
+# the GPU targets from the command line
+sh "$here/gpu.sh" "$MLCC" "$dir"
 exit 0
