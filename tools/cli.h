@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "mlcc/mlcc.h"
+#include "mlcc/codegen.h"
 #include "mlcc/runtime.h"
 
 /* 0 yes/success, 1 no (not canonical, modules differ), 2 error */
@@ -58,6 +59,7 @@ typedef struct CliModelFlags {
   bool embed;             /* --embed-params */
   bool explain;           /* --explain */
   bool no_schedule;       /* --no-default-schedule */
+  MlcGpuApi gpu;          /* --target opencl|cuda */
 } CliModelFlags;
 int cli_build_model(MlcCtx *ctx, MlcModule *m, const char *out, const CliModelFlags *flags);
 /* --explain: per kernel of the model built from input, its op, calls, FLOPs,

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "mlcc/codegen.h"
 #include "mlcc/runtime.h"
+#include "mlcc/schedule.h"
 #include "mlcc/text.h"
 #include "mlcc/transform.h"
 
@@ -142,9 +143,13 @@ static int build_model(MlcCtx *ctx, MlcModule *m, const BuildArgs *a) {
   MlcSchTarget target;
   if (a->opt.target == MLC_TARGET_GENERIC) mlc_sch_target_march(&target, "x86-64");
   else mlc_sch_target_host(&target);
+  /* a GPU target: no CPU schedules; the GPU default rule binds every
+   * kernel after the pipeline (docs/gpu.md) */
+  bool gpu = a->opt.gpu != MLC_GPU_NONE;
   if (m)
-    m = mlc_graph_pipeline(ctx, m, a->no_schedule ? NULL : &target, MLC_PASS_COUNT - 1, dump_module, &dump, &stats,
-                           &n_stats);
+    m = mlc_graph_pipeline(ctx, m, a->no_schedule || gpu ? NULL : &target, MLC_PASS_COUNT - 1, dump_module, &dump,
+                           &stats, &n_stats);
+  if (m && gpu) m = mlc_sch_default_gpu_module(ctx, m, 256);
   if (m) report_plan(stats, n_stats);
   free(stats);
   if (dump.failed) return EXIT_ERR;
@@ -160,7 +165,7 @@ int cli_build_model(MlcCtx *ctx, MlcModule *m, const char *out, const CliModelFl
   const char *dump_after = f->dump_after;
   BuildArgs a = {.out = out, .dump_after = dump_after, .embed = f->embed, .explain = f->explain,
                  .no_schedule = f->no_schedule, .entry = "main",
-                 .opt = {.target = MLC_TARGET_NATIVE}};
+                 .opt = {.target = MLC_TARGET_NATIVE, .gpu = f->gpu}};
   if (dump_after && pass_index(dump_after) < 0) return cli_bad_usage("no graph pass named", dump_after);
   return build_model(ctx, m, &a);
 }
@@ -225,8 +230,6 @@ int cmd_build(int argc, char **argv) {
   MlcModule *m = cli_load_module(ctx, a.in, NULL, NULL);
   if (ends_with(a.out, ".so")) rc = (m && mlc_build_shared(ctx, m, a.out, &a.opt) && write_device_source(ctx, m, &a))
                                        ? EXIT_YES : cli_report(ctx);
-  else if (a.opt.gpu != MLC_GPU_NONE)
-    rc = cli_bad_usage("build: a GPU target builds prim funcs into -o LIB.so; models run on the CPU target", a.out);
   else rc = m ? build_model(ctx, m, &a) : cli_report(ctx);
   mlc_ctx_free(ctx);
   return rc;

@@ -24,7 +24,7 @@
     "exit 0 if A and B hold structurally equal modules, else show the first difference and exit 1") \
   X("build", cmd_build, "MODULE.py -o LIB.so [--target native|generic|opencl|cuda]\n"     \
     "  mlcc build MODULE.py -o DIR [--params W.npz] [--embed-params] [--entry F] [--dump-after PASS] [--explain]\n" \
-    "      [--no-default-schedule]", \
+    "      [--no-default-schedule] [--target native|generic|opencl|cuda]", \
     "compile every prim func of MODULE.py into a shared library (the generated .c is kept beside it;\n" \
     "      opencl/cuda: GPU kernels, their source also kept as LIB.cl/LIB.cu, run through the runtime);\n" \
     "      with -o DIR, compile graph function F (default main) as a model: DIR/model.{c,h,so} and\n" \
@@ -43,8 +43,9 @@
   X("import", cmd_import, "MODEL.onnx [--input-shape NAME:1x3x224x224]...",                     \
     "import an ONNX model and print it as TVMScript (weights as constants)")             \
   X("compile", cmd_compile, "MODEL.onnx -o DIR [--input-shape NAME:DIMS]... [--embed-params] [--dump-after PASS] [--explain]\n" \
-    "      [--no-default-schedule]", \
-    "import an ONNX model and build its deployment folder, as `build -o DIR` does (run it with `mlcc run DIR`)")
+    "      [--no-default-schedule] [--target native|opencl|cuda]", \
+    "import an ONNX model and build its deployment folder, as `build -o DIR` does (run it with `mlcc run DIR`);\n" \
+    "      opencl/cuda: its kernels bound to GPU threads by the default GPU rule, run through the runtime")
 
 typedef struct Command {
   const char *name;

@@ -81,6 +81,7 @@ typedef struct MlcModelOptions {
   const char *entry;      /* the graph function to export; NULL: "main" */
   bool embed_params;      /* weights inside model.so instead of params.bin */
   const char *prefix;     /* C prefix of model.h's API; NULL: "model" */
+  MlcGpuApi gpu;          /* the kernels' target (mlc_build_model takes it from MlcBuildOptions) */
   /* when not NULL, receives the executor's call sites (the model
    * descriptor's `sites`, what profiles report), in the context's arena */
   MlcrtCallSite **sites;

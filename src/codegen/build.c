@@ -229,6 +229,9 @@ bool mlc_build_model(MlcCtx *ctx, const MlcModule *m, const char *dir, const Mlc
   MlcModelOptions mdflt = {0};
   if (!opt) opt = &dflt;
   if (!mo) mo = &mdflt;
+  MlcModelOptions with_gpu = *mo;
+  if (with_gpu.gpu == MLC_GPU_NONE) with_gpu.gpu = opt->gpu;
+  mo = &with_gpu;
   bool created = mkdir(dir, 0777) == 0;
   if (!created && errno != EEXIST)
     return mlc_error(ctx, (MlcLoc){mlc_intern(ctx, dir), 0, 0}, "cannot create the directory: %s", strerror(errno));

@@ -108,12 +108,13 @@ bool c_emit_module(MlcCtx *ctx, const MlcModule *m, MlcStrBuf *out, CKernelVec *
  * function `static int32_t KNAME(void *const *mlc_args, const int64_t
  * *mlc_syms, const MlcrtEnv *env)` to e->out; `prelude` goes after the
  * module's own preamble. */
-typedef struct CFuncWriter {
+typedef struct CFuncWriter CFuncWriter;
+struct CFuncWriter {
   bool (*write)(CEmit *e, const MlcPrimFunc *orig, const char *kname, const MlcExpr *const *syms, int n_syms,
                 void *user);
   void *user;
   const char *prelude;
-} CFuncWriter;
+};
 bool c_emit_module_with(MlcCtx *ctx, const MlcModule *m, MlcStrBuf *out, CKernelVec *kernels,
                         const CFuncWriter *writer);
 

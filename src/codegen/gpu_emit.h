@@ -31,4 +31,12 @@ const char *gpu_type(const GpuDialect *d, MlcDType t);
  * function when something cannot be written */
 bool gpu_emit_kernels(MlcCtx *ctx, const MlcGpuFunc *g, const GpuDialect *d, MlcStrBuf *out);
 
+/* The host functions of a module's prim funcs as a writer for
+ * c_emit_module_with (c_emit.h), for the model executor to call: every
+ * prim func lowered for the GPU on creation; NULL + error when one cannot
+ * be.  Free with gpu_writer_free. */
+struct CFuncWriter;
+struct CFuncWriter *gpu_writer_new(MlcCtx *ctx, const MlcModule *m, MlcGpuApi api);
+void gpu_writer_free(struct CFuncWriter *w);
+
 #endif

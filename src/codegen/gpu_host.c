@@ -13,6 +13,7 @@
 #include "c_emit.h"
 #include "gpu_emit.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* ---- which buffers the kernels read and write ------------------------------------ */
@@ -260,18 +261,39 @@ static void c_string(const MlcStrBuf *text, MlcStrBuf *out) {
   mlc_sb_puts(out, "\";\n\n");
 }
 
-bool mlc_codegen_gpu_module(MlcCtx *ctx, const MlcModule *m, MlcGpuApi api, MlcStrBuf *out) {
-  Host h = {.api = api};
-  MlcStrBuf src = {0}, prelude = {0};
-  bool ok = lower_all(ctx, m, api, &h, &src);
+typedef struct Writer {
+  CFuncWriter w; /* first: the writer handed out is &writer->w */
+  Host h;
+  MlcStrBuf prelude;
+} Writer;
+
+CFuncWriter *gpu_writer_new(MlcCtx *ctx, const MlcModule *m, MlcGpuApi api) {
+  Writer *wr = calloc(1, sizeof *wr);
+  if (!wr) return mlc_error(ctx, (MlcLoc){0}, "out of memory"), NULL;
+  wr->h.api = api;
+  MlcStrBuf src = {0};
+  bool ok = lower_all(ctx, m, api, &wr->h, &src);
   if (ok) {
-    mlc_sb_puts(&prelude, HOST_PRELUDE);
-    c_string(&src, &prelude);
-    CFuncWriter w = {.write = write_host, .user = &h, .prelude = mlc_sb_cstr(&prelude)};
-    ok = c_emit_module_with(ctx, m, out, NULL, &w);
+    mlc_sb_puts(&wr->prelude, HOST_PRELUDE);
+    c_string(&src, &wr->prelude);
+    wr->w = (CFuncWriter){.write = write_host, .user = &wr->h, .prelude = mlc_sb_cstr(&wr->prelude)};
   }
-  mlc_map_free(&h.funcs);
   mlc_vec_free(&src);
-  mlc_vec_free(&prelude);
+  if (!ok) gpu_writer_free(&wr->w);
+  return ok ? &wr->w : NULL;
+}
+
+void gpu_writer_free(CFuncWriter *w) {
+  if (!w) return;
+  Writer *wr = (Writer *)w;
+  mlc_map_free(&wr->h.funcs);
+  mlc_vec_free(&wr->prelude);
+  free(wr);
+}
+
+bool mlc_codegen_gpu_module(MlcCtx *ctx, const MlcModule *m, MlcGpuApi api, MlcStrBuf *out) {
+  CFuncWriter *w = gpu_writer_new(ctx, m, api);
+  bool ok = w && c_emit_module_with(ctx, m, out, NULL, w);
+  gpu_writer_free(w);
   return ok;
 }
