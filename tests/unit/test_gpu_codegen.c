@@ -138,6 +138,24 @@ static void test_host_moves_only_what_kernels_touch(void) {
   mlc_vec_free(&sb);
 }
 
+/* the default GPU rule: the leading spatial loops fused and bound, the
+ * reduction left to each thread */
+static void test_default_gpu_rule(void) {
+  const MlcModule *m = bu_read_path(ctx, "tests/golden/gpu/matmul_shared_tiles/before.py");
+  const MlcModule *d = m ? mlc_sch_default_gpu_module(ctx, m, 256) : NULL;
+  MlcGpuFunc *g = d ? mlc_lower_gpu(ctx, prim(d), &mlc_gpu_default_limits) : NULL;
+  CHECK(g && g->n_kernels == 1);
+  if (!g || g->n_kernels != 1) return;
+  /* 256 x 256 outputs: 256 blocks of 256 threads */
+  CHECK(extent(&g->kernels[0], MLC_GPU_BLOCK_X) == 256 && extent(&g->kernels[0], MLC_GPU_THREAD_X) == 256);
+  CHECK(g->kernels[0].n_shared == 0);
+  /* a program smaller than a block gets one block of as many threads */
+  const MlcModule *r = bu_read_path(ctx, "tests/golden/gpu/rowsum_cross_thread/before.py");
+  const MlcModule *rd = r ? mlc_sch_default_gpu_module(ctx, r, 256) : NULL;
+  MlcGpuFunc *rg = rd ? mlc_lower_gpu(ctx, prim(rd), &mlc_gpu_default_limits) : NULL;
+  CHECK(rg && extent(&rg->kernels[0], MLC_GPU_BLOCK_X) == 1 && extent(&rg->kernels[0], MLC_GPU_THREAD_X) == 64);
+}
+
 int main(void) {
   ctx = mlc_ctx_new();
   RUN(test_grid_of_matmul);
@@ -147,6 +165,7 @@ int main(void) {
   RUN(test_dialects);
   RUN(test_limits_are_a_parameter);
   RUN(test_host_moves_only_what_kernels_touch);
+  RUN(test_default_gpu_rule);
   mlc_ctx_free(ctx);
   return CHECK_DONE();
 }
