@@ -329,8 +329,13 @@ static bool check_launch(Split *sp, MlcGpuKernel *k) {
 static bool make_kernel(Split *sp, const MlcStmt *root) {
   MlcCtx *ctx = sp->ctx;
   MlcGpuKernel k = {0};
-  k.name = sp->kernels.len ? mlc_internf(ctx, "%s_kernel_%zu", sp->fname, sp->kernels.len)
-                           : mlc_internf(ctx, "%s_kernel", sp->fname);
+  /* a C identifier whatever the function is called */
+  char base[128];
+  snprintf(base, sizeof base, "%s%s", sp->fname[0] >= '0' && sp->fname[0] <= '9' ? "k" : "", sp->fname);
+  for (char *p = base; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'))) *p = '_';
+  k.name = sp->kernels.len ? mlc_internf(ctx, "%s_kernel_%zu", base, sp->kernels.len)
+                           : mlc_internf(ctx, "%s_kernel", base);
   k.barrier = mlc_e_var(ctx, mlc_intern(ctx, "barrier"), MLC_I32);
   sp->k = &k;
   memset(sp->axis_loop, 0, sizeof sp->axis_loop);
