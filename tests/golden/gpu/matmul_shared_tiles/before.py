@@ -1,6 +1,6 @@
 # The GPU walk-through's matmul: 8x8 threads per block, each computing a 4x4
 # register tile, with A and B staged in shared memory 8 columns/rows at a time.
-# (256 here, which PoCL runs in about a second; bench/gpu runs the course's 1024.)
+# (256 here, which PoCL runs in about a second; bench/gpu/run.sh times the course's 1024.)
 from tvm.script import ir as I
 from tvm.script import tir as T
 
