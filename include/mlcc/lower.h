@@ -53,10 +53,13 @@ MlcPrimFunc *mlc_lower_prim_func(MlcCtx *ctx, const MlcPrimFunc *f, MlcLowerStag
 /* The stages, one by one. */
 MlcPrimFunc *mlc_lower_blocks(MlcCtx *ctx, const MlcPrimFunc *f);
 /* Each intermediate buffer is allocated at the innermost statement enclosing
- * its accesses (inside a loop only when iterations touch disjoint elements)
- * and shrunk there to the constant-extent region they touch, indices
- * shifted by the region's min (symbolic in the outer loop vars).  What it
- * cannot prove stays as it was. */
+ * its accesses (inside a loop only when iterations touch disjoint elements,
+ * or when the loop's threads have memory of that scope each: a shared
+ * buffer in a blockIdx loop, a local one in any thread loop; a shared
+ * buffer inside threadIdx loops spans all their threads) and shrunk there
+ * to the constant-extent region they touch, indices shifted by the
+ * region's min (symbolic in the outer loop vars).  What it cannot prove
+ * stays as it was. */
 MlcPrimFunc *mlc_lower_compact(MlcCtx *ctx, const MlcPrimFunc *f);
 MlcPrimFunc *mlc_lower_flatten(MlcCtx *ctx, const MlcPrimFunc *f);
 MlcPrimFunc *mlc_lower_unroll(MlcCtx *ctx, const MlcPrimFunc *f);

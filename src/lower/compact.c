@@ -17,7 +17,11 @@
  *     buffer holds everything an iteration needs and nothing flows between
  *     iterations.  Inside a parallel loop that makes the buffer per
  *     iteration, hence per thread, which the C code generator gives each
- *     thread once;
+ *     thread once.  GPU thread loops relax this by memory scope: a shared
+ *     buffer enters a blockIdx loop even when the blocks' tiles overlap
+ *     (each block has its own shared memory), and enters threadIdx loops
+ *     with their vars counted as inner (one copy for the block's threads);
+ *     a local buffer enters any thread loop (each thread has its own);
  *   - shrinks each dimension to [min, min + extent) where, over the loops
  *     inside that point, every index is S + a constant range: S a linear
  *     combination of vars bound outside (the same S for every access), the
