@@ -156,6 +156,31 @@ static void test_default_gpu_rule(void) {
   CHECK(rg && extent(&rg->kernels[0], MLC_GPU_BLOCK_X) == 1 && extent(&rg->kernels[0], MLC_GPU_THREAD_X) == 64);
 }
 
+/* the runtime's OpenCL errors come back as messages: a build failure with
+ * its code and log, an unknown kernel by name */
+static void test_opencl_errors_are_messages(void) {
+  const MlcrtGpu *g = mlcrt_gpu(MLCRT_GPU_OPENCL);
+  CHECK(g);
+  if (!g) return;
+  static const char bad[] = "__kernel void broken(__global float *x) { x[0] = undeclared_name; }\n";
+  void *prog = NULL;
+  CHECK(g->program(bad, sizeof bad - 1, &prog) != 0);
+  CHECK(strstr(mlcrt_last_error(), "CL_BUILD_PROGRAM_FAILURE (-11); build log:") != NULL);
+  CHECK(strstr(mlcrt_last_error(), "undeclared_name") != NULL);
+  static const char good[] = "__kernel void ok(__global float *x) { x[get_global_id(0)] = 1.0f; }\n";
+  void *p1 = NULL, *p2 = NULL, *dev = NULL;
+  CHECK(g->program(good, sizeof good - 1, &p1) == 0 && g->program(good, sizeof good - 1, &p2) == 0 && p1 == p2);
+  CHECK(g->alloc(16, &dev) == 0);
+  const int64_t grid[3] = {1, 1, 1}, block[3] = {4, 1, 1};
+  MlcrtGpuArg arg = {.kind = 0, .dev = dev};
+  CHECK(g->launch(p1, "missing", grid, block, 1, &arg) != 0);
+  CHECK(strstr(mlcrt_last_error(), "the module has no kernel 'missing'") != NULL);
+  float host[4] = {0};
+  CHECK(g->launch(p1, "ok", grid, block, 1, &arg) == 0 && g->download(host, dev, sizeof host) == 0);
+  CHECK(host[0] == 1.0f && host[3] == 1.0f);
+  g->release(dev);
+}
+
 int main(void) {
   ctx = mlc_ctx_new();
   RUN(test_grid_of_matmul);
@@ -166,6 +191,8 @@ int main(void) {
   RUN(test_limits_are_a_parameter);
   RUN(test_host_moves_only_what_kernels_touch);
   RUN(test_default_gpu_rule);
+  if (mlcrt_gpu(MLCRT_GPU_OPENCL)) RUN(test_opencl_errors_are_messages);
+  else printf("skip test_opencl_errors_are_messages: %s\n", mlcrt_last_error());
   mlc_ctx_free(ctx);
   return CHECK_DONE();
 }
