@@ -17,6 +17,10 @@ set -eu
 # profiles and reports (mlcc run --profile-json, mlcc report); xmllint: the
 # test that the report is well-formed; numpy + pytest: the Python package's
 # tests (python/tests), torch: its PyTorch tests (from_fx, from_torch).
+# OpenCL: the ICD loader and headers
+# (generated kernels are loaded through libOpenCL at run time with dlopen) and
+# PoCL, which runs OpenCL kernels on the CPU so the GPU targets' output is run
+# and checked on any machine; clinfo lists the platforms.
 PACKAGES='
 build-essential      -
 make                 make
@@ -32,6 +36,11 @@ libxml2-utils        xmllint
 python3-numpy        /usr/lib/python3/dist-packages/numpy/__init__.py
 python3-pytest       /usr/lib/python3/dist-packages/pytest/__init__.py
 python3-torch        /usr/lib/python3/dist-packages/torch/__init__.py
+ocl-icd-libopencl1   -
+ocl-icd-opencl-dev   -
+opencl-headers       /usr/include/CL/cl.h
+pocl-opencl-icd      -
+clinfo               clinfo
 '
 
 # is_present PACKAGE PROBE: true when the package is installed and its probe

@@ -2,7 +2,8 @@
 # run.sh - run every unit test binary and every golden data test, and end with
 # one line "N passed, N failed" (non-zero exit when anything failed).
 #
-# Unit binaries print "ok NAME" / "FAIL NAME: ..." lines (tests/unit/check.h);
+# Unit binaries print "ok NAME" / "FAIL NAME: ..." lines (tests/unit/check.h),
+# and "skip NAME: why" for a check that needs what the machine lacks;
 # a binary that dies or exits non-zero without a FAIL line counts as one
 # failure under its own name, so a crash can never pass silently.  Golden tests
 # are data: adding a case means adding a file under tests/golden/ (see the
@@ -74,9 +75,11 @@ run_unit() { # BINARY
   rc=$?
   n_ok=$(grep -c '^ok ' "$out")
   n_fail=$(grep -c '^FAIL ' "$out")
+  n_skip=$(grep -c '^skip ' "$out")
   passed=$((passed + n_ok))
   failed=$((failed + n_fail))
-  grep '^FAIL ' "$out"
+  skipped=$((skipped + n_skip))
+  grep -e '^FAIL ' -e '^skip ' "$out"
   [ "$VERBOSE" = 1 ] && grep '^ok ' "$out"
   if crashed "$rc" "$err"; then
     fail "$name" "$(crash_reason "$rc")" "$err"

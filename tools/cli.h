@@ -9,6 +9,7 @@
 #include "mlcc/support.h"
 #include "mlcc/ir.h"
 #include "mlcc/text.h"
+#include "mlcc/codegen.h"
 #include "mlcc/runtime.h"
 
 /* 0 yes/success, 1 no (not canonical, modules differ), 2 error */
@@ -60,6 +61,7 @@ typedef struct CliModelFlags {
   bool embed;             /* --embed-params */
   bool explain;           /* --explain */
   bool no_schedule;       /* --no-default-schedule */
+  MlcGpuApi gpu;          /* --target opencl|cuda */
 } CliModelFlags;
 int cli_build_model(MlcCtx *ctx, MlcModule *m, const char *out, const CliModelFlags *flags);
 /* --explain: per kernel of the model built from input, its op, calls, FLOPs,

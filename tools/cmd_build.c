@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "mlcc/codegen.h"
 #include "mlcc/runtime.h"
+#include "mlcc/schedule.h"
 #include "mlcc/text.h"
 #include "mlcc/transform.h"
 
@@ -149,9 +150,13 @@ static int build_model(MlcCtx *ctx, MlcModule *m, const BuildArgs *a) {
   MlcSchTarget target;
   if (a->opt.target == MLC_TARGET_GENERIC) mlc_sch_target_march(&target, "x86-64");
   else mlc_sch_target_host(&target);
+  /* a GPU target: no CPU schedules; the GPU default rule binds every
+   * kernel after the pipeline (docs/gpu.md) */
+  bool gpu = a->opt.gpu != MLC_GPU_NONE;
   if (m)
-    m = mlc_graph_pipeline(ctx, m, a->no_schedule ? NULL : &target, MLC_PASS_COUNT - 1, dump_module, &dump, &stats,
-                           &n_stats);
+    m = mlc_graph_pipeline(ctx, m, a->no_schedule || gpu ? NULL : &target, MLC_PASS_COUNT - 1, dump_module, &dump,
+                           &stats, &n_stats);
+  if (m && gpu) m = mlc_sch_default_gpu_module(ctx, m, 256);
   if (m) report_plan(stats, n_stats);
   free(stats);
   if (dump.failed) return EXIT_ERR;
@@ -167,7 +172,7 @@ int cli_build_model(MlcCtx *ctx, MlcModule *m, const char *out, const CliModelFl
   const char *dump_after = f->dump_after;
   BuildArgs a = {.out = out, .dump_after = dump_after, .embed = f->embed, .explain = f->explain,
                  .no_schedule = f->no_schedule, .entry = "main",
-                 .opt = {.target = MLC_TARGET_NATIVE}};
+                 .opt = {.target = MLC_TARGET_NATIVE, .gpu = f->gpu}};
   if (dump_after && pass_index(dump_after) < 0) return cli_bad_usage("no graph pass named", dump_after);
   return build_model(ctx, m, &a);
 }
@@ -216,7 +221,9 @@ static int parse(BuildArgs *a, int argc, char **argv) {
       const char *t = argv[++i];
       if (!strcmp(t, "native")) a->opt.target = MLC_TARGET_NATIVE;
       else if (!strcmp(t, "generic")) a->opt.target = MLC_TARGET_GENERIC;
-      else return cli_bad_usage("build: --target takes native or generic", t);
+      else if (!strcmp(t, "opencl")) a->opt.gpu = MLC_GPU_OPENCL;
+      else if (!strcmp(t, "cuda")) a->opt.gpu = MLC_GPU_CUDA;
+      else return cli_bad_usage("build: --target takes native, generic, opencl or cuda", t);
     } else if (!a->in && (s[0] != '-' || s[1] == '\0')) a->in = s;
     else return cli_bad_usage("build: unexpected argument", s);
   }
@@ -239,13 +246,27 @@ static int parse(BuildArgs *a, int argc, char **argv) {
   return EXIT_YES;
 }
 
+/* beside LIB.so, the GPU kernels' source (LIB.cl / LIB.cu), for people
+ * and for checking it with the device's own compiler */
+static bool write_device_source(MlcCtx *ctx, const MlcModule *m, const BuildArgs *a) {
+  if (a->opt.gpu == MLC_GPU_NONE) return true;
+  MlcStrBuf src = {0}, path = {0};
+  mlc_sb_printf(&path, "%.*s%s", (int)(strlen(a->out) - 3), a->out, mlc_gpu_api_ext(a->opt.gpu));
+  bool ok = mlc_codegen_gpu_source(ctx, m, a->opt.gpu, &src) &&
+            mlc_write_file(ctx, mlc_sb_cstr(&path), src.data ? src.data : "", src.len);
+  mlc_vec_free(&src);
+  mlc_vec_free(&path);
+  return ok;
+}
+
 int cmd_build(int argc, char **argv) {
   BuildArgs a = {.opt = {.target = MLC_TARGET_NATIVE}};
   int rc = parse(&a, argc, argv);
   if (rc != EXIT_YES) return rc;
   MlcCtx *ctx = mlc_ctx_new();
   MlcModule *m = cli_load_module(ctx, a.in, NULL, NULL);
-  if (ends_with(a.out, ".so")) rc = (m && mlc_build_shared(ctx, m, a.out, &a.opt)) ? EXIT_YES : cli_report(ctx);
+  if (ends_with(a.out, ".so")) rc = (m && mlc_build_shared(ctx, m, a.out, &a.opt) && write_device_source(ctx, m, &a))
+                                       ? EXIT_YES : cli_report(ctx);
   else rc = m ? build_model(ctx, m, &a) : cli_report(ctx);
   mlc_ctx_free(ctx);
   return rc;

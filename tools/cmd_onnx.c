@@ -3,6 +3,7 @@
  *   mlcc import MODEL.onnx [--input-shape NAME:DIMS]...
  *       the imported module as TVMScript on stdout;
  *   mlcc compile MODEL.onnx -o DIR [--input-shape NAME:DIMS]... [--embed-params] [--dump-after PASS] [--explain] [--no-default-schedule]
+ *                [--target native|opencl|cuda]
  *       the deployment folder, exactly as `mlcc build MODULE.py -o DIR` makes it.
  * --input-shape fixes an input's shape (dims separated by 'x'), for models
  * exported with symbolic or unknown dims. */
@@ -53,6 +54,12 @@ static int parse(OnnxArgs *a, int argc, char **argv, const char *cmd, bool want_
     else if (want_out && !strcmp(s, "--embed-params")) a->flags.embed = true;
     else if (want_out && !strcmp(s, "--explain")) a->flags.explain = true;
     else if (want_out && !strcmp(s, "--no-default-schedule")) a->flags.no_schedule = true;
+    else if (want_out && !strcmp(s, "--target") && next) {
+      const char *t = argv[++i];
+      if (!strcmp(t, "opencl")) a->flags.gpu = MLC_GPU_OPENCL;
+      else if (!strcmp(t, "cuda")) a->flags.gpu = MLC_GPU_CUDA;
+      else if (strcmp(t, "native") != 0) return cli_bad_usage("compile: --target takes native, opencl or cuda", t);
+    }
     else if (!strcmp(s, "--input-shape") && next) {
       if (a->n_shapes == MAX_SHAPES) return cli_bad_usage("too many --input-shape options", NULL);
       if (!parse_shape(argv[++i], &a->shapes[a->n_shapes]))

@@ -22,10 +22,11 @@
     "print FILE in canonical TVMScript; --check: print nothing, exit 1 if FILE differs") \
   X("equal", cmd_equal, "A B",                                                    \
     "exit 0 if A and B hold structurally equal modules, else show the first difference and exit 1") \
-  X("build", cmd_build, "MODULE.py -o LIB.so [--target native|generic] [--link FILE]...\n"                 \
+  X("build", cmd_build, "MODULE.py -o LIB.so [--target native|generic|opencl|cuda] [--link FILE]...\n"     \
     "  mlcc build MODULE.py -o DIR [--params W.npz] [--embed-params] [--entry F] [--dump-after PASS] [--explain]\n" \
-    "      [--no-default-schedule] [--link FILE]...", \
-    "compile every prim func of MODULE.py into a shared library (the generated .c is kept beside it);\n" \
+    "      [--no-default-schedule] [--target native|generic|opencl|cuda] [--link FILE]...", \
+    "compile every prim func of MODULE.py into a shared library (the generated .c is kept beside it;\n" \
+    "      opencl/cuda: GPU kernels, their source also kept as LIB.cl/LIB.cu, run through the runtime);\n" \
     "      with -o DIR, compile graph function F (default main) as a model: DIR/model.{c,h,so} and\n" \
     "      params.bin (the weights bound from W.npz by parameter name; --embed-params: inside model.so);\n" \
     "      --link builds a C file, object or library in (its functions serve call_extern and, named\n" \
@@ -44,8 +45,9 @@
   X("import", cmd_import, "MODEL.onnx [--input-shape NAME:1x3x224x224]...",                     \
     "import an ONNX model and print it as TVMScript (weights as constants)")             \
   X("compile", cmd_compile, "MODEL.onnx -o DIR [--input-shape NAME:DIMS]... [--embed-params] [--dump-after PASS] [--explain]\n" \
-    "      [--no-default-schedule] [--link FILE]...", \
-    "import an ONNX model and build its deployment folder, as `build -o DIR` does (run it with `mlcc run DIR`)")
+    "      [--no-default-schedule] [--target native|opencl|cuda] [--link FILE]...", \
+    "import an ONNX model and build its deployment folder, as `build -o DIR` does (run it with `mlcc run DIR`);\n" \
+    "      opencl/cuda: its kernels bound to GPU threads by the default GPU rule, run through the runtime")
 
 typedef struct Command {
   const char *name;

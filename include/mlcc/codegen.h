@@ -12,6 +12,7 @@
 #define MLCC_CODEGEN_H
 
 #include "mlcc/ir.h"
+#include "mlcc/lower.h"
 #include "mlcc/runtime.h"
 
 typedef enum MlcTarget {
@@ -19,9 +20,17 @@ typedef enum MlcTarget {
   MLC_TARGET_GENERIC,  /* portable x86-64 / the compiler's default */
 } MlcTarget;
 
+/* The GPU programming interfaces a module can be built for. */
+typedef enum MlcGpuApi {
+  MLC_GPU_NONE,    /* the CPU: C kernels */
+  MLC_GPU_OPENCL,  /* OpenCL C kernels, run through libOpenCL */
+  MLC_GPU_CUDA,    /* CUDA C kernels, run through the CUDA driver (NVRTC compiles them) */
+} MlcGpuApi;
+
 typedef struct MlcBuildOptions {
   const char *cc;      /* C compiler; NULL means $CC, else "cc" */
-  MlcTarget target;
+  MlcTarget target;    /* of the host code */
+  MlcGpuApi gpu;       /* MLC_GPU_NONE: kernels in C for the CPU */
   const char *extra_cflags; /* appended to the compiler's command line, may be NULL */
   /* code of the user's to build into the output with the generated C: C
    * files (compiled with the same flags), objects, static or shared
@@ -42,6 +51,24 @@ bool mlc_codegen_c(MlcCtx *ctx, const MlcModule *m, MlcStrBuf *out);
  * compiler's message. */
 bool mlc_build_shared(MlcCtx *ctx, const MlcModule *m, const char *out_so, const MlcBuildOptions *opt);
 
+/* ---- GPU targets ------------------------------------------------------------
+ * Each prim func is lowered for a GPU (lower.h, mlc_lower_gpu) and becomes
+ * kernels in the device language plus a host function in C with the CPU
+ * kernel's signature: it gets the module's program from the runtime (built
+ * once per device, cached), moves the buffer arguments the kernels touch to
+ * the device, launches the kernels in order with their grids, and moves
+ * back what they wrote (docs/gpu.md).  The device source is embedded in the
+ * module as a string; the module still links nothing but libc. */
+
+/* the device source of every kernel of m's prim funcs (OpenCL C or CUDA C) */
+bool mlc_codegen_gpu_source(MlcCtx *ctx, const MlcModule *m, MlcGpuApi api, MlcStrBuf *out);
+/* the host C of the module: the source above as a string, the host
+ * functions, the `mlcrt_module` descriptor */
+bool mlc_codegen_gpu_module(MlcCtx *ctx, const MlcModule *m, MlcGpuApi api, MlcStrBuf *out);
+/* "opencl" / "cuda"; the file name extension of the device source (".cl" / ".cu") */
+const char *mlc_gpu_api_name(MlcGpuApi api);
+const char *mlc_gpu_api_ext(MlcGpuApi api);
+
 /* ---- models: graph functions compiled to C --------------------------------
  * The executor for a graph function after the graph pipeline (see
  * transform.h: explicit allocation and memory plan): straight-line C that
@@ -61,6 +88,7 @@ typedef struct MlcModelOptions {
   const char *entry;      /* the graph function to export; NULL: "main" */
   bool embed_params;      /* weights inside model.so instead of params.bin */
   const char *prefix;     /* C prefix of model.h's API; NULL: "model" */
+  MlcGpuApi gpu;          /* the kernels' target (mlc_build_model takes it from MlcBuildOptions) */
   /* when not NULL, receives the executor's call sites (the model
    * descriptor's `sites`, what profiles report), in the context's arena */
   MlcrtCallSite **sites;

@@ -53,10 +53,13 @@ MlcPrimFunc *mlc_lower_prim_func(MlcCtx *ctx, const MlcPrimFunc *f, MlcLowerStag
 /* The stages, one by one. */
 MlcPrimFunc *mlc_lower_blocks(MlcCtx *ctx, const MlcPrimFunc *f);
 /* Each intermediate buffer is allocated at the innermost statement enclosing
- * its accesses (inside a loop only when iterations touch disjoint elements)
- * and shrunk there to the constant-extent region they touch, indices
- * shifted by the region's min (symbolic in the outer loop vars).  What it
- * cannot prove stays as it was. */
+ * its accesses (inside a loop only when iterations touch disjoint elements,
+ * or when the loop's threads have memory of that scope each: a shared
+ * buffer in a blockIdx loop, a local one in any thread loop; a shared
+ * buffer inside threadIdx loops spans all their threads) and shrunk there
+ * to the constant-extent region they touch, indices shifted by the
+ * region's min (symbolic in the outer loop vars).  What it cannot prove
+ * stays as it was. */
 MlcPrimFunc *mlc_lower_compact(MlcCtx *ctx, const MlcPrimFunc *f);
 MlcPrimFunc *mlc_lower_flatten(MlcCtx *ctx, const MlcPrimFunc *f);
 MlcPrimFunc *mlc_lower_unroll(MlcCtx *ctx, const MlcPrimFunc *f);
@@ -65,5 +68,85 @@ MlcPrimFunc *mlc_lower_vectorize(MlcCtx *ctx, const MlcPrimFunc *f);
 
 /* Lower every prim func of a module (graph functions are kept as they are). */
 MlcModule *mlc_lower_module(MlcCtx *ctx, const MlcModule *m, MlcLowerDump dump, void *user);
+
+/* ---- GPU targets -------------------------------------------------------------
+ * A GPU function is the lowered prim func taken apart into kernels.  Each
+ * outermost loop bound to a thread axis (blockIdx.x/y/z, threadIdx.x/y/z)
+ * starts one kernel; everything at the function's top level must be such a
+ * loop, or an allocation of global memory (device memory that lives across
+ * the kernels), so an unbound loop outside every kernel is refused by name.
+ * Inside a kernel
+ *   - every loop bound to an axis becomes `let var = axis + min`, the axis
+ *     being one of the kernel's six axis vars; loops binding the same axis
+ *     must have the same extent (nested ones are the same thread); thread
+ *     extents are constants, block extents constants or expressions of the
+ *     function's symbolic sizes; one launch covers them;
+ *   - `shared` allocations (constant size, outside every threadIdx loop)
+ *     move to the kernel's list, `local` ones stay where they are (private
+ *     arrays);
+ *   - a reduction whose loop is bound to threadIdx (a thread loop over a
+ *     chain of serial loops down to a block `out = out OP value`, OP one of
+ *     + * min max) becomes a cross-thread reduction: per-thread partial
+ *     results, a tree over a shared array, thread 0 writing the result;
+ *     any other reduction over a threadIdx loop is refused;
+ *   - a barrier (MLC_STMT_EVALUATE of the kernel's barrier var) stands
+ *     between two statements of a sequence when the later one reads or
+ *     writes shared memory that an earlier one (since the last barrier)
+ *     wrote, or writes shared memory an earlier one read, and at the end of
+ *     a loop body whose next iteration would overwrite what this one read
+ *     (and only there: global and local memory need none).  A barrier
+ *     needed under a condition or loop that depends on the thread index
+ *     (where threads of a block would not all reach it) is refused.
+ * Limits are the launch limits of the device the code is built for;
+ * mlc_gpu_default_limits are those every CUDA device and most OpenCL GPUs
+ * meet (1024 threads per block, 48 KiB of shared memory). */
+typedef enum MlcGpuAxis {
+  MLC_GPU_BLOCK_X, MLC_GPU_BLOCK_Y, MLC_GPU_BLOCK_Z,
+  MLC_GPU_THREAD_X, MLC_GPU_THREAD_Y, MLC_GPU_THREAD_Z,
+  MLC_GPU_AXIS_COUNT
+} MlcGpuAxis;
+
+extern const char *const mlc_gpu_axis_names[MLC_GPU_AXIS_COUNT]; /* "blockIdx.x", ... */
+
+typedef struct MlcGpuLimits {
+  int64_t max_threads;          /* threads per block, all axes together */
+  int64_t max_block[3];         /* per threadIdx axis */
+  int64_t max_grid[3];          /* per blockIdx axis */
+  int64_t max_shared_bytes;     /* shared memory per block */
+} MlcGpuLimits;
+
+extern const MlcGpuLimits mlc_gpu_default_limits;
+
+typedef struct MlcGpuKernel {
+  const char *name;                    /* FUNC_kernel, FUNC_kernel_1, ... */
+  MlcExpr *axis[MLC_GPU_AXIS_COUNT];   /* the axis vars the body reads (int32) */
+  MlcExpr *extent[MLC_GPU_AXIS_COUNT]; /* launch extents (int64; 1 when unused) */
+  MlcExpr *barrier;                    /* EVALUATE(barrier) is a barrier */
+  const MlcBuffer **buffers; int n_buffers; /* global buffers it reads or writes, in first-use order */
+  MlcExpr **scalars; int n_scalars;    /* vars it reads that the function binds (sizes, scalar params) */
+  const MlcBuffer **shared; int n_shared;
+  MlcStmt *body;
+} MlcGpuKernel;
+
+typedef struct MlcGpuFunc {
+  const MlcPrimFunc *lowered;          /* the function the kernels come from */
+  MlcGpuKernel *kernels; int n_kernels; /* in launch order */
+  const MlcBuffer **device; int n_device; /* global buffers the function allocates */
+} MlcGpuFunc;
+
+/* Lower f (a prim func as written or scheduled) for a GPU: cross-thread
+ * reductions, the lowering pipeline, then the split into kernels described
+ * above.  NULL + error
+ * naming the loop, block or buffer when the program cannot run on a GPU. */
+MlcGpuFunc *mlc_lower_gpu(MlcCtx *ctx, const MlcPrimFunc *f, const MlcGpuLimits *limits);
+
+/* Reductions bound to threadIdx as cross-thread reductions (gpu_reduce.c):
+ * the first stage of mlc_lower_gpu, on the blocks; f itself when it has
+ * none of the shape it rewrites. */
+MlcPrimFunc *mlc_gpu_lower_cross_thread(MlcCtx *ctx, const MlcPrimFunc *f);
+
+/* The barrier stage alone, on one kernel body (the shared buffers known);
+ * used by mlc_lower_gpu. */
+MlcStmt *mlc_gpu_insert_barriers(MlcCtx *ctx, MlcGpuKernel *k, MlcStmt *body);
 
 #endif

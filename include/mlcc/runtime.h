@@ -142,9 +142,10 @@ int mlcrt_tensor_fill(DLTensor *t, double value);
  *   env      the runtime's services, valid for the duration of the call.
  * It returns 0, or non-zero after env->set_error(message) to fail the call. */
 #define MLCRT_ABI_VERSION 1u
-#define MLCRT_ENV_VERSION 3u
+#define MLCRT_ENV_VERSION 4u
 
 struct MlcrtExtern;
+struct MlcrtGpu;
 
 typedef struct MlcrtEnv {
   uint32_t version; /* MLCRT_ENV_VERSION; later versions only append fields */
@@ -170,7 +171,50 @@ typedef struct MlcrtEnv {
    * site, 1) right after it */
   void (*profile)(void *profile_data, int32_t site, int32_t end);
   void *profile_data;
+  /* version >= 4: the GPU services of one API (MLCRT_GPU_OPENCL or
+   * MLCRT_GPU_CUDA), set up on first use; NULL with the message set when
+   * the API's library or a device is missing (see "GPU services") */
+  const struct MlcrtGpu *(*gpu)(int32_t api);
 } MlcrtEnv;
+
+/* ---- GPU services -------------------------------------------------------------
+ * What the host code of a module built for a GPU target calls.  The library
+ * of the API (libOpenCL.so.1; libcuda.so.1 with libnvrtc for CUDA) is
+ * loaded at run time with dlopen, so neither the runtime nor a compiled
+ * module links against it.  The device is the first GPU the API lists,
+ * else its first device of any kind (PoCL's CPU device, for instance);
+ * MLCRT_OPENCL_DEVICE=N picks OpenCL device N of all platforms' devices in
+ * order.  Every function returns 0, or non-zero with the message set
+ * (the API's error name and code; a failed build carries the build log).
+ * Calls are serialized; buffers are device memory handles. */
+enum { MLCRT_GPU_OPENCL = 1, MLCRT_GPU_CUDA = 2 };
+
+typedef struct MlcrtGpuArg {
+  int32_t kind;  /* 0: a device buffer (dev), 1: int32 (i), 2: int64 (i), 3: float32 (f), 4: float64 (f) */
+  void *dev;
+  int64_t i;
+  double f;
+} MlcrtGpuArg;
+
+typedef struct MlcrtGpu {
+  int32_t api;
+  const char *device;  /* the device's name */
+  /* the program of this source on the device: built on first use and
+   * kept for the life of the process (the key is the source's address,
+   * a string constant of the module) */
+  int32_t (*program)(const char *source, size_t len, void **prog);
+  int32_t (*alloc)(size_t nbytes, void **dev);
+  void (*release)(void *dev);
+  int32_t (*upload)(void *dev, const void *host, size_t nbytes);
+  int32_t (*download)(void *host, void *dev, size_t nbytes);
+  /* run kernel `name` of prog over grid[i] blocks of block[i] threads per
+   * axis (x, y, z), in order after everything launched before */
+  int32_t (*launch)(void *prog, const char *name, const int64_t grid[3], const int64_t block[3], int32_t n_args,
+                    const MlcrtGpuArg *args);
+} MlcrtGpu;
+
+/* the services of an API (what env->gpu returns) */
+const MlcrtGpu *mlcrt_gpu(int32_t api);
 
 /* An extern function, called in destination-passing style with compact CPU
  * tensors: args[0..n_args) are the inputs then the outputs, as the graph's

@@ -181,4 +181,14 @@ bool mlc_sch_apply_default(MlcSchedule *s, const MlcSchTarget *t);
 MlcModule *mlc_sch_default_module(MlcCtx *ctx, const MlcModule *m, const MlcSchTarget *t,
                                   bool (*want)(const MlcPrimFunc *f, void *user), void *user);
 
+/* Default GPU schedules (default_gpu.c): in every loop nest at the top of
+ * the function, the leading spatial loops fused, split [None, threads] and
+ * bound to blockIdx.x / threadIdx.x, the reduction loops left to each
+ * thread; nests already bound are kept.  False + error naming the function
+ * when a nest is not a chain of loops down to one block. */
+bool mlc_sch_apply_default_gpu(MlcSchedule *s, int threads);
+/* m with mlc_sch_apply_default_gpu applied to every prim func; NULL + error
+ * when one cannot be scheduled */
+MlcModule *mlc_sch_default_gpu_module(MlcCtx *ctx, const MlcModule *m, int threads);
+
 #endif

@@ -243,7 +243,7 @@ bool mlc_build_shared(MlcCtx *ctx, const MlcModule *m, const char *out_so, const
   else mlc_sb_printf(&cpath, "%s.c", out_so);
   Outputs o = {0};
   bool compiler_failed = false;
-  bool ok = mlc_codegen_c(ctx, m, &src) &&
+  bool ok = (opt->gpu == MLC_GPU_NONE ? mlc_codegen_c(ctx, m, &src) : mlc_codegen_gpu_module(ctx, m, opt->gpu, &src)) &&
             write_and_compile(ctx, &o, mlc_sb_cstr(&cpath), &src, out_so, opt, &compiler_failed);
   ok = finish(ctx, &o, ok, compiler_failed);
   mlc_vec_free(&cpath);
@@ -296,6 +296,9 @@ bool mlc_build_model(MlcCtx *ctx, const MlcModule *m, const char *dir, const Mlc
   MlcModelOptions mdflt = {0};
   if (!opt) opt = &dflt;
   if (!mo) mo = &mdflt;
+  MlcModelOptions with_gpu = *mo;
+  if (with_gpu.gpu == MLC_GPU_NONE) with_gpu.gpu = opt->gpu;
+  mo = &with_gpu;
   bool created = mkdir(dir, 0777) == 0;
   if (!created && errno != EEXIST)
     return mlc_error(ctx, (MlcLoc){mlc_intern(ctx, dir), 0, 0}, "cannot create the directory: %s", strerror(errno));

@@ -106,6 +106,21 @@ typedef MLC_VEC(CKernel) CKernelVec;
  * calling the kernels after it (the model executor). */
 bool c_emit_module(MlcCtx *ctx, const MlcModule *m, MlcStrBuf *out, CKernelVec *kernels);
 
+/* The same with each prim func's function written by `write` instead of
+ * the C kernel (the GPU targets' host functions, gpu_host.c): it writes a
+ * function `static int32_t KNAME(void *const *mlc_args, const int64_t
+ * *mlc_syms, const MlcrtEnv *env)` to e->out; `prelude` goes after the
+ * module's own preamble. */
+typedef struct CFuncWriter CFuncWriter;
+struct CFuncWriter {
+  bool (*write)(CEmit *e, const MlcPrimFunc *orig, const char *kname, const MlcExpr *const *syms, int n_syms,
+                void *user);
+  void *user;
+  const char *prelude;
+};
+bool c_emit_module_with(MlcCtx *ctx, const MlcModule *m, MlcStrBuf *out, CKernelVec *kernels,
+                        const CFuncWriter *writer);
+
 /* the DLPack type code of a dtype and its bits as DLPack stores them (bool:
  * 8), for the descriptors (c_module.c) */
 int c_dl_code(MlcDType t);

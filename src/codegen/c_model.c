@@ -9,6 +9,7 @@
  * pipeline the result's var names are the passes' (alloc3, gv), which say
  * nothing to the user of the model, while positions are what run() uses. */
 #include "c_model.h"
+#include "gpu_emit.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -191,8 +192,12 @@ static void model_free(Model *md) {
 static bool model_build(MlcCtx *ctx, const MlcModule *m, const MlcModelOptions *mo, Model *md) {
   memset(md, 0, sizeof *md);
   if (!c_param_layout(ctx, m, &md->layout)) return false;
-  return c_emit_module(ctx, m, &md->module, &md->kernels) &&
-         c_graph_compile(ctx, m, mo->entry, &md->kernels, &md->layout, &md->graph);
+  /* for a GPU target the executor calls host functions that run the kernels */
+  CFuncWriter *gpu = mo->gpu != MLC_GPU_NONE ? gpu_writer_new(ctx, m, mo->gpu) : NULL;
+  bool ok = (mo->gpu == MLC_GPU_NONE || gpu) && c_emit_module_with(ctx, m, &md->module, &md->kernels, gpu) &&
+            c_graph_compile(ctx, m, mo->entry, &md->kernels, &md->layout, &md->graph);
+  gpu_writer_free(gpu);
+  return ok;
 }
 
 static bool emit_c(MlcCtx *ctx, const MlcModule *m, const MlcModelOptions *mo, Model *md, MlcStrBuf *out) {

@@ -17,7 +17,11 @@
  *     buffer holds everything an iteration needs and nothing flows between
  *     iterations.  Inside a parallel loop that makes the buffer per
  *     iteration, hence per thread, which the C code generator gives each
- *     thread once;
+ *     thread once.  GPU thread loops relax this by memory scope: a shared
+ *     buffer enters a blockIdx loop even when the blocks' tiles overlap
+ *     (each block has its own shared memory), and enters threadIdx loops
+ *     with their vars counted as inner (one copy for the block's threads);
+ *     a local buffer enters any thread loop (each thread has its own);
  *   - shrinks each dimension to [min, min + extent) where, over the loops
  *     inside that point, every index is S + a constant range: S a linear
  *     combination of vars bound outside (the same S for every access), the
@@ -328,10 +332,32 @@ static bool constant_size(const Region *r) {
 
 /* ---- placement ------------------------------------------------------------------ */
 
+enum { MAX_RELAXED = 8 };
+
 typedef struct Compact {
   MlcCtx *ctx;
   const MlcBuffer *buf;
+  /* threadIdx loops a shared buffer was placed inside: shared memory is one
+   * per thread block, so its region spans every thread of these loops (their
+   * vars count as inner, like the loops inside the allocation) */
+  const MlcStmt *relaxed[MAX_RELAXED];
+  int n_relaxed;
 } Compact;
+
+/* the relaxed thread loops' vars range over their extents in r */
+static void relax_threads(const Compact *c, Region *r) {
+  for (int i = 0; i < c->n_relaxed; i++) {
+    const MlcStmt *l = c->relaxed[i];
+    int64_t lo, n;
+    if (mlc_e_is_const_int(l->loop.min, &lo) && mlc_e_is_const_int(l->loop.extent, &n) && n > 0)
+      mlc_arith_bind(&r->az, l->loop.var, lo, n);
+  }
+}
+
+static bool shared_in_thread(const Compact *c, const MlcStmt *s) {
+  return c->buf->scope == mlc_intern(c->ctx, "shared") && s->loop.kind == MLC_FOR_THREAD && s->loop.thread &&
+         !strncmp(s->loop.thread, "threadIdx", 9);
+}
 
 static bool touch_expr(MlcVisitor *v, const MlcExpr *e) {
   if (e->kind == MLC_EXPR_LOAD && e->load.buf == *(const MlcBuffer **)v->user) *(const MlcBuffer **)v->user = NULL;
@@ -381,18 +407,32 @@ static bool may_enter(Compact *c, const MlcStmt *s) {
   switch (s->loop.kind) {
   case MLC_FOR_SERIAL: case MLC_FOR_PARALLEL: break;
   case MLC_FOR_THREAD:
-    /* shared memory is one per thread block, never per thread */
-    if (c->buf->scope == mlc_intern(c->ctx, "shared") && s->loop.thread &&
-        !strncmp(s->loop.thread, "threadIdx", 9))
-      return false;
+    /* shared memory is one per thread block, never per thread: inside a
+     * threadIdx loop its region is relaxed over the loop (place) */
+    if (shared_in_thread(c, s) && c->n_relaxed == MAX_RELAXED) return false;
     break;
   case MLC_FOR_VECTORIZED: case MLC_FOR_UNROLLED: return false;
   }
   if (expr_touches(s->loop.min, c->buf) || expr_touches(s->loop.extent, c->buf)) return false;
+  /* each thread block has shared memory of its own, so a shared buffer goes
+   * into a blockIdx loop even when blocks' tiles overlap (the halo of a
+   * stencil): no block reads what another wrote there */
+  bool per_block = c->buf->scope == mlc_intern(c->ctx, "shared") && s->loop.kind == MLC_FOR_THREAD &&
+                   s->loop.thread && !strncmp(s->loop.thread, "blockIdx", 8);
+  /* and local memory is each thread's own: the register tile of a thread */
+  per_block |= c->buf->scope == mlc_intern(c->ctx, "local") && s->loop.kind == MLC_FOR_THREAD;
+  bool relax = shared_in_thread(c, s);
   Region r;
   region_init(&r, c->ctx, c->buf);
+  relax_threads(c, &r);
+  int64_t lo, n;
+  if (relax && (!mlc_e_is_const_int(s->loop.min, &lo) || !mlc_e_is_const_int(s->loop.extent, &n) || n < 1)) {
+    region_free(&r);
+    return false;
+  }
+  if (relax) mlc_arith_bind(&r.az, s->loop.var, lo, n);
   region_stmt(&r, s->loop.body);
-  bool ok = !r.failed && constant_size(&r) && iterations_disjoint(c, s, &r);
+  bool ok = !r.failed && constant_size(&r) && (per_block || relax || iterations_disjoint(c, s, &r));
   region_free(&r);
   return ok;
 }
@@ -453,6 +493,7 @@ static MlcStmt *wrap(Compact *c, MlcStmt *s) {
   const MlcBuffer *old = c->buf;
   Region r;
   region_init(&r, ctx, old);
+  relax_threads(c, &r);
   region_stmt(&r, s);
   Rewrite rw = {.old = old};
   rw.min = mlc_arena_array(&ctx->arena, (size_t)old->ndim + 1, sizeof *rw.min);
@@ -519,6 +560,7 @@ static MlcStmt *place(Compact *c, MlcStmt *s) {
   switch (s->kind) {
   case MLC_STMT_FOR:
     if (!may_enter(c, s)) return wrap(c, s);
+    if (shared_in_thread(c, s)) c->relaxed[c->n_relaxed++] = s;
     body = place(c, s->loop.body);
     return body ? mlc_s_for(c->ctx, s->loop.var, s->loop.min, s->loop.extent, s->loop.kind, s->loop.thread,
                             s->loop.annotations, body)
@@ -561,7 +603,7 @@ static MlcStmt *compact_stmt(MlcMutator *m, MlcStmt *s) {
   if (!body) return NULL;
   if (b->strides || b->elem_offset || !touches(body, b) || address_taken(body, b))
     return body == s->alloc.body ? s : mlc_s_allocate(m->ctx, s->alloc.buf, body);
-  Compact c = {m->ctx, b};
+  Compact c = {.ctx = m->ctx, .buf = b};
   return place(&c, body);
 }
 

@@ -45,7 +45,7 @@ static void env_set_error(const char *msg) { mlcrt__set_error_str(msg); }
 
 static const MlcrtEnv g_env = {
     MLCRT_ENV_VERSION, mlcrt_parallel_for, env_workspace_alloc, env_workspace_free, env_set_error,
-    mlcrt_extern_get, NULL, NULL,
+    mlcrt_extern_get, NULL, NULL, mlcrt_gpu,
 };
 
 const MlcrtEnv *mlcrt_env(void) { return &g_env; }

@@ -484,7 +484,10 @@ static bool move(MlcSchedule *s, const MlcSchVal *args, bool reverse) {
   SchRelax own;
   sch_relax_init(&own, s->ctx);
   if (ok) {
-    sch_relax_under(&r, &m.lpath);
+    /* compute_at: the block writes a cache; shared memory is one region for
+     * the thread block, so the thread loops above are relaxed as well */
+    const char *scope = !m.reverse && m.block->n_writes == 1 ? m.block->writes[0].buf->scope : NULL;
+    sch_relax_under_scope(&r, &m.lpath, scope);
     sch_relax_own_loops(&own, &m.bpath);
     ok = (!m.reverse || check_box(&m, &own)) && iter_ranges(&m, &r, &own, it);
   }

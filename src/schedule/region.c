@@ -103,6 +103,22 @@ void sch_relax_under(SchRelax *r, const SchPath *loop_path) {
   relax_all(r, loop->loop.body);
 }
 
+bool sch_thread_shares_scope(const char *thread, const char *scope) {
+  if (!thread || !scope || strcmp(scope, "shared") != 0) return false;
+  return strncmp(thread, "threadIdx.", 10) == 0 || strncmp(thread, "vthread", 7) == 0;
+}
+
+void sch_relax_under_scope(SchRelax *r, const SchPath *loop_path, const char *scope) {
+  for (int i = 0; i < loop_path->n; i++) {
+    const MlcStmt *st = loop_path->nodes[i];
+    if (st->kind == MLC_STMT_FOR)
+      sch_relax_loop(r, st, st->loop.kind == MLC_FOR_THREAD && sch_thread_shares_scope(st->loop.thread, scope));
+    if (st->kind == MLC_STMT_BLOCK_REALIZE) bind_iters(r, st);
+  }
+  const MlcStmt *loop = loop_path->nodes[loop_path->n - 1];
+  relax_all(r, loop->loop.body);
+}
+
 void sch_relax_own_loops(SchRelax *r, const SchPath *block_path) {
   int scope = 0;
   for (int i = 0; i < block_path->n - 1; i++)

@@ -46,6 +46,14 @@ void sch_relax_loop(SchRelax *r, const MlcStmt *loop, bool relax);
  * path (the loop included) are fixed, every loop nested inside it relaxed;
  * the iter vars of the blocks on the path take their domains. */
 void sch_relax_under(SchRelax *r, const SchPath *loop_path);
+/* The same for a block that writes a buffer of memory scope `scope`:
+ * loops on the path bound to threads that share that memory are relaxed
+ * too, because one region serves them all ("shared": the threadIdx and
+ * vthread loops of a thread block; "local" and "global": none). */
+void sch_relax_under_scope(SchRelax *r, const SchPath *loop_path, const char *scope);
+/* whether a loop bound to `thread` shares memory of `scope` with the other
+ * threads of its loop (see sch_relax_under_scope) */
+bool sch_thread_shares_scope(const char *thread, const char *scope);
 /* Set up "one instance of the scope of the block at the end of path": the
  * loops between the scope's block and the block are relaxed, the loops
  * and iter vars further out fixed (with their ranges known). */

@@ -118,8 +118,52 @@ static bool eval_items(Script *sc, const AstList *items, ValVec *vals) {
   return true;
 }
 
+/* one bound of a slice: an integer or None (absent) */
+static bool slice_bound(Script *sc, const Ast *a, bool *given, int64_t *v) {
+  MlcSchVal x;
+  *given = false;
+  if (!a) return true;
+  if (!eval(sc, a, &x)) return false;
+  if (x.kind == MLC_SV_NONE) return true;
+  if (x.kind != MLC_SV_INT) return mlc_error(sc->ctx, a->loc, "a slice bound must be an integer or None");
+  *given = true;
+  *v = x.i;
+  return true;
+}
+
+/* list[lo:hi:step] with Python's rules: negative bounds count from the end,
+ * bounds are clamped, a negative step walks backwards */
+static bool eval_slice(Script *sc, const Ast *sl, MlcSchVal base, MlcSchVal *out) {
+  int64_t n = base.list.n, lo = 0, hi = 0, step = 1;
+  bool has_lo, has_hi, has_step;
+  if (!slice_bound(sc, sl->lo, &has_lo, &lo) || !slice_bound(sc, sl->hi, &has_hi, &hi) ||
+      !slice_bound(sc, sl->step, &has_step, &step))
+    return false;
+  if (has_step && step == 0) return mlc_error(sc->ctx, sl->step->loc, "a slice step cannot be zero");
+  if (!has_step) step = 1;
+  int64_t first = step > 0 ? 0 : n - 1, last = step > 0 ? n : -1; /* defaults */
+  if (has_lo) {
+    lo = lo < 0 ? lo + n : lo;
+    first = step > 0 ? (lo < 0 ? 0 : lo > n ? n : lo) : (lo < -1 ? -1 : lo > n - 1 ? n - 1 : lo);
+  }
+  if (has_hi) {
+    hi = hi < 0 ? hi + n : hi;
+    last = step > 0 ? (hi < 0 ? 0 : hi > n ? n : hi) : (hi < -1 ? -1 : hi > n - 1 ? n - 1 : hi);
+  }
+  ValVec items = {0};
+  for (int64_t i = first; step > 0 ? i < last : i > last; i += step) mlc_vec_push(&items, base.list.items[i]);
+  *out = list_val(sc, items.data, (int)items.len);
+  mlc_vec_free(&items);
+  return true;
+}
+
 static bool eval_subscript(Script *sc, const Ast *a, MlcSchVal *out) {
   MlcSchVal base, index;
+  if (a->index->kind == AST_SLICE) {
+    if (!eval(sc, a->value, &base)) return false;
+    if (base.kind != MLC_SV_LIST) return mlc_error(sc->ctx, a->loc, "only a list can be sliced here");
+    return eval_slice(sc, a->index, base, out);
+  }
   if (!eval(sc, a->value, &base) || !eval(sc, a->index, &index)) return false;
   if (base.kind != MLC_SV_LIST) return mlc_error(sc->ctx, a->loc, "only a list can be indexed here");
   if (index.kind != MLC_SV_INT) return mlc_error(sc->ctx, a->index->loc, "a list index must be an integer");

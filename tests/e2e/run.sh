@@ -45,7 +45,8 @@ report() {
   if [ "$2" -ne 0 ] && ! grep -q '^FAIL ' "$3"; then fail "e2e $1" "exited with status $2" "$4"; fi
 }
 
-# e2e_case NAME MODULE BATCH CONSUMER_BATCHES...
+# e2e_case NAME MODULE BATCH CONSUMER_BATCHES...  ($e2e_flags: more build flags)
+e2e_flags=""
 e2e_case() {
   name=$1 module=$2 batch=$3
   shift 3
@@ -53,7 +54,8 @@ e2e_case() {
   mkdir -p "$out"
   "$dir/make_data" "$out" "$batch" || { fail "e2e $name: data" "make_data failed"; return; }
   # the model, with weights in params.bin and embedded
-  if ! "$MLCC" build "$module" -o "$out/model" --params "$out/weights.npz" 2>"$out/build.err"; then
+  # shellcheck disable=SC2086 # e2e_flags: extra build flags, split on purpose
+  if ! "$MLCC" build "$module" -o "$out/model" --params "$out/weights.npz" $e2e_flags 2>"$out/build.err"; then
     fail "e2e $name: build" "mlcc build failed" "$out/build.err"; return
   fi
   if grep -q "^main: memory plan .* (liveness lower bound .*, no reuse .*), [0-9]* run-time allocation" "$out/build.err"; then
@@ -61,7 +63,8 @@ e2e_case() {
   else
     fail "e2e $name: memory plan" "no 'main: memory plan' line on stderr" "$out/build.err"
   fi
-  if ! "$MLCC" build "$module" -o "$out/embedded" --params "$out/weights.npz" --embed-params 2>"$out/build.err"; then
+  # shellcheck disable=SC2086
+  if ! "$MLCC" build "$module" -o "$out/embedded" --params "$out/weights.npz" --embed-params $e2e_flags 2>"$out/build.err"; then
     fail "e2e $name: build --embed-params" "mlcc build failed" "$out/build.err"; return
   fi
   [ -f "$out/embedded/params.bin" ] && fail "e2e $name: build --embed-params" "params.bin written"
@@ -228,5 +231,15 @@ else
   else
     fail "e2e extern: --link of a file of another kind" "not refused by name" "$ext/bad.err"
   fi
+fi
+
+# the GPU targets from the command line; where OpenCL runs, the network
+# with its kernels on OpenCL, checked by the consumer like the CPU build
+sh "$here/gpu.sh" "$MLCC" "$dir"
+if [ -f "$dir/gpu/opencl_runs" ]; then
+  e2e_flags="--target opencl"
+  e2e_case opencl_static "$here/mlp.py" 4 4
+  e2e_case opencl_dynamic "$here/mlp_dyn.py" 5 1 5 33 2
+  e2e_flags=""
 fi
 exit 0

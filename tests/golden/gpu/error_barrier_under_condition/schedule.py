@@ -1,0 +1,2 @@
+# Written bound already: nothing to schedule.
+b = sch.get_block("B")

@@ -1,0 +1,5 @@
+b = sch.get_block("B")
+i, k = sch.get_loops(b)
+sch.bind(i, "blockIdx.x")
+k0, k1 = sch.split(k, [100, None])
+sch.bind(k0, "threadIdx.x")

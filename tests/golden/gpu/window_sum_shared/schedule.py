@@ -1,0 +1,13 @@
+# The walk-through's window sum: each block stages the 131 inputs its 128
+# outputs need in shared memory, copied by the block's own threads; the
+# kernel needs a barrier between the copy and the sum.
+block_C = sch.get_block("C")
+(i,) = sch.get_loops(block=block_C)
+i0, i1 = sch.split(i, [None, 128])
+sch.bind(i0, "blockIdx.x")
+sch.bind(i1, "threadIdx.x")
+A_shared = sch.cache_read(block_C, read_buffer_index=0, storage_scope="shared")
+sch.compute_at(A_shared, i0)
+ax = sch.get_loops(A_shared)[-1]
+ax0, ax1 = sch.split(ax, [None, 128])
+sch.bind(ax1, "threadIdx.x")
