@@ -150,15 +150,18 @@ static bool check_above_reduction(MlcSchedule *s, const SchSite *site, const Mlc
  * binds none of the block's iter vars repeats the whole reduction (after
  * compute_at under a consumer's loop) and the repeats would accumulate onto
  * one init; and a predicate, which the init would have to share exactly. */
-static bool has_divmod(const MlcExpr *e) {
+/* whether `var` occurs inside an operand of a division or modulo in e: a
+ * loop fused above (`fused // 8`) divides only its own var, and the loops
+ * below it stay one-to-one */
+static bool var_under_divmod(const MlcExpr *e, const MlcExpr *var) {
   if (!e) return false;
   switch (e->kind) {
   case MLC_EXPR_BINARY:
     if (e->bin.op == MLC_BIN_FLOORDIV || e->bin.op == MLC_BIN_FLOORMOD || e->bin.op == MLC_BIN_DIV ||
         e->bin.op == MLC_BIN_MOD)
-      return true;
-    return has_divmod(e->bin.a) || has_divmod(e->bin.b);
-  case MLC_EXPR_NEG: case MLC_EXPR_CAST: return has_divmod(e->operand);
+      return sch_uses_var(e, var);
+    return var_under_divmod(e->bin.a, var) || var_under_divmod(e->bin.b, var);
+  case MLC_EXPR_NEG: case MLC_EXPR_CAST: return var_under_divmod(e->operand, var);
   default: return false;
   }
 }
@@ -173,7 +176,7 @@ static bool check_init_placement(MlcSchedule *s, const SchSite *site, const MlcS
       const MlcExpr *v = site->realize->realize.values[k];
       if (!sch_uses_var(v, loops[i]->loop.var)) continue;
       binds = true;
-      divided |= b->iters[k].kind == MLC_ITER_SPATIAL && has_divmod(v);
+      divided |= b->iters[k].kind == MLC_ITER_SPATIAL && var_under_divmod(v, loops[i]->loop.var);
     }
     /* a spatial binding through floordiv/floormod (after fuse) can give
      * several iterations of the loop the same instance: refuse that too */
