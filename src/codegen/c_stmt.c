@@ -15,6 +15,7 @@
  * value type (c_emit.h); a store into bfloat16 narrows the float value to
  * the stored bits. */
 #include "c_emit.h"
+#include "mlcc/lower.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -109,7 +110,10 @@ static void emit_for(CEmit *e, const MlcStmt *s) {
   c_expr(e, s->loop.extent, &ext);
   const char *ct = c_scalar_type(s->loop.var->dtype);
   const char *v = c_name(e, s->loop.var, s->loop.var->var.name);
-  if (s->loop.kind == MLC_FOR_UNROLLED) c_line(e, "#pragma GCC unroll 8");
+  int64_t n_iter;
+  if (s->loop.kind == MLC_FOR_UNROLLED) /* a whole short loop, else by 8 */
+    c_line(e, "#pragma GCC unroll %d",
+           mlc_e_is_const_int(s->loop.extent, &n_iter) && n_iter > 0 && n_iter <= MLC_LOWER_MAX_UNROLL ? (int)n_iter : 8);
   int64_t zero;
   if (mlc_e_is_const_int(s->loop.min, &zero) && zero == 0)
     c_line(e, "for (%s %s = 0; %s < %s; ++%s) {", ct, v, v, mlc_sb_cstr(&ext), v);

@@ -1,16 +1,54 @@
-/* simplify.c - lowering stage 3: simplify every expression with the ranges
+/* simplify.c - lowering stage 5: simplify every expression with the ranges
  * of the enclosing loops known, drop ifs whose condition is decided, and
- * remove loops of extent 0 or 1. */
+ * remove loops of extent 0 or 1.  Floor division and modulo of a dividend
+ * known non-negative by a positive constant become the truncating ones. */
 #include "mlcc/lower.h"
 #include "mlcc/arith.h"
 
+/* floordiv / floormod of integers by a positive constant, whose dividend
+ * the loop ranges prove non-negative, are C's / and %: what the compiler
+ * sees then is arithmetic it hoists out of the loops it does not depend on
+ * (the branchy floor helpers of a fused loop's index stayed in the inner
+ * loop), and divides by a power of two as shifts */
+typedef struct Simp {
+  MlcAnalyzer az;           /* first: simplify_stmt's loops bind ranges in it */
+  const MlcExpr *vec[16];   /* vars of the vectorized loops around */
+  int n_vec;
+} Simp;
+
+/* e is plain integer arithmetic of vars outside vectorized loops (the
+ * vectorize stage reads floordiv/floormod of its lanes, not / and %) */
+static bool scalar_index(const Simp *sp, const MlcExpr *e) {
+  switch (e->kind) {
+  case MLC_EXPR_INT: return true;
+  case MLC_EXPR_VAR:
+    for (int i = 0; i < sp->n_vec; i++)
+      if (sp->vec[i] == e) return false;
+    return true;
+  case MLC_EXPR_BINARY: return scalar_index(sp, e->bin.a) && scalar_index(sp, e->bin.b);
+  case MLC_EXPR_NEG: case MLC_EXPR_CAST: return scalar_index(sp, e->operand);
+  default: return false;
+  }
+}
+
+static MlcExpr *truncating(Simp *sp, MlcExpr *e) {
+  MlcAnalyzer *az = &sp->az;
+  int64_t d;
+  if (!e || e->kind != MLC_EXPR_BINARY || (e->bin.op != MLC_BIN_FLOORDIV && e->bin.op != MLC_BIN_FLOORMOD) ||
+      e->dtype.lanes != 1 || !mlc_dtype_is_int(e->dtype) || !mlc_e_is_const_int(e->bin.b, &d) || d <= 0 ||
+      !scalar_index(sp, e->bin.a) || mlc_arith_bound(az, e->bin.a).min < 0)
+    return e;
+  return mlc_e_bin(az->ctx, e->bin.op == MLC_BIN_FLOORDIV ? MLC_BIN_DIV : MLC_BIN_MOD, e->bin.a, e->bin.b);
+}
+
 static MlcExpr *simplify_expr(MlcMutator *m, MlcExpr *e) {
   MlcExpr *kids = mlc_mutate_expr_children(m, e);
-  return kids ? mlc_arith_simplify(m->user, kids) : NULL;
+  Simp *sp = m->user;
+  return kids ? truncating(sp, mlc_arith_simplify(&sp->az, kids)) : NULL;
 }
 
 static MlcStmt *simplify_stmt(MlcMutator *m, MlcStmt *s) {
-  MlcAnalyzer *az = m->user;
+  MlcAnalyzer *az = &((Simp *)m->user)->az;
   MlcCtx *ctx = m->ctx;
   switch (s->kind) {
   case MLC_STMT_FOR: {
@@ -25,9 +63,13 @@ static MlcStmt *simplify_stmt(MlcMutator *m, MlcStmt *s) {
       mlc_map_free(&vmap);
       return body ? mlc_mutate_stmt(m, body) : NULL;
     }
+    Simp *sp = m->user;
+    bool vec = s->loop.kind == MLC_FOR_VECTORIZED && sp->n_vec < 16;
+    if (vec) sp->vec[sp->n_vec++] = s->loop.var;
     if (known) mlc_arith_bind(az, s->loop.var, lo, n);
     MlcStmt *body = mlc_mutate_stmt(m, s->loop.body);
     mlc_arith_unbind(az, s->loop.var);
+    if (vec) sp->n_vec--;
     if (!body) return NULL;
     if (min == s->loop.min && ext == s->loop.extent && body == s->loop.body) return s;
     return mlc_s_for(ctx, s->loop.var, min, ext, s->loop.kind, s->loop.thread, s->loop.annotations, body);
@@ -60,11 +102,11 @@ static MlcStmt *simplify_stmt(MlcMutator *m, MlcStmt *s) {
 }
 
 MlcPrimFunc *mlc_lower_simplify(MlcCtx *ctx, const MlcPrimFunc *f) {
-  MlcAnalyzer az;
-  mlc_arith_init(&az, ctx);
-  MlcMutator m = {.ctx = ctx, .user = &az, .expr = simplify_expr, .stmt = simplify_stmt};
+  Simp sp = {.n_vec = 0};
+  mlc_arith_init(&sp.az, ctx);
+  MlcMutator m = {.ctx = ctx, .user = &sp, .expr = simplify_expr, .stmt = simplify_stmt};
   MlcStmt *body = mlc_mutate_stmt(&m, f->body);
-  mlc_arith_free(&az);
+  mlc_arith_free(&sp.az);
   mlc_map_free(&m.buffer_map);
   if (!body) return NULL;
   return mlc_prim_func_new(ctx, f->name, f->params, f->n_params, f->attrs, body);
