@@ -3,9 +3,7 @@
 # checks and times every program; the generated C stays in OUT), then the
 # C compiler's vectorization report for each program's generated C,
 # summarized per kernel function: loops vectorized, and the distinct
-# reasons given for loops left scalar.  With MLC_TVM_PYTHON set to a Python
-# that has apache-tvm, bench/codegen/tvm_side.py also times TVM's LLVM build
-# of the same programs in the same sitting (mlcc never needs it).
+# reasons given for loops left scalar.
 #
 # Usage: bench/codegen/run.sh [BENCH_BINARY [ARGS...]]   (from the repository
 # root; `make bench-codegen` builds the binary and calls this)
@@ -59,8 +57,3 @@ for c in "$out"/*.c; do
     }' "$c"
 done
 
-if [ -n "${MLC_TVM_PYTHON:-}" ]; then
-  echo
-  echo "=== TVM's LLVM build of the same programs (MLC_TVM_PYTHON=$MLC_TVM_PYTHON) ==="
-  "$MLC_TVM_PYTHON" bench/codegen/tvm_side.py
-fi

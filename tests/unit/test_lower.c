@@ -216,8 +216,12 @@ static bool shape_stmt(MlcVisitor *v, const MlcStmt *s) {
   if (s->kind == MLC_STMT_STORE && s->store.n != 1) sh->multi_dim++;
   if (s->kind == MLC_STMT_STORE && s->store.value->dtype.lanes > 1) sh->vector_stores++;
   if (s->kind == MLC_STMT_FOR && s->loop.kind == MLC_FOR_VECTORIZED) sh->vectorized++;
+  const MlcAttrValue *hint = s->kind == MLC_STMT_FOR
+                                 ? mlc_attrs_get(s->loop.annotations, mlc_intern(ctx, "pragma_unroll_explicit"))
+                                 : NULL;
+  bool left_to_compiler = hint && hint->kind == MLC_ATTR_INT && hint->i == 0;
   if (s->kind == MLC_STMT_FOR && s->loop.kind == MLC_FOR_UNROLLED && mlc_e_is_const_int(s->loop.extent, &n) &&
-      n <= MLC_LOWER_MAX_UNROLL)
+      n <= MLC_LOWER_MAX_UNROLL && !left_to_compiler)
     sh->short_unrolled++;
   return true;
 }
@@ -453,6 +457,61 @@ static void test_vectorized_becomes_vector_ops(void) {
   CHECK(sh.vector_stores == 8);
 }
 
+/* loops, unrolled loops and stores of a lowered function */
+typedef struct Count { int loops, unrolled, stores; } Count;
+
+static bool count_stmt(MlcVisitor *v, const MlcStmt *s) {
+  Count *c = v->user;
+  if (s->kind == MLC_STMT_FOR) c->loops++, c->unrolled += s->loop.kind == MLC_FOR_UNROLLED;
+  if (s->kind == MLC_STMT_STORE) c->stores++;
+  return true;
+}
+
+static Count count_unrolled(const char *src, int64_t max_step, int explicit_) {
+  char text[2048];
+  snprintf(text, sizeof text, src, (long long)max_step, explicit_);
+  Count c = {-1, -1, -1};
+  const MlcModule *m = read_text("unroll.py", text, strlen(text));
+  const MlcPrimFunc *low = m ? mlc_lower_prim_func(ctx, m->funcs[0].prim, MLC_LOWER_UNROLL, NULL, NULL) : NULL;
+  if (!low) return c;
+  c = (Count){0};
+  MlcVisitor v = {.user = &c, .stmt = count_stmt};
+  mlc_visit_prim_func(&v, low);
+  return c;
+}
+
+/* pragma_auto_unroll_max_step: nests of at most that many steps under the
+ * annotated loop are unrolled, expanded only with pragma_unroll_explicit,
+ * and never beyond MLC_LOWER_MAX_UNROLL_STEPS statements per expansion
+ * (the numbers are worked out by hand from the program; the interpreter
+ * checks the stages on tests/golden/roundtrip/auto_unroll.py) */
+static const char *unroll_src =
+    "from tvm.script import tir as T\n"
+    "@T.prim_func\n"
+    "def u(A: T.Buffer((8192,), \"float32\")):\n"
+    "    for i in T.serial(2, annotations={\"pragma_auto_unroll_max_step\": %lld, \"pragma_unroll_explicit\": %d}):\n"
+    "        for j, k in T.grid(64, 64):\n"
+    "            with T.block(\"A\"):\n"
+    "                vi, vj, vk = T.axis.remap(\"SSS\", [i, j, k])\n"
+    "                A[vi * 4096 + vj * 64 + vk] = T.float32(1)\n";
+
+static void test_auto_unroll(void) {
+  /* 64 steps: k expanded, i and j stay loops */
+  Count c = count_unrolled(unroll_src, 64, 1);
+  CHECK(c.loops == 2 && c.unrolled == 0 && c.stores == 64);
+  /* nothing fits in 63 steps but the store itself: no change */
+  c = count_unrolled(unroll_src, 63, 1);
+  CHECK(c.loops == 3 && c.unrolled == 0 && c.stores == 1);
+  /* left to the C compiler: k and j marked, not expanded */
+  c = count_unrolled(unroll_src, 4096, 0);
+  CHECK(c.loops == 3 && c.unrolled == 2 && c.stores == 1);
+  /* 4096 steps allowed, but j's expansion (4096 statements) passes the cap:
+   * j stays an unrolled loop around k's 64 copies */
+  c = count_unrolled(unroll_src, 4096, 1);
+  CHECK(MLC_LOWER_MAX_UNROLL_STEPS < 4096);
+  CHECK(c.loops == 2 && c.unrolled == 1 && c.stores == 64);
+}
+
 #define VEC_PROGRAM(name, params, body)                                                  \
   "from tvm.script import tir as T\n"                                                    \
   "@T.prim_func\n"                                                                       \
@@ -532,6 +591,7 @@ int main(void) {
   RUN(test_strided_stages);
   RUN(test_vectorized_becomes_vector_ops);
   RUN(test_vectorize_refusals);
+  RUN(test_auto_unroll);
   mlc_ctx_free(ctx);
   return CHECK_DONE();
 }
