@@ -3,7 +3,10 @@
 # checks and times every program; the generated C stays in OUT), then the
 # C compiler's vectorization report for each program's generated C,
 # summarized per kernel function: loops vectorized, and the distinct
-# reasons given for loops left scalar.
+# reasons given for loops left scalar.  With MLC_TVM_PYTHON set to a Python
+# that has apache-tvm, bench/codegen/tvm_side.py then times TVM's LLVM build
+# of the same programs (same schedule scripts) at 1 and 2 threads, in the
+# same sitting; mlcc never needs TVM.
 #
 # Usage: bench/codegen/run.sh [BENCH_BINARY [ARGS...]]   (from the repository
 # root; `make bench-codegen` builds the binary and calls this)
@@ -57,3 +60,12 @@ for c in "$out"/*.c; do
     }' "$c"
 done
 
+
+if [ -n "${MLC_TVM_PYTHON:-}" ]; then
+  echo
+  echo "=== TVM's LLVM build of the same programs (MLC_TVM_PYTHON=$MLC_TVM_PYTHON) ==="
+  printf '%-22s %5s %8s %8s\n' program size GFLOPS '(best)'
+  for t in 1 2; do
+    TVM_NUM_THREADS=$t "$MLC_TVM_PYTHON" bench/codegen/tvm_side.py
+  done
+fi
