@@ -34,6 +34,9 @@
 /* the most statements one unrolled loop expands into (its copies, with the
  * unrolled loops inside them expanded too) */
 #define MLC_LOWER_MAX_UNROLL_STEPS 1024
+/* the widest vector a vectorized loop becomes (AVX-512: 64 bytes); a
+ * longer loop is vectorized in chunks of this width */
+#define MLC_LOWER_MAX_VECTOR_BYTES 64
 
 typedef enum MlcLowerStage {
   MLC_LOWER_BLOCKS,     /* blocks -> loops, allocations */

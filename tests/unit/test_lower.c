@@ -206,7 +206,7 @@ static bool check_stages(const MlcPrimFunc *f, const int64_t *sizes, long *inexa
 /* ---- what the lowered form promises --------------------------------------------------------- */
 
 typedef struct Shape {
-  int blocks, multi_dim, vectorized, short_unrolled, vector_stores;
+  int blocks, multi_dim, vectorized, short_unrolled, vector_stores, widest_store;
 } Shape;
 
 static bool shape_stmt(MlcVisitor *v, const MlcStmt *s) {
@@ -215,6 +215,8 @@ static bool shape_stmt(MlcVisitor *v, const MlcStmt *s) {
   if (s->kind == MLC_STMT_BLOCK_REALIZE) sh->blocks++;
   if (s->kind == MLC_STMT_STORE && s->store.n != 1) sh->multi_dim++;
   if (s->kind == MLC_STMT_STORE && s->store.value->dtype.lanes > 1) sh->vector_stores++;
+  if (s->kind == MLC_STMT_STORE && s->store.value->dtype.lanes > sh->widest_store)
+    sh->widest_store = s->store.value->dtype.lanes;
   if (s->kind == MLC_STMT_FOR && s->loop.kind == MLC_FOR_VECTORIZED) sh->vectorized++;
   const MlcAttrValue *hint = s->kind == MLC_STMT_FOR
                                  ? mlc_attrs_get(s->loop.annotations, mlc_intern(ctx, "pragma_unroll_explicit"))
@@ -565,6 +567,46 @@ static const struct Refusal {
      "loop 'j'", "not a constant"},
 };
 
+/* vectors wider than MLC_LOWER_MAX_VECTOR_BYTES become chunks of that
+ * width: 32 float32 lanes are two 16-lane stores (in the i loop), 16 float64 lanes two of
+ * 8; 8 float32 lanes stay one store.  The interpreter checks the chunks
+ * compute what the loop does. */
+static void test_vectorize_chunks(void) {
+  static const struct { const char *text; int stores, lanes; } cases[] = {
+      {VEC_PROGRAM("w32", "A: T.Buffer((64,), \"float32\"), B: T.Buffer((64,), \"float32\")",
+                   "    for i in range(2):\n"
+                   "        for j in T.vectorized(32):\n"
+                   "            with T.block(\"B\"):\n"
+                   "                vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+                   "                B[vi * 32 + vj] = A[vi * 32 + vj] * T.float32(3)\n"),
+       2, 16},
+      {VEC_PROGRAM("w16d", "A: T.Buffer((16,), \"float64\"), B: T.Buffer((16,), \"float32\")",
+                   "    for j in T.vectorized(16):\n"
+                   "        with T.block(\"B\"):\n"
+                   "            vj = T.axis.spatial(16, j)\n"
+                   "            B[vj] = T.Cast(\"float32\", A[vj])\n"),
+       2, 8},
+      {VEC_PROGRAM("w8", "A: T.Buffer((8,), \"float32\"), B: T.Buffer((8,), \"float32\")",
+                   "    for j in T.vectorized(8):\n"
+                   "        with T.block(\"B\"):\n"
+                   "            vj = T.axis.spatial(8, j)\n"
+                   "            B[vj] = A[7 - vj]\n"),
+       1, 8},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    const MlcModule *m = read_text("chunks.py", cases[i].text, strlen(cases[i].text));
+    const MlcPrimFunc *low = m ? mlc_lower_prim_func(ctx, m->funcs[0].prim, MLC_LOWER_VECTORIZE, NULL, NULL) : NULL;
+    CHECK(low != NULL);
+    if (!low) continue;
+    Shape sh = lowered_shape(low);
+    CHECK(sh.vectorized == 0);
+    CHECK(sh.vector_stores == cases[i].stores);
+    CHECK(sh.widest_store == cases[i].lanes);
+    long inexact = 0;
+    CHECK(check_stages(m->funcs[0].prim, (int64_t[]){8}, &inexact));
+  }
+}
+
 static void test_vectorize_refusals(void) {
   for (size_t i = 0; i < sizeof refusals / sizeof *refusals; i++) {
     const struct Refusal *r = &refusals[i];
@@ -592,6 +634,7 @@ int main(void) {
   RUN(test_vectorized_becomes_vector_ops);
   RUN(test_vectorize_refusals);
   RUN(test_auto_unroll);
+  RUN(test_vectorize_chunks);
   mlc_ctx_free(ctx);
   return CHECK_DONE();
 }
