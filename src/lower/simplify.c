@@ -1,6 +1,7 @@
 /* simplify.c - lowering stage 5: simplify every expression with the ranges
  * of the enclosing loops known, drop ifs whose condition is decided, and
- * remove loops of extent 0 or 1.  Floor division and modulo of a dividend
+ * remove loops of extent 0 or 1, take a reduction's init (an if on the
+ * loop's first iteration) out of the loop.  Floor division and modulo of a dividend
  * known non-negative by a positive constant become the truncating ones. */
 #include "mlcc/lower.h"
 #include "mlcc/arith.h"
@@ -47,6 +48,57 @@ static MlcExpr *simplify_expr(MlcMutator *m, MlcExpr *e) {
   return kids ? truncating(sp, mlc_arith_simplify(&sp->az, kids)) : NULL;
 }
 
+/* ---- the init of a reduction, out of its loop ------------------------------
+ * `for k: { if (k == lo && c) S1; S2 }` runs S1 (at k = lo) first, then S2
+ * for every k: the same as `if (c[k := lo]) S1[k := lo]; for k: S2` when the
+ * loop runs at least once.  Blocks leave a reduction's init that way (its
+ * condition is the reduce loops at their minimum); out of the loop, the
+ * C compiler keeps the accumulator in a register and vectorizes the loop. */
+
+/* cond has a top-level conjunct `var == lo` */
+static bool has_first_test(const MlcExpr *c, const MlcExpr *var, int64_t lo) {
+  int64_t v;
+  if (c->kind != MLC_EXPR_BINARY) return false;
+  if (c->bin.op == MLC_BIN_AND) return has_first_test(c->bin.a, var, lo) || has_first_test(c->bin.b, var, lo);
+  if (c->bin.op != MLC_BIN_EQ) return false;
+  return (c->bin.a == var && mlc_e_is_const_int(c->bin.b, &v) && v == lo) ||
+         (c->bin.b == var && mlc_e_is_const_int(c->bin.a, &v) && v == lo);
+}
+
+/* the first statement of s (through nested sequences) and s without it
+ * (NULL when nothing is left) */
+static MlcStmt *split_first(MlcCtx *ctx, MlcStmt *s, MlcStmt **rest) {
+  if (s->kind != MLC_STMT_SEQ || s->seq.n == 0) return *rest = NULL, s;
+  MlcStmt *inner_rest, *first = split_first(ctx, s->seq.items[0], &inner_rest);
+  int n = s->seq.n - 1 + (inner_rest != NULL);
+  if (n == 0) return *rest = NULL, first;
+  MlcStmt **items = mlc_arena_array(&ctx->arena, (size_t)n, sizeof *items);
+  int k = 0;
+  if (inner_rest) items[k++] = inner_rest;
+  for (int i = 1; i < s->seq.n; i++) items[k++] = s->seq.items[i];
+  *rest = k == 1 ? items[0] : mlc_s_seq(ctx, items, k);
+  return first;
+}
+
+/* loop s (bounds simplified, constant, at least one iteration) with a
+ * leading first-iteration if taken out; s itself when it has none */
+static MlcStmt *peel_first(MlcMutator *m, MlcStmt *s, int64_t lo) {
+  MlcCtx *ctx = m->ctx;
+  if (s->loop.kind != MLC_FOR_SERIAL && s->loop.kind != MLC_FOR_UNROLLED) return s;
+  MlcStmt *rest, *first = split_first(ctx, s->loop.body, &rest);
+  if (first->kind != MLC_STMT_IF || first->if_.else_s || !has_first_test(first->if_.cond, s->loop.var, lo))
+    return s;
+  MlcMap vmap = {0};
+  mlc_map_put(&vmap, s->loop.var, s->loop.min);
+  MlcStmt *init = mlc_substitute_stmt(ctx, first, &vmap);
+  mlc_map_free(&vmap);
+  if (!init || !(init = mlc_mutate_stmt(m, init))) return NULL; /* folds the decided test */
+  if (!rest) return init;
+  MlcStmt *loop = mlc_s_for(ctx, s->loop.var, s->loop.min, s->loop.extent, s->loop.kind, s->loop.thread,
+                            s->loop.annotations, rest);
+  return mlc_s_seq(ctx, (MlcStmt *[]){init, loop}, 2);
+}
+
 static MlcStmt *simplify_stmt(MlcMutator *m, MlcStmt *s) {
   MlcAnalyzer *az = &((Simp *)m->user)->az;
   MlcCtx *ctx = m->ctx;
@@ -71,8 +123,10 @@ static MlcStmt *simplify_stmt(MlcMutator *m, MlcStmt *s) {
     mlc_arith_unbind(az, s->loop.var);
     if (vec) sp->n_vec--;
     if (!body) return NULL;
-    if (min == s->loop.min && ext == s->loop.extent && body == s->loop.body) return s;
-    return mlc_s_for(ctx, s->loop.var, min, ext, s->loop.kind, s->loop.thread, s->loop.annotations, body);
+    MlcStmt *r = min == s->loop.min && ext == s->loop.extent && body == s->loop.body
+                     ? s
+                     : mlc_s_for(ctx, s->loop.var, min, ext, s->loop.kind, s->loop.thread, s->loop.annotations, body);
+    return known ? peel_first(m, r, lo) : r;
   }
   case MLC_STMT_IF: {
     MlcExpr *c = mlc_mutate_expr(m, s->if_.cond);

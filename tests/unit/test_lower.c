@@ -607,6 +607,45 @@ static void test_vectorize_chunks(void) {
   }
 }
 
+/* the init of a reduction leaves its loop: after simplify no if is left
+ * in the k loops of a matmul with T.init (one over k, one over k0, k1), and
+ * the interpreter checks every stage */
+static bool count_if(MlcVisitor *v, const MlcStmt *s) {
+  if (s->kind == MLC_STMT_IF) ++*(int *)v->user;
+  return true;
+}
+
+static void test_init_out_of_loop(void) {
+  static const char *const texts[] = {
+      VEC_PROGRAM("mm", "A: T.Buffer((8, 8), \"float32\"), B: T.Buffer((8, 8), \"float32\"), C: T.Buffer((8, 8), \"float32\")",
+                  "    for i, j, k in T.grid(8, 8, 8):\n"
+                  "        with T.block(\"C\"):\n"
+                  "            vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n"
+                  "            with T.init():\n"
+                  "                C[vi, vj] = T.float32(1)\n"
+                  "            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]\n"),
+      VEC_PROGRAM("mm2", "A: T.Buffer((8, 8), \"float32\"), C: T.Buffer((8,), \"float32\")",
+                  "    for i, k0, k1 in T.grid(8, 2, 4):\n"
+                  "        with T.block(\"C\"):\n"
+                  "            vi, vk0, vk1 = T.axis.remap(\"SRR\", [i, k0, k1])\n"
+                  "            with T.init():\n"
+                  "                C[vi] = T.float32(0)\n"
+                  "            C[vi] = C[vi] + A[vi, vk0 * 4 + vk1]\n"),
+  };
+  for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+    const MlcModule *m = read_text("init.py", texts[i], strlen(texts[i]));
+    const MlcPrimFunc *low = m ? mlc_lower_prim_func(ctx, m->funcs[0].prim, MLC_LOWER_SIMPLIFY, NULL, NULL) : NULL;
+    CHECK(low != NULL);
+    if (!low) continue;
+    int ifs = 0;
+    MlcVisitor v = {.user = &ifs, .stmt = count_if};
+    mlc_visit_prim_func(&v, low);
+    CHECK(ifs == 0);
+    long inexact = 0;
+    CHECK(check_stages(m->funcs[0].prim, (int64_t[]){8}, &inexact));
+  }
+}
+
 static void test_vectorize_refusals(void) {
   for (size_t i = 0; i < sizeof refusals / sizeof *refusals; i++) {
     const struct Refusal *r = &refusals[i];
@@ -635,6 +674,7 @@ int main(void) {
   RUN(test_vectorize_refusals);
   RUN(test_auto_unroll);
   RUN(test_vectorize_chunks);
+  RUN(test_init_out_of_loop);
   mlc_ctx_free(ctx);
   return CHECK_DONE();
 }
