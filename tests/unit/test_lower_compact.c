@@ -387,21 +387,28 @@ static const MlcModule *golden_scheduled(const char *dir, const MlcModule **naiv
   return ran ? mlc_sch_module(*sch) : NULL;
 }
 
-/* A trace in the tuner's design space (tests/golden/schedule/
- * tuned_matmul_128): the write cache is indexed through the fused parallel
- * loop (`f // 16 * 64 + f % 4 * 16 + ...`), and still becomes one 16 x 32
- * tile per iteration of it, not the whole 128 x 128 matrix. */
+/* Traces in the tuner's design space (tests/golden/schedule/tuned_*): the
+ * write cache is indexed through the fused parallel loop (`f // 16 * 64 +
+ * f % 4 * 16 + ...`), and still becomes one tile per iteration of it, not
+ * the whole matrix; compiled, each computes what the interpreter does. */
 static void test_fused_loop_tile(void) {
-  const MlcModule *naive = NULL;
-  MlcSchedule *sch = NULL;
-  const MlcModule *m = golden_scheduled("tests/golden/schedule/tuned_matmul_128", &naive, &sch);
-  CHECK(m != NULL);
-  const MlcPrimFunc *low = m ? compacted(only_prim(m)) : NULL;
-  Found c = find_alloc(low, "C_global");
-  CHECK(shape_is(&c, (int64_t[]){16, 32}, 2));
-  CHECK(c.loop && !strcmp(c.loop, "i_0_j_0_i_1_j_1_fused") && c.loop_kind == MLC_FOR_PARALLEL);
-  CHECK(m && agrees_with(naive, m, 0, 0));
-  if (sch) mlc_sch_free(sch);
+  static const struct { const char *dir; int64_t rows, cols; } cases[] = {
+      {"tests/golden/schedule/tuned_matmul_128", 16, 32},
+      {"tests/golden/schedule/tuned_matmul_1024_at_64", 8, 32},
+      {"tests/golden/schedule/tuned_matmul_tile32_at_64", 32, 32},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    const MlcModule *naive = NULL;
+    MlcSchedule *sch = NULL;
+    const MlcModule *m = golden_scheduled(cases[i].dir, &naive, &sch);
+    CHECK(m != NULL);
+    const MlcPrimFunc *low = m ? compacted(only_prim(m)) : NULL;
+    Found c = find_alloc(low, "C_global");
+    CHECK(shape_is(&c, (int64_t[]){cases[i].rows, cases[i].cols}, 2));
+    CHECK(c.loop && !strcmp(c.loop, "i_0_j_0_i_1_j_1_fused") && c.loop_kind == MLC_FOR_PARALLEL);
+    CHECK(m && agrees_with(naive, m, 0, 0));
+    if (sch) mlc_sch_free(sch);
+  }
 }
 
 /* Loops whose iterations share elements stay outside them: f and f + 4

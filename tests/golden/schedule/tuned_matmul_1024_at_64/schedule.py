@@ -5,17 +5,17 @@
 # fused and vectorized, unroll pragmas on the parallel loop, and the init
 # decomposed after the fuse.
 # The trace of tuned_matmul_1024 at 64 x 64 x 64: the same inner factors
-# (i 4 x 8, j 1 x 32, k 4), only the outermost ones shrunk to fit, so the
-# interpreter checks what the 1024 one builds.
+# (i 8, j 32 under the cache, k 16), the outermost ones shrunk to fit, so
+# the interpreter checks what the 1024 one builds.
 b0 = sch.get_block(name="C", func_name="main")
 b1 = sch.get_block(name="root", func_name="main")
 sch.annotate(block_or_loop=b0, ann_key="meta_schedule.tiling_structure", ann_val="SSRSRS")
 l2, l3, l4 = sch.get_loops(block=b0)
-v5, v6, v7, v8 = sch.sample_perfect_tile(loop=l2, n=4, max_innermost_factor=64, decision=[1, 2, 4, 8])
+v5, v6, v7, v8 = sch.sample_perfect_tile(loop=l2, n=4, max_innermost_factor=64, decision=[1, 8, 1, 8])
 l9, l10, l11, l12 = sch.split(loop=l2, factors=[v5, v6, v7, v8], preserve_unit_iters=True)
 v13, v14, v15, v16 = sch.sample_perfect_tile(loop=l3, n=4, max_innermost_factor=64, decision=[1, 2, 1, 32])
 l17, l18, l19, l20 = sch.split(loop=l3, factors=[v13, v14, v15, v16], preserve_unit_iters=True)
-v21, v22 = sch.sample_perfect_tile(loop=l4, n=2, max_innermost_factor=64, decision=[16, 4])
+v21, v22 = sch.sample_perfect_tile(loop=l4, n=2, max_innermost_factor=64, decision=[4, 16])
 l23, l24 = sch.split(loop=l4, factors=[v21, v22], preserve_unit_iters=True)
 sch.reorder(l9, l17, l10, l18, l23, l11, l19, l24, l12, l20)
 b25 = sch.cache_write(block=b0, write_buffer_index=0, storage_scope="global")
