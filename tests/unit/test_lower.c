@@ -497,7 +497,23 @@ static const char *unroll_src =
     "                vi, vj, vk = T.axis.remap(\"SSS\", [i, j, k])\n"
     "                A[vi * 4096 + vj * 64 + vk] = T.float32(1)\n";
 
+/* the same pragmas on the root block reach its outer loop */
+static const char *unroll_root_src =
+    "from tvm.script import tir as T\n"
+    "@T.prim_func\n"
+    "def u(A: T.Buffer((8192,), \"float32\")):\n"
+    "    with T.block(\"root\"):\n"
+    "        T.block_attr({\"pragma_auto_unroll_max_step\": %lld, \"pragma_unroll_explicit\": %d})\n"
+    "        for i, j, k in T.grid(2, 64, 64):\n"
+    "            with T.block(\"A\"):\n"
+    "                vi, vj, vk = T.axis.remap(\"SSS\", [i, j, k])\n"
+    "                A[vi * 4096 + vj * 64 + vk] = T.float32(1)\n";
+
 static void test_auto_unroll(void) {
+  Count r = count_unrolled(unroll_root_src, 64, 1);
+  CHECK(r.loops == 2 && r.unrolled == 0 && r.stores == 64);
+  r = count_unrolled(unroll_root_src, 4096, 0);
+  CHECK(r.loops == 3 && r.unrolled == 2 && r.stores == 1);
   /* 64 steps: k expanded, i and j stay loops */
   Count c = count_unrolled(unroll_src, 64, 1);
   CHECK(c.loops == 2 && c.unrolled == 0 && c.stores == 64);
