@@ -14,7 +14,8 @@
  *     place (shape [numel], elem_offset folded into indices), intermediate
  *     buffers are introduced by MLC_STMT_ALLOCATE with their scope;
  *   - no vectorized loops: their bodies use vector expressions (ramp,
- *     broadcast, vector loads and stores) of the loop's lanes;
+ *     broadcast, vector loads and stores) of the loop's lanes, at most
+ *     MLC_LOWER_MAX_VECTOR_BYTES wide (a longer loop in chunks);
  *   - unrolled loops of constant extent <= MLC_LOWER_MAX_UNROLL expanded
  *     when the copies stay within MLC_LOWER_MAX_UNROLL_STEPS statements;
  *     others remain loops with kind MLC_FOR_UNROLLED as a hint; loops under
@@ -22,7 +23,10 @@
  *     count as unrolled (expanded only with `pragma_unroll_explicit` = 1);
  *   - parallel loops kept (MLC_FOR_PARALLEL), for the code generator to hand
  *     to the runtime thread pool; thread-bound loops kept for GPU targets;
- *   - indices simplified (mlc_arith_simplify with loop ranges known).
+ *   - indices simplified (mlc_arith_simplify with loop ranges known),
+ *     floor division and modulo of non-negative indices by constants as
+ *     the truncating ones; a reduction's init (an if on the first
+ *     iteration of its loop) taken out of the loop.
  * The signature the runtime checks (ranks, shapes, dtypes) is taken from the
  * function before lowering, which the caller keeps. */
 #ifndef MLCC_LOWER_H
