@@ -31,7 +31,7 @@ static MlcStmt *pass_pragmas(MlcCtx *ctx, MlcStmt *s, MlcAttrs from) {
   case MLC_STMT_FOR: {
     MlcAttrs a = s->loop.annotations;
     MlcAttr *items = mlc_arena_array(&ctx->arena, (size_t)a.n + 2, sizeof *items);
-    memcpy(items, a.items, (size_t)a.n * sizeof *items);
+    if (a.n) memcpy(items, a.items, (size_t)a.n * sizeof *items);
     int n = a.n;
     for (size_t k = 0; k < 2; k++) {
       const char *key = mlc_intern(ctx, unroll_keys[k]);

@@ -87,7 +87,7 @@ static MlcStmt *mark_stmt(MlcMutator *m, MlcStmt *s) {
   MlcAttrs attrs = r->loop.annotations;
   if (!au->explicit_) {
     MlcAttr *items = mlc_arena_array(&m->ctx->arena, (size_t)attrs.n + 1, sizeof *items);
-    memcpy(items, attrs.items, (size_t)attrs.n * sizeof *items);
+    if (attrs.n) memcpy(items, attrs.items, (size_t)attrs.n * sizeof *items);
     items[attrs.n] = (MlcAttr){mlc_intern(m->ctx, "pragma_unroll_explicit"), {.kind = MLC_ATTR_INT, .i = 0}};
     attrs = (MlcAttrs){items, attrs.n + 1};
   }
