@@ -138,6 +138,17 @@ $(BENCH_MATMUL): bench/matmul/bench.c $(B)/bench/omp_region.o $(B)/libmlcc.a $(H
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $< $(B)/bench/omp_region.o $(B)/libmlcc.a -lopenblas -fopenmp $(LDFLAGS_ALL) -o $@
 
+# bench/codegen: the C mlcc writes for schedules it did not write (unscheduled,
+# sampled, tuner-written traces) beside the hand schedule and OpenBLAS, with
+# the C compiler's vectorization report per program (bench/README.md).
+BENCH_CODEGEN := $(B)/bench/codegen
+.PHONY: bench-codegen
+bench-codegen: $(BENCH_CODEGEN)
+	sh bench/codegen/run.sh $(BENCH_CODEGEN)
+$(BENCH_CODEGEN): bench/codegen/bench.c $(B)/libmlcc.a $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $< $(B)/libmlcc.a -lopenblas $(LDFLAGS_ALL) -o $@
+
 # bench/models: mlcc against ONNX Runtime on whole models.  run.sh makes its
 # own Python venv under $(B)/bench-models (PyPI: onnx, numpy, onnxruntime,
 # rapidocr-onnxruntime) the first time; the timer is mlcc's side, linked

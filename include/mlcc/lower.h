@@ -14,12 +14,19 @@
  *     place (shape [numel], elem_offset folded into indices), intermediate
  *     buffers are introduced by MLC_STMT_ALLOCATE with their scope;
  *   - no vectorized loops: their bodies use vector expressions (ramp,
- *     broadcast, vector loads and stores) of the loop's lanes;
- *   - unrolled loops of constant extent <= MLC_LOWER_MAX_UNROLL expanded;
- *     others remain serial loops with kind MLC_FOR_UNROLLED as a hint;
+ *     broadcast, vector loads and stores) of the loop's lanes, at most
+ *     MLC_LOWER_MAX_VECTOR_BYTES wide (a longer loop in chunks);
+ *   - unrolled loops of constant extent <= MLC_LOWER_MAX_UNROLL expanded
+ *     when the copies stay within MLC_LOWER_MAX_UNROLL_STEPS statements;
+ *     others remain loops with kind MLC_FOR_UNROLLED as a hint; loops under
+ *     a `pragma_auto_unroll_max_step` annotation whose nest is that short
+ *     count as unrolled (expanded only with `pragma_unroll_explicit` = 1);
  *   - parallel loops kept (MLC_FOR_PARALLEL), for the code generator to hand
  *     to the runtime thread pool; thread-bound loops kept for GPU targets;
- *   - indices simplified (mlc_arith_simplify with loop ranges known).
+ *   - indices simplified (mlc_arith_simplify with loop ranges known),
+ *     floor division and modulo of non-negative indices by constants as
+ *     the truncating ones; a reduction's init (an if on the first
+ *     iteration of its loop) taken out of the loop.
  * The signature the runtime checks (ranks, shapes, dtypes) is taken from the
  * function before lowering, which the caller keeps. */
 #ifndef MLCC_LOWER_H
@@ -28,6 +35,12 @@
 #include "mlcc/ir.h"
 
 #define MLC_LOWER_MAX_UNROLL 64
+/* the most statements one unrolled loop expands into (its copies, with the
+ * unrolled loops inside them expanded too) */
+#define MLC_LOWER_MAX_UNROLL_STEPS 1024
+/* the widest vector a vectorized loop becomes (AVX-512: 64 bytes); a
+ * longer loop is vectorized in chunks of this width */
+#define MLC_LOWER_MAX_VECTOR_BYTES 64
 
 typedef enum MlcLowerStage {
   MLC_LOWER_BLOCKS,     /* blocks -> loops, allocations */

@@ -72,7 +72,8 @@ const MlcPrimFunc *mlc_sch_func(const MlcSchedule *s);
   X(tensorize, "block_or_loop tensor_intrin preserve_unit_iters")                    \
   X(sample_perfect_tile, "loop n max_innermost_factor decision")                     \
   X(sample_categorical, "candidates probs decision")                                 \
-  X(sample_compute_location, "block decision")
+  X(sample_compute_location, "block decision")                                     \
+  X(enter_postproc, "")
 
 typedef enum MlcSchPrim {
 #define X(name, params) MLC_SCH_##name,

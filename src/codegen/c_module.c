@@ -246,19 +246,16 @@ static bool check_const_bounds(CEmit *e, const MlcPrimFunc *f) {
   return !e->failed;
 }
 
-static void emit_kernel(CEmit *e, const MlcPrimFunc *orig, const MlcPrimFunc *low, const Sig *sig,
-                        const char *kname) {
-  const MlcAttrValue *na = mlc_attrs_get(orig->attrs, mlc_intern(e->ctx, "tir.noalias"));
-  e->noalias = na && ((na->kind == MLC_ATTR_BOOL && na->b) || (na->kind == MLC_ATTR_INT && na->i));
-  c_line(e, "static int32_t %s(void *const *mlc_args, const int64_t *mlc_syms, const MlcrtEnv *env) {", kname);
-  e->indent = 1;
+/* the kernel's params and symbolic sizes from the runtime's arrays, as
+ * locals (pushed into scope when `scope`) */
+static void emit_unpack(CEmit *e, const MlcPrimFunc *low, const Sig *sig, bool scope) {
   for (int i = 0; i < low->n_params; i++) {
     const MlcParam *p = &low->params[i];
     if (p->buf) {
       const char *ct = c_storage_type(mlc_dtype_elem(p->buf->dtype));
       const char *n = c_name(e, p->buf, p->buf->name);
-      c_line(e, "%s *%s%s = (%s *)mlc_args[%d];", ct, e->noalias ? "restrict " : "", n, ct, i);
-      mlc_vec_push(&e->scope_bufs, p->buf);
+      c_line(e, "%s *%s = (%s *)mlc_args[%d];", ct, n, ct, i);
+      if (scope) mlc_vec_push(&e->scope_bufs, p->buf);
     } else {
       MlcDType t = p->var->dtype;
       const char *ct = c_scalar_type(t);
@@ -268,7 +265,7 @@ static void emit_kernel(CEmit *e, const MlcPrimFunc *orig, const MlcPrimFunc *lo
       c_line(e, "%s %s = %s%s(%s)*(const %s *)mlc_args[%d]%s;", ct, c_name(e, p->var, p->var->var.name),
              round ? round : "", round ? "(" : "", ct, mlc_dtype_is_float(t) ? "double" : "int64_t", i,
              round ? ")" : "");
-      mlc_vec_push(&e->scope_vars, p->var);
+      if (scope) mlc_vec_push(&e->scope_vars, p->var);
     }
   }
   for (size_t k = 0; k < sig->syms.len; k++) {
@@ -276,7 +273,55 @@ static void emit_kernel(CEmit *e, const MlcPrimFunc *orig, const MlcPrimFunc *lo
     if (v->kind != MLC_EXPR_VAR) continue;
     const char *ct = c_scalar_type(v->dtype);
     c_line(e, "%s %s = (%s)mlc_syms[%zu];", ct, c_name(e, v, v->var.name), ct, k);
-    mlc_vec_push(&e->scope_vars, v);
+    if (scope) mlc_vec_push(&e->scope_vars, v);
+  }
+}
+
+/* The parameter list of a kernel's body: its buffers (restrict when the
+ * function promises they do not alias), scalar params, symbolic sizes and
+ * the runtime env.  GCC takes restrict at its word only on parameters (a
+ * restrict local initialised from mlc_args is not enough to vectorize
+ * without alias checks), hence a body function of its own. */
+static void body_params(CEmit *e, const MlcPrimFunc *low, const Sig *sig, MlcStrBuf *decl, MlcStrBuf *call) {
+  mlc_sb_puts(decl, "const MlcrtEnv *env");
+  mlc_sb_puts(call, "env");
+  for (int i = 0; i < low->n_params; i++) {
+    const MlcParam *p = &low->params[i];
+    if (p->buf) {
+      const char *n = c_name(e, p->buf, p->buf->name);
+      mlc_sb_printf(decl, ", %s *restrict %s", c_storage_type(mlc_dtype_elem(p->buf->dtype)), n);
+      mlc_sb_printf(call, ", %s", n);
+    } else {
+      const char *n = c_name(e, p->var, p->var->var.name);
+      mlc_sb_printf(decl, ", %s %s", c_scalar_type(p->var->dtype), n);
+      mlc_sb_printf(call, ", %s", n);
+    }
+  }
+  for (size_t k = 0; k < sig->syms.len; k++) {
+    const MlcExpr *v = sig->syms.data[k];
+    const char *n = c_name(e, v, v->var.name);
+    mlc_sb_printf(decl, ", %s %s", c_scalar_type(v->dtype), n);
+    mlc_sb_printf(call, ", %s", n);
+  }
+}
+
+static void emit_kernel(CEmit *e, const MlcPrimFunc *orig, const MlcPrimFunc *low, const Sig *sig,
+                        const char *kname) {
+  const MlcAttrValue *na = mlc_attrs_get(orig->attrs, mlc_intern(e->ctx, "tir.noalias"));
+  e->noalias = na && ((na->kind == MLC_ATTR_BOOL && na->b) || (na->kind == MLC_ATTR_INT && na->i));
+  MlcStrBuf decl = {0}, call = {0};
+  if (e->noalias) {
+    body_params(e, low, sig, &decl, &call);
+    c_line(e, "static int32_t %s_body(%s) {", kname, mlc_sb_cstr(&decl));
+    e->indent = 1;
+    for (int i = 0; i < low->n_params; i++)
+      if (low->params[i].buf) mlc_vec_push(&e->scope_bufs, low->params[i].buf);
+      else mlc_vec_push(&e->scope_vars, low->params[i].var);
+    for (size_t k = 0; k < sig->syms.len; k++) mlc_vec_push(&e->scope_vars, sig->syms.data[k]);
+  } else {
+    c_line(e, "static int32_t %s(void *const *mlc_args, const int64_t *mlc_syms, const MlcrtEnv *env) {", kname);
+    e->indent = 1;
+    emit_unpack(e, low, sig, true);
   }
   for (size_t k = 0; k < sig->syms.len; k++) {
     const MlcExpr *v = sig->syms.data[k];
@@ -294,11 +339,22 @@ static void emit_kernel(CEmit *e, const MlcPrimFunc *orig, const MlcPrimFunc *lo
   c_body_begin(e, &body);
   c_stmt(e, low->body);
   c_body_end(e, &body);
-  c_line(e, "(void)mlc_syms;");
+  if (!e->noalias) c_line(e, "(void)mlc_syms;");
   c_line(e, "(void)env;");
   c_line(e, "return mlc_status;");
   e->indent = 0;
   c_line(e, "}\n");
+  if (e->noalias) {
+    c_line(e, "static int32_t %s(void *const *mlc_args, const int64_t *mlc_syms, const MlcrtEnv *env) {", kname);
+    e->indent = 1;
+    emit_unpack(e, low, sig, false);
+    c_line(e, "(void)mlc_syms;");
+    c_line(e, "return %s_body(%s);", kname, mlc_sb_cstr(&call));
+    e->indent = 0;
+    c_line(e, "}\n");
+  }
+  mlc_vec_free(&decl);
+  mlc_vec_free(&call);
 }
 
 static void emit_desc(CEmit *e, MlcStrBuf *out, const MlcPrimFunc *f, const Sig *sig, const char *kname, int fi) {

@@ -15,6 +15,7 @@
  * value type (c_emit.h); a store into bfloat16 narrows the float value to
  * the stored bits. */
 #include "c_emit.h"
+#include "mlcc/lower.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -109,7 +110,10 @@ static void emit_for(CEmit *e, const MlcStmt *s) {
   c_expr(e, s->loop.extent, &ext);
   const char *ct = c_scalar_type(s->loop.var->dtype);
   const char *v = c_name(e, s->loop.var, s->loop.var->var.name);
-  if (s->loop.kind == MLC_FOR_UNROLLED) c_line(e, "#pragma GCC unroll 8");
+  int64_t n_iter;
+  if (s->loop.kind == MLC_FOR_UNROLLED) /* a whole short loop, else by 8 */
+    c_line(e, "#pragma GCC unroll %d",
+           mlc_e_is_const_int(s->loop.extent, &n_iter) && n_iter > 0 && n_iter <= MLC_LOWER_MAX_UNROLL ? (int)n_iter : 8);
   int64_t zero;
   if (mlc_e_is_const_int(s->loop.min, &zero) && zero == 0)
     c_line(e, "for (%s %s = 0; %s < %s; ++%s) {", ct, v, v, mlc_sb_cstr(&ext), v);
@@ -205,35 +209,59 @@ static void emit_parallel(CEmit *e, const MlcStmt *s) {
   }
   mlc_sb_printf(&def, "} %s;\n\n", ty);
   mlc_sb_puts(&init, "};");
-  /* the body function, written into its own buffer */
-  MlcStrBuf body = {0};
+  /* the body function, written into its own buffer; with noalias buffers
+   * and scalar vars, the work is in a function of its own whose buffers
+   * are restrict parameters (what GCC's alias analysis relies on) */
+  bool split = e->noalias;
+  for (size_t i = 0; i < e->scope_vars.len; i++) split &= e->scope_vars.data[i]->dtype.lanes == 1;
+  MlcStrBuf body = {0}, decl = {0}, call = {0};
   MlcStrBuf *saved = e->out;
   int saved_indent = e->indent;
   e->out = &body;
   e->indent = 0;
   CBody fb;
-  c_line(e, "static int32_t %s(int64_t mlc_begin, int64_t mlc_end, void *mlc_closure) {", fn);
-  e->indent = 1;
-  c_line(e, "const %s *mlc_c = (const %s *)mlc_closure;", ty, ty);
-  c_line(e, "const MlcrtEnv *env = mlc_c->env;");
-  c_line(e, "int32_t mlc_status = 0;");
-  for (size_t i = 0; i < e->scope_vars.len; i++) {
-    const MlcExpr *v = e->scope_vars.data[i];
-    const char *n = c_name(e, v, v->var.name);
-    c_line(e, "%s %s = mlc_c->%s;", var_decl_type(e, v->dtype), n, n);
-  }
-  for (size_t i = 0; i < e->scope_bufs.len; i++) {
-    const MlcBuffer *b = e->scope_bufs.data[i];
-    const char *n = c_name(e, b, b->name);
-    c_line(e, "%s *%s%s = mlc_c->%s;", c_storage_type(mlc_dtype_elem(b->dtype)), e->noalias ? "restrict " : "", n, n);
-  }
   const char *ct = c_scalar_type(s->loop.var->dtype);
+  if (split) {
+    mlc_sb_printf(&decl, "int64_t mlc_begin, int64_t mlc_end, const MlcrtEnv *env, %s mlc_min", ct);
+    mlc_sb_puts(&call, "mlc_begin, mlc_end, mlc_c->env, mlc_c->mlc_min");
+    for (size_t i = 0; i < e->scope_vars.len; i++) {
+      const MlcExpr *v = e->scope_vars.data[i];
+      const char *n = c_name(e, v, v->var.name);
+      mlc_sb_printf(&decl, ", %s %s", c_scalar_type(v->dtype), n);
+      mlc_sb_printf(&call, ", mlc_c->%s", n);
+    }
+    for (size_t i = 0; i < e->scope_bufs.len; i++) {
+      const MlcBuffer *b = e->scope_bufs.data[i];
+      const char *n = c_name(e, b, b->name);
+      mlc_sb_printf(&decl, ", %s *restrict %s", c_storage_type(mlc_dtype_elem(b->dtype)), n);
+      mlc_sb_printf(&call, ", mlc_c->%s", n);
+    }
+    c_line(e, "static int32_t %s_body(%s) {", fn, mlc_sb_cstr(&decl));
+    e->indent = 1;
+  } else {
+    c_line(e, "static int32_t %s(int64_t mlc_begin, int64_t mlc_end, void *mlc_closure) {", fn);
+    e->indent = 1;
+    c_line(e, "const %s *mlc_c = (const %s *)mlc_closure;", ty, ty);
+    c_line(e, "const MlcrtEnv *env = mlc_c->env;");
+    c_line(e, "%s mlc_min = mlc_c->mlc_min;", ct);
+    for (size_t i = 0; i < e->scope_vars.len; i++) {
+      const MlcExpr *v = e->scope_vars.data[i];
+      const char *n = c_name(e, v, v->var.name);
+      c_line(e, "%s %s = mlc_c->%s;", var_decl_type(e, v->dtype), n, n);
+    }
+    for (size_t i = 0; i < e->scope_bufs.len; i++) {
+      const MlcBuffer *b = e->scope_bufs.data[i];
+      const char *n = c_name(e, b, b->name);
+      c_line(e, "%s *%s%s = mlc_c->%s;", c_storage_type(mlc_dtype_elem(b->dtype)), e->noalias ? "restrict " : "", n, n);
+    }
+  }
+  c_line(e, "int32_t mlc_status = 0;");
   const char *v = c_name(e, s->loop.var, s->loop.var->var.name);
   c_body_begin(e, &fb);
   c_line(e, "for (int64_t mlc_it = mlc_begin; mlc_it < mlc_end; ++mlc_it) {");
   e->indent++;
   e->loop_depth = 1;
-  c_line(e, "%s %s = (%s)(mlc_c->mlc_min + mlc_it);", ct, v, ct);
+  c_line(e, "%s %s = (%s)(mlc_min + mlc_it);", ct, v, ct);
   size_t mark = e->scope_vars.len;
   push_var(e, s->loop.var);
   c_stmt(e, s->loop.body);
@@ -245,6 +273,16 @@ static void emit_parallel(CEmit *e, const MlcStmt *s) {
   c_line(e, "return mlc_status;");
   e->indent = 0;
   c_line(e, "}\n");
+  if (split) {
+    c_line(e, "static int32_t %s(int64_t mlc_begin, int64_t mlc_end, void *mlc_closure) {", fn);
+    e->indent = 1;
+    c_line(e, "const %s *mlc_c = (const %s *)mlc_closure;", ty, ty);
+    c_line(e, "return %s_body(%s);", fn, mlc_sb_cstr(&call));
+    e->indent = 0;
+    c_line(e, "}\n");
+  }
+  mlc_vec_free(&decl);
+  mlc_vec_free(&call);
   e->out = saved;
   e->indent = saved_indent;
   mlc_sb_puts(e->closures, mlc_sb_cstr(&def));

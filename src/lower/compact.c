@@ -36,6 +36,7 @@
 #include "mlcc/lower.h"
 #include "mlcc/arith.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 enum { MAX_TERMS = 16 };
@@ -382,6 +383,111 @@ static bool expr_touches(MlcExpr *e, const MlcBuffer *buf) {
   return touches(&s, buf);
 }
 
+/* ---- loops fused by a schedule --------------------------------------------------
+ * After `fuse`, a tile's min is a sum of floordiv/floormod terms of one loop
+ * var (`f // 16 * 64 + f % 4 * 16`), which the linear test above cannot
+ * look through.  For a loop of constant extent up to MAX_ENUM, the mins are
+ * computed for every iteration: iterations are disjoint when, in the
+ * dimensions used, the distinct mins lie more than the region's extent
+ * apart (a grid of whole tiles) and no two iterations share all of them. */
+enum { MAX_ENUM = 1 << 16 };
+
+/* the value of integer expression e with var = val; false when e holds
+ * anything else (another var, a load, a division by zero) */
+static bool eval_at(const MlcExpr *e, const MlcExpr *var, int64_t val, int64_t *out) {
+  int64_t a, b;
+  switch (e->kind) {
+  case MLC_EXPR_INT: *out = e->int_val; return true;
+  case MLC_EXPR_VAR: *out = val; return e == var;
+  case MLC_EXPR_CAST: return mlc_dtype_is_int(e->dtype) && eval_at(e->operand, var, val, out);
+  case MLC_EXPR_NEG: return eval_at(e->operand, var, val, &a) && !__builtin_sub_overflow(0, a, out);
+  case MLC_EXPR_BINARY:
+    if (!eval_at(e->bin.a, var, val, &a) || !eval_at(e->bin.b, var, val, &b)) return false;
+    switch (e->bin.op) {
+    case MLC_BIN_ADD: return !__builtin_add_overflow(a, b, out);
+    case MLC_BIN_SUB: return !__builtin_sub_overflow(a, b, out);
+    case MLC_BIN_MUL: return !__builtin_mul_overflow(a, b, out);
+    case MLC_BIN_FLOORDIV: case MLC_BIN_FLOORMOD:
+      if (b == 0 || (a == INT64_MIN && b == -1)) return false;
+      *out = a / b;
+      if ((a % b != 0) && ((a < 0) != (b < 0))) *out -= 1;
+      if (e->bin.op == MLC_BIN_FLOORMOD) *out = a - *out * b;
+      return true;
+    case MLC_BIN_MIN: *out = a < b ? a : b; return true;
+    case MLC_BIN_MAX: *out = a > b ? a : b; return true;
+    default: return false;
+    }
+  default: return false;
+  }
+}
+
+static int cmp_i64(const void *x, const void *y) {
+  int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+  return (a > b) - (a < b);
+}
+
+/* mins[t] of dimension x at iteration t (the terms with var only);
+ * false when a term mixes var with other vars or cannot be evaluated */
+static bool dim_mins(const Dim *x, const MlcExpr *var, int64_t lo, int64_t n, int64_t *mins, bool *uses) {
+  *uses = false;
+  for (int64_t t = 0; t < n; t++) mins[t] = 0;
+  for (int i = 0; i < x->n; i++) {
+    if (!deps_of(NULL, x->s[i].e, var).has_var) continue;
+    *uses = true;
+    for (int64_t t = 0; t < n; t++) {
+      int64_t v, p;
+      if (!eval_at(x->s[i].e, var, lo + t, &v) || __builtin_mul_overflow(v, x->s[i].coef, &p) ||
+          __builtin_add_overflow(mins[t], p, &mins[t]))
+        return false;
+    }
+  }
+  return true;
+}
+
+/* the distinct values of mins lie more than extent apart */
+static bool gridded(const int64_t *mins, int64_t n, int64_t extent, int64_t *scratch) {
+  memcpy(scratch, mins, (size_t)n * sizeof *scratch);
+  qsort(scratch, (size_t)n, sizeof *scratch, cmp_i64);
+  for (int64_t t = 1; t < n; t++)
+    if (scratch[t] != scratch[t - 1] && scratch[t] - scratch[t - 1] <= extent) return false;
+  return true;
+}
+
+static bool fused_iterations_disjoint(Compact *c, const MlcStmt *s, const Region *r) {
+  int64_t lo, n;
+  if (!mlc_e_is_const_int(s->loop.min, &lo) || !mlc_e_is_const_int(s->loop.extent, &n) || n < 2 || n > MAX_ENUM)
+    return false;
+  int nd = c->buf->ndim;
+  MlcArena scratch_arena = {0};
+  int64_t *mins = mlc_arena_array(&scratch_arena, (size_t)(nd * n + n), sizeof *mins);
+  int64_t *tmp = mins + nd * n;
+  bool any = false;
+  for (int d = 0; d < nd; d++) {
+    const Dim *x = &r->dims[d];
+    int64_t *m = mins + d * n, extent;
+    bool uses = false;
+    if (x->seen && x->ok && !__builtin_sub_overflow(x->hi, x->lo, &extent) &&
+        dim_mins(x, s->loop.var, lo, n, m, &uses) && uses && gridded(m, n, extent, tmp)) {
+      any = true;
+      continue;
+    }
+    for (int64_t t = 0; t < n; t++) m[t] = 0; /* not used to tell iterations apart */
+  }
+  /* no two iterations with the same mins in every dimension used: equal
+   * tuples hash alike, so all hashes distinct proves it (a collision of
+   * different tuples only makes the answer a cautious no) */
+  bool ok = any;
+  for (int64_t t = 0; ok && t < n; t++) {
+    uint64_t h = 1469598103934665603u;
+    for (int d = 0; d < nd; d++) h = (h ^ (uint64_t)mins[d * n + t]) * 1099511628211u;
+    tmp[t] = (int64_t)(h >> 1);
+  }
+  if (ok) qsort(tmp, (size_t)n, sizeof *tmp, cmp_i64);
+  for (int64_t i = 1; ok && i < n; i++) ok = tmp[i] != tmp[i - 1];
+  mlc_arena_free(&scratch_arena);
+  return ok;
+}
+
 /* Each iteration of loop s touches its own elements: in some dimension the
  * loop var enters the region's min linearly with a coefficient at least the
  * region's extent. */
@@ -400,7 +506,7 @@ static bool iterations_disjoint(Compact *c, const MlcStmt *s, const Region *r) {
     }
     if (!elsewhere && coef != 0 && coef != INT64_MIN && (coef < 0 ? -coef : coef) > extent) return true;
   }
-  return false;
+  return fused_iterations_disjoint(c, s, r);
 }
 
 static bool may_enter(Compact *c, const MlcStmt *s) {

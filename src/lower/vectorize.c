@@ -9,7 +9,10 @@
  * branch on the vector var, an allocation inside) is refused, naming the
  * loop.  A store that does not depend on the var stays scalar and runs once
  * instead of once per lane, which is the same unless its value reads the
- * element it writes (B[0] = B[0] + 1): that too is refused. */
+ * element it writes (B[0] = B[0] + 1): that too is refused.  A loop whose
+ * vectors would be wider than MLC_LOWER_MAX_VECTOR_BYTES (the widest
+ * registers of x86-64) becomes that many bytes of lanes at a time, in order:
+ * the C compiler splits a wider vector type piecewise, through memory. */
 #include "mlcc/lower.h"
 #include "mlcc/arith.h"
 
@@ -212,6 +215,32 @@ static MlcStmt *vec_stmt(Vec *v, MlcStmt *s) {
   return NULL;
 }
 
+/* the widest element (in bytes) the body loads or stores */
+static bool widest_load(MlcVisitor *vis, const MlcExpr *e) {
+  int *w = vis->user;
+  if (e->kind == MLC_EXPR_LOAD) {
+    int b = (int)mlc_dtype_bytes(mlc_dtype_elem(e->load.buf->dtype));
+    if (b > *w) *w = b;
+  }
+  return true;
+}
+
+static bool widest_store(MlcVisitor *vis, const MlcStmt *s) {
+  int *w = vis->user;
+  if (s->kind == MLC_STMT_STORE) {
+    int b = (int)mlc_dtype_bytes(mlc_dtype_elem(s->store.buf->dtype));
+    if (b > *w) *w = b;
+  }
+  return true;
+}
+
+static int widest_element(const MlcStmt *body) {
+  int w = 0;
+  MlcVisitor vis = {.user = &w, .expr = widest_load, .stmt = widest_store};
+  mlc_visit_stmt(&vis, body);
+  return w;
+}
+
 static MlcStmt *vectorize_stmt(MlcMutator *m, MlcStmt *s) {
   MlcStmt *r = mlc_mutate_stmt_children(m, s);
   if (!r || r->kind != MLC_STMT_FOR || r->loop.kind != MLC_FOR_VECTORIZED) return r;
@@ -231,11 +260,23 @@ static MlcStmt *vectorize_stmt(MlcMutator *m, MlcStmt *s) {
     mlc_map_free(&vmap);
     return body;
   }
-  v.lanes = (int)n;
-  v.ramp = mlc_e_ramp(ctx, r->loop.min, mlc_e_int(ctx, r->loop.var->dtype, 1), v.lanes);
-  MlcStmt *body = vec_stmt(&v, r->loop.body);
-  mlc_map_free(&v.lets);
-  return body;
+  /* vectors wider than MLC_LOWER_MAX_VECTOR_BYTES go in chunks of that
+   * width, one after another */
+  int w = widest_element(r->loop.body), chunk = w > 0 ? MLC_LOWER_MAX_VECTOR_BYTES / w : (int)n;
+  if (chunk < 2 || n <= chunk || n % chunk != 0) chunk = (int)n;
+  int n_chunks = (int)(n / chunk);
+  MlcStmt **parts = mlc_arena_array(&ctx->arena, (size_t)n_chunks, sizeof *parts);
+  for (int c = 0; c < n_chunks; c++) {
+    v.lanes = chunk;
+    MlcExpr *base = c == 0 ? r->loop.min
+                           : mlc_arith_add(ctx, r->loop.min, mlc_e_int(ctx, r->loop.var->dtype, (int64_t)c * chunk));
+    v.ramp = mlc_e_ramp(ctx, base, mlc_e_int(ctx, r->loop.var->dtype, 1), v.lanes);
+    parts[c] = vec_stmt(&v, r->loop.body);
+    mlc_map_free(&v.lets);
+    v.lets = (MlcMap){0};
+    if (!parts[c]) return NULL;
+  }
+  return n_chunks == 1 ? parts[0] : mlc_s_seq(ctx, parts, n_chunks);
 }
 
 MlcPrimFunc *mlc_lower_vectorize(MlcCtx *ctx, const MlcPrimFunc *f) {

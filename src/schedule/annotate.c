@@ -248,3 +248,13 @@ bool sch_prim_unannotate(MlcSchedule *s, const MlcSchVal *args, MlcSchVal *outs,
     return sch_error(s, "%s '%s' has no annotation '%s'", t.is_block ? "block" : "loop", t.name, key);
   return commit_attrs(s, &t, attrs_with(s->ctx, t.attrs, key, NULL));
 }
+
+/* The field's tuner writes this line between the sampled design and the
+ * postprocessing it applies to it (parallel, vectorize, unroll pragmas); it
+ * changes nothing, and is kept in the trace so a replayed trace reads the
+ * same. */
+bool sch_prim_enter_postproc(MlcSchedule *s, const MlcSchVal *args, MlcSchVal *outs, int *n_outs) {
+  (void)s, (void)args, (void)outs;
+  *n_outs = 0;
+  return true;
+}

@@ -150,18 +150,18 @@ static bool check_above_reduction(MlcSchedule *s, const SchSite *site, const Mlc
  * binds none of the block's iter vars repeats the whole reduction (after
  * compute_at under a consumer's loop) and the repeats would accumulate onto
  * one init; and a predicate, which the init would have to share exactly. */
-/* whether var is read under a division or remainder in e: a divmod of
- * other loops' vars (the thread loop a fuse made, above the init) leaves
- * this loop's iterations one-to-one */
-static bool has_divmod_of(const MlcExpr *e, const MlcExpr *var) {
+/* whether `var` occurs inside an operand of a division or modulo in e: a
+ * loop fused above (`fused // 8`) divides only its own var, and the loops
+ * below it stay one-to-one */
+static bool var_under_divmod(const MlcExpr *e, const MlcExpr *var) {
   if (!e) return false;
   switch (e->kind) {
   case MLC_EXPR_BINARY:
     if (e->bin.op == MLC_BIN_FLOORDIV || e->bin.op == MLC_BIN_FLOORMOD || e->bin.op == MLC_BIN_DIV ||
         e->bin.op == MLC_BIN_MOD)
       return sch_uses_var(e, var);
-    return has_divmod_of(e->bin.a, var) || has_divmod_of(e->bin.b, var);
-  case MLC_EXPR_NEG: case MLC_EXPR_CAST: return has_divmod_of(e->operand, var);
+    return var_under_divmod(e->bin.a, var) || var_under_divmod(e->bin.b, var);
+  case MLC_EXPR_NEG: case MLC_EXPR_CAST: return var_under_divmod(e->operand, var);
   default: return false;
   }
 }
@@ -176,7 +176,7 @@ static bool check_init_placement(MlcSchedule *s, const SchSite *site, const MlcS
       const MlcExpr *v = site->realize->realize.values[k];
       if (!sch_uses_var(v, loops[i]->loop.var)) continue;
       binds = true;
-      divided |= b->iters[k].kind == MLC_ITER_SPATIAL && has_divmod_of(v, loops[i]->loop.var);
+      divided |= b->iters[k].kind == MLC_ITER_SPATIAL && var_under_divmod(v, loops[i]->loop.var);
     }
     /* a spatial binding through floordiv/floormod (after fuse) can give
      * several iterations of the loop the same instance: refuse that too */

@@ -206,7 +206,7 @@ static bool check_stages(const MlcPrimFunc *f, const int64_t *sizes, long *inexa
 /* ---- what the lowered form promises --------------------------------------------------------- */
 
 typedef struct Shape {
-  int blocks, multi_dim, vectorized, short_unrolled, vector_stores;
+  int blocks, multi_dim, vectorized, short_unrolled, vector_stores, widest_store;
 } Shape;
 
 static bool shape_stmt(MlcVisitor *v, const MlcStmt *s) {
@@ -215,9 +215,15 @@ static bool shape_stmt(MlcVisitor *v, const MlcStmt *s) {
   if (s->kind == MLC_STMT_BLOCK_REALIZE) sh->blocks++;
   if (s->kind == MLC_STMT_STORE && s->store.n != 1) sh->multi_dim++;
   if (s->kind == MLC_STMT_STORE && s->store.value->dtype.lanes > 1) sh->vector_stores++;
+  if (s->kind == MLC_STMT_STORE && s->store.value->dtype.lanes > sh->widest_store)
+    sh->widest_store = s->store.value->dtype.lanes;
   if (s->kind == MLC_STMT_FOR && s->loop.kind == MLC_FOR_VECTORIZED) sh->vectorized++;
+  const MlcAttrValue *hint = s->kind == MLC_STMT_FOR
+                                 ? mlc_attrs_get(s->loop.annotations, mlc_intern(ctx, "pragma_unroll_explicit"))
+                                 : NULL;
+  bool left_to_compiler = hint && hint->kind == MLC_ATTR_INT && hint->i == 0;
   if (s->kind == MLC_STMT_FOR && s->loop.kind == MLC_FOR_UNROLLED && mlc_e_is_const_int(s->loop.extent, &n) &&
-      n <= MLC_LOWER_MAX_UNROLL)
+      n <= MLC_LOWER_MAX_UNROLL && !left_to_compiler)
     sh->short_unrolled++;
   return true;
 }
@@ -453,6 +459,77 @@ static void test_vectorized_becomes_vector_ops(void) {
   CHECK(sh.vector_stores == 8);
 }
 
+/* loops, unrolled loops and stores of a lowered function */
+typedef struct Count { int loops, unrolled, stores; } Count;
+
+static bool count_stmt(MlcVisitor *v, const MlcStmt *s) {
+  Count *c = v->user;
+  if (s->kind == MLC_STMT_FOR) c->loops++, c->unrolled += s->loop.kind == MLC_FOR_UNROLLED;
+  if (s->kind == MLC_STMT_STORE) c->stores++;
+  return true;
+}
+
+static Count count_unrolled(const char *src, int64_t max_step, int explicit_) {
+  char text[2048];
+  snprintf(text, sizeof text, src, (long long)max_step, explicit_);
+  Count c = {-1, -1, -1};
+  const MlcModule *m = read_text("unroll.py", text, strlen(text));
+  const MlcPrimFunc *low = m ? mlc_lower_prim_func(ctx, m->funcs[0].prim, MLC_LOWER_UNROLL, NULL, NULL) : NULL;
+  if (!low) return c;
+  c = (Count){0};
+  MlcVisitor v = {.user = &c, .stmt = count_stmt};
+  mlc_visit_prim_func(&v, low);
+  return c;
+}
+
+/* pragma_auto_unroll_max_step: nests of at most that many steps under the
+ * annotated loop are unrolled, expanded only with pragma_unroll_explicit,
+ * and never beyond MLC_LOWER_MAX_UNROLL_STEPS statements per expansion
+ * (the numbers are worked out by hand from the program; the interpreter
+ * checks the stages on tests/golden/roundtrip/auto_unroll.py) */
+static const char *unroll_src =
+    "from tvm.script import tir as T\n"
+    "@T.prim_func\n"
+    "def u(A: T.Buffer((8192,), \"float32\")):\n"
+    "    for i in T.serial(2, annotations={\"pragma_auto_unroll_max_step\": %lld, \"pragma_unroll_explicit\": %d}):\n"
+    "        for j, k in T.grid(64, 64):\n"
+    "            with T.block(\"A\"):\n"
+    "                vi, vj, vk = T.axis.remap(\"SSS\", [i, j, k])\n"
+    "                A[vi * 4096 + vj * 64 + vk] = T.float32(1)\n";
+
+/* the same pragmas on the root block reach its outer loop */
+static const char *unroll_root_src =
+    "from tvm.script import tir as T\n"
+    "@T.prim_func\n"
+    "def u(A: T.Buffer((8192,), \"float32\")):\n"
+    "    with T.block(\"root\"):\n"
+    "        T.block_attr({\"pragma_auto_unroll_max_step\": %lld, \"pragma_unroll_explicit\": %d})\n"
+    "        for i, j, k in T.grid(2, 64, 64):\n"
+    "            with T.block(\"A\"):\n"
+    "                vi, vj, vk = T.axis.remap(\"SSS\", [i, j, k])\n"
+    "                A[vi * 4096 + vj * 64 + vk] = T.float32(1)\n";
+
+static void test_auto_unroll(void) {
+  Count r = count_unrolled(unroll_root_src, 64, 1);
+  CHECK(r.loops == 2 && r.unrolled == 0 && r.stores == 64);
+  r = count_unrolled(unroll_root_src, 4096, 0);
+  CHECK(r.loops == 3 && r.unrolled == 2 && r.stores == 1);
+  /* 64 steps: k expanded, i and j stay loops */
+  Count c = count_unrolled(unroll_src, 64, 1);
+  CHECK(c.loops == 2 && c.unrolled == 0 && c.stores == 64);
+  /* nothing fits in 63 steps but the store itself: no change */
+  c = count_unrolled(unroll_src, 63, 1);
+  CHECK(c.loops == 3 && c.unrolled == 0 && c.stores == 1);
+  /* left to the C compiler: k and j marked, not expanded */
+  c = count_unrolled(unroll_src, 4096, 0);
+  CHECK(c.loops == 3 && c.unrolled == 2 && c.stores == 1);
+  /* 4096 steps allowed, but j's expansion (4096 statements) passes the cap:
+   * j stays an unrolled loop around k's 64 copies */
+  c = count_unrolled(unroll_src, 4096, 1);
+  CHECK(MLC_LOWER_MAX_UNROLL_STEPS < 4096);
+  CHECK(c.loops == 2 && c.unrolled == 1 && c.stores == 64);
+}
+
 #define VEC_PROGRAM(name, params, body)                                                  \
   "from tvm.script import tir as T\n"                                                    \
   "@T.prim_func\n"                                                                       \
@@ -506,6 +583,85 @@ static const struct Refusal {
      "loop 'j'", "not a constant"},
 };
 
+/* vectors wider than MLC_LOWER_MAX_VECTOR_BYTES become chunks of that
+ * width: 32 float32 lanes are two 16-lane stores (in the i loop), 16 float64 lanes two of
+ * 8; 8 float32 lanes stay one store.  The interpreter checks the chunks
+ * compute what the loop does. */
+static void test_vectorize_chunks(void) {
+  static const struct { const char *text; int stores, lanes; } cases[] = {
+      {VEC_PROGRAM("w32", "A: T.Buffer((64,), \"float32\"), B: T.Buffer((64,), \"float32\")",
+                   "    for i in range(2):\n"
+                   "        for j in T.vectorized(32):\n"
+                   "            with T.block(\"B\"):\n"
+                   "                vi, vj = T.axis.remap(\"SS\", [i, j])\n"
+                   "                B[vi * 32 + vj] = A[vi * 32 + vj] * T.float32(3)\n"),
+       2, 16},
+      {VEC_PROGRAM("w16d", "A: T.Buffer((16,), \"float64\"), B: T.Buffer((16,), \"float32\")",
+                   "    for j in T.vectorized(16):\n"
+                   "        with T.block(\"B\"):\n"
+                   "            vj = T.axis.spatial(16, j)\n"
+                   "            B[vj] = T.Cast(\"float32\", A[vj])\n"),
+       2, 8},
+      {VEC_PROGRAM("w8", "A: T.Buffer((8,), \"float32\"), B: T.Buffer((8,), \"float32\")",
+                   "    for j in T.vectorized(8):\n"
+                   "        with T.block(\"B\"):\n"
+                   "            vj = T.axis.spatial(8, j)\n"
+                   "            B[vj] = A[7 - vj]\n"),
+       1, 8},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    const MlcModule *m = read_text("chunks.py", cases[i].text, strlen(cases[i].text));
+    const MlcPrimFunc *low = m ? mlc_lower_prim_func(ctx, m->funcs[0].prim, MLC_LOWER_VECTORIZE, NULL, NULL) : NULL;
+    CHECK(low != NULL);
+    if (!low) continue;
+    Shape sh = lowered_shape(low);
+    CHECK(sh.vectorized == 0);
+    CHECK(sh.vector_stores == cases[i].stores);
+    CHECK(sh.widest_store == cases[i].lanes);
+    long inexact = 0;
+    CHECK(check_stages(m->funcs[0].prim, (int64_t[]){8}, &inexact));
+  }
+}
+
+/* the init of a reduction leaves its loop: after simplify no if is left
+ * in the k loops of a matmul with T.init (one over k, one over k0, k1), and
+ * the interpreter checks every stage */
+static bool count_if(MlcVisitor *v, const MlcStmt *s) {
+  if (s->kind == MLC_STMT_IF) ++*(int *)v->user;
+  return true;
+}
+
+static void test_init_out_of_loop(void) {
+  static const char *const texts[] = {
+      VEC_PROGRAM("mm", "A: T.Buffer((8, 8), \"float32\"), B: T.Buffer((8, 8), \"float32\"), C: T.Buffer((8, 8), \"float32\")",
+                  "    for i, j, k in T.grid(8, 8, 8):\n"
+                  "        with T.block(\"C\"):\n"
+                  "            vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n"
+                  "            with T.init():\n"
+                  "                C[vi, vj] = T.float32(1)\n"
+                  "            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]\n"),
+      VEC_PROGRAM("mm2", "A: T.Buffer((8, 8), \"float32\"), C: T.Buffer((8,), \"float32\")",
+                  "    for i, k0, k1 in T.grid(8, 2, 4):\n"
+                  "        with T.block(\"C\"):\n"
+                  "            vi, vk0, vk1 = T.axis.remap(\"SRR\", [i, k0, k1])\n"
+                  "            with T.init():\n"
+                  "                C[vi] = T.float32(0)\n"
+                  "            C[vi] = C[vi] + A[vi, vk0 * 4 + vk1]\n"),
+  };
+  for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+    const MlcModule *m = read_text("init.py", texts[i], strlen(texts[i]));
+    const MlcPrimFunc *low = m ? mlc_lower_prim_func(ctx, m->funcs[0].prim, MLC_LOWER_SIMPLIFY, NULL, NULL) : NULL;
+    CHECK(low != NULL);
+    if (!low) continue;
+    int ifs = 0;
+    MlcVisitor v = {.user = &ifs, .stmt = count_if};
+    mlc_visit_prim_func(&v, low);
+    CHECK(ifs == 0);
+    long inexact = 0;
+    CHECK(check_stages(m->funcs[0].prim, (int64_t[]){8}, &inexact));
+  }
+}
+
 static void test_vectorize_refusals(void) {
   for (size_t i = 0; i < sizeof refusals / sizeof *refusals; i++) {
     const struct Refusal *r = &refusals[i];
@@ -532,6 +688,9 @@ int main(void) {
   RUN(test_strided_stages);
   RUN(test_vectorized_becomes_vector_ops);
   RUN(test_vectorize_refusals);
+  RUN(test_auto_unroll);
+  RUN(test_vectorize_chunks);
+  RUN(test_init_out_of_loop);
   mlc_ctx_free(ctx);
   return CHECK_DONE();
 }

@@ -372,6 +372,75 @@ static void test_symbolic(void) {
   for (int64_t n = 1; m && n <= 9; n += 4) CHECK(agrees(m, n, 0));
 }
 
+/* the module of golden case DIR after its schedule.py; *naive gets before.py */
+static const MlcModule *golden_scheduled(const char *dir, const MlcModule **naive, MlcSchedule **sch) {
+  char path[512], *script = NULL;
+  size_t slen = 0;
+  snprintf(path, sizeof path, "%s/before.py", dir);
+  *naive = bu_read_path(ctx, path);
+  snprintf(path, sizeof path, "%s/schedule.py", dir);
+  script = *naive ? mlc_read_file(ctx, path, 1 << 20, &slen) : NULL;
+  *sch = script ? mlc_sch_new(ctx, *naive, NULL, 0) : NULL;
+  bool ran = *sch && mlc_sch_run_script(*sch, path, script, slen);
+  if (*sch && !ran) bu_print_error(ctx, "scheduling");
+  free(script);
+  return ran ? mlc_sch_module(*sch) : NULL;
+}
+
+/* Traces in the tuner's design space (tests/golden/schedule/tuned_*): the
+ * write cache is indexed through the fused parallel loop (`f // 16 * 64 +
+ * f % 4 * 16 + ...`), and still becomes one tile per iteration of it, not
+ * the whole matrix; compiled, each computes what the interpreter does. */
+static void test_fused_loop_tile(void) {
+  static const struct { const char *dir; int64_t rows, cols; } cases[] = {
+      {"tests/golden/schedule/tuned_matmul_128", 16, 32},
+      {"tests/golden/schedule/tuned_matmul_1024_at_64", 8, 32},
+      {"tests/golden/schedule/tuned_matmul_tile32_at_64", 32, 32},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    const MlcModule *naive = NULL;
+    MlcSchedule *sch = NULL;
+    const MlcModule *m = golden_scheduled(cases[i].dir, &naive, &sch);
+    CHECK(m != NULL);
+    const MlcPrimFunc *low = m ? compacted(only_prim(m)) : NULL;
+    Found c = find_alloc(low, "C_global");
+    CHECK(shape_is(&c, (int64_t[]){cases[i].rows, cases[i].cols}, 2));
+    CHECK(c.loop && !strcmp(c.loop, "i_0_j_0_i_1_j_1_fused") && c.loop_kind == MLC_FOR_PARALLEL);
+    CHECK(m && agrees_with(naive, m, 0, 0));
+    if (sch) mlc_sch_free(sch);
+  }
+}
+
+/* Loops whose iterations share elements stay outside them: f and f + 4
+ * both accumulate into row f % 4 of T, and U's 4-row regions at
+ * f // 2 * 3 overlap their neighbours' (and f, f + 1 share one). */
+static const char *fused_overlap_src =
+    "@T.prim_func\n"
+    "def ov(A: T.Buffer((8, 8), \"float32\"), C: T.Buffer((8, 8), \"float32\")):\n"
+    "    T_ = T.alloc_buffer((4, 8))\n"
+    "    U = T.alloc_buffer((16, 8))\n"
+    "    for f in range(8):\n"
+    "        for j in range(8):\n"
+    "            with T.block(\"T\"):\n"
+    "                vf, vj = T.axis.remap(\"SS\", [f, j])\n"
+    "                T_[vf % 4, vj] = T_[vf % 4, vj] + A[vf, vj]\n"
+    "        for r, j in T.grid(4, 8):\n"
+    "            with T.block(\"U\"):\n"
+    "                vf, vr, vj = T.axis.remap(\"SSS\", [f, r, j])\n"
+    "                U[vf // 2 * 3 + vr, vj] = A[vf, vj] + T.float32(1)\n"
+    "        for j in range(8):\n"
+    "            with T.block(\"C\"):\n"
+    "                vf, vj = T.axis.remap(\"SS\", [f, j])\n"
+    "                C[vf, vj] = T_[vf % 4, vj] + U[vf // 2 * 3, vj]\n";
+
+static void test_fused_loop_overlap(void) {
+  const MlcModule *m = bu_read_text(ctx, "case.py", fused_overlap_src);
+  const MlcPrimFunc *low = m ? compacted(only_prim(m)) : NULL;
+  Found t = find_alloc(low, "T_"), u = find_alloc(low, "U");
+  CHECK(t.count == 1 && t.loop == NULL);
+  CHECK(u.count == 1 && u.loop == NULL);
+}
+
 /* The benchmark's schedule (tests/golden/schedule/matmul_register_tile: the
  * script of bench/matmul/schedule.py at 64^3) applied to the naive matmul:
  * the caches it leaves at full size become the 8 x 32 local tile inside the
@@ -412,6 +481,8 @@ int main(void) {
   RUN(test_not_compacted);
   RUN(test_symbolic);
   RUN(test_scheduled_matmul);
+  RUN(test_fused_loop_tile);
+  RUN(test_fused_loop_overlap);
   bu_remove_dir(tmpdir);
   mlc_ctx_free(ctx);
   return CHECK_DONE();
