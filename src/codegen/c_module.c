@@ -299,9 +299,26 @@ static void body_params(CEmit *e, const MlcPrimFunc *low, const Sig *sig, MlcStr
   }
   for (size_t k = 0; k < sig->syms.len; k++) {
     const MlcExpr *v = sig->syms.data[k];
+    if (v->kind != MLC_EXPR_VAR) continue; /* checked by the caller (emit_dim_checks) */
     const char *n = c_name(e, v, v->var.name);
     mlc_sb_printf(decl, ", %s %s", c_scalar_type(v->dtype), n);
     mlc_sb_printf(call, ", %s", n);
+  }
+}
+
+/* A dim that is arithmetic on sizes (n * m) comes as a size of its own,
+ * checked on entry against the expression over the sizes unpacked */
+static void emit_dim_checks(CEmit *e, const Sig *sig) {
+  for (size_t k = 0; k < sig->syms.len; k++) {
+    const MlcExpr *v = sig->syms.data[k];
+    if (v->kind == MLC_EXPR_VAR) continue;
+    MlcStrBuf x = {0};
+    c_expr(e, v, &x);
+    c_line(e, "if (mlc_syms[%zu] != (int64_t)(%s)) {", k, mlc_sb_cstr(&x));
+    c_line(e, "  env->set_error(\"a dimension is not %s\");", sym_name(e, v));
+    c_line(e, "  return -1;");
+    c_line(e, "}");
+    mlc_vec_free(&x);
   }
 }
 
@@ -317,23 +334,14 @@ static void emit_kernel(CEmit *e, const MlcPrimFunc *orig, const MlcPrimFunc *lo
     for (int i = 0; i < low->n_params; i++)
       if (low->params[i].buf) mlc_vec_push(&e->scope_bufs, low->params[i].buf);
       else mlc_vec_push(&e->scope_vars, low->params[i].var);
-    for (size_t k = 0; k < sig->syms.len; k++) mlc_vec_push(&e->scope_vars, sig->syms.data[k]);
+    for (size_t k = 0; k < sig->syms.len; k++)
+      if (sig->syms.data[k]->kind == MLC_EXPR_VAR) mlc_vec_push(&e->scope_vars, sig->syms.data[k]);
   } else {
     c_line(e, "static int32_t %s(void *const *mlc_args, const int64_t *mlc_syms, const MlcrtEnv *env) {", kname);
     e->indent = 1;
     emit_unpack(e, low, sig, true);
   }
-  for (size_t k = 0; k < sig->syms.len; k++) {
-    const MlcExpr *v = sig->syms.data[k];
-    if (v->kind == MLC_EXPR_VAR) continue;
-    MlcStrBuf x = {0};
-    c_expr(e, v, &x);
-    c_line(e, "if (mlc_syms[%zu] != (int64_t)(%s)) {", k, mlc_sb_cstr(&x));
-    c_line(e, "  env->set_error(\"a dimension is not %s\");", sym_name(e, v));
-    c_line(e, "  return -1;");
-    c_line(e, "}");
-    mlc_vec_free(&x);
-  }
+  if (!e->noalias) emit_dim_checks(e, sig);
   c_line(e, "int32_t mlc_status = 0;");
   CBody body;
   c_body_begin(e, &body);
@@ -348,6 +356,7 @@ static void emit_kernel(CEmit *e, const MlcPrimFunc *orig, const MlcPrimFunc *lo
     c_line(e, "static int32_t %s(void *const *mlc_args, const int64_t *mlc_syms, const MlcrtEnv *env) {", kname);
     e->indent = 1;
     emit_unpack(e, low, sig, false);
+    emit_dim_checks(e, sig);
     c_line(e, "(void)mlc_syms;");
     c_line(e, "return %s_body(%s);", kname, mlc_sb_cstr(&call));
     e->indent = 0;
