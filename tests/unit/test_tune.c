@@ -256,6 +256,61 @@ static void test_space_replays_correctly(void) {
   mlc_ctx_free(ctx);
 }
 
+
+static const char *faulty_src =
+    "from tvm.script import ir as I\n"
+    "from tvm.script import tir as T\n"
+    "@I.ir_module\n"
+    "class Module:\n"
+    "    @T.prim_func\n"
+    "    def good(A: T.Buffer((64,), \"float32\"), B: T.Buffer((64,), \"float32\")):\n"
+    "        for i in range(64):\n"
+    "            with T.block(\"B\"):\n"
+    "                vi = T.axis.spatial(64, i)\n"
+    "                B[vi] = A[vi] * T.float32(2)\n"
+    "    @T.prim_func\n"
+    "    def crash(A: T.Buffer((64,), \"float32\"), B: T.Buffer((64,), \"float32\")):\n"
+    "        for i in range(64):\n"
+    "            B[i * 1073741824] = A[i]\n"
+    "    @T.prim_func\n"
+    "    def hang(A: T.Buffer((64,), \"float32\"), B: T.Buffer((64,), \"float32\")):\n"
+    "        for t in range(1073741824):\n"
+    "            for u in range(1073741824):\n"
+    "                for i in range(64):\n"
+    "                    B[i] = A[i] + B[i]\n"
+    "    @T.prim_func\n"
+    "    def wrong(A: T.Buffer((64,), \"float32\"), B: T.Buffer((64,), \"float32\")):\n"
+    "        for i in range(64):\n"
+    "            B[i] = A[i] * T.float32(3)\n";
+
+static const MlcPrimFunc *func_named(const MlcModule *m, const char *name) {
+  for (int i = 0; i < m->n_funcs; i++)
+    if (!strcmp(m->funcs[i].name, name)) return m->funcs[i].prim;
+  return NULL;
+}
+
+/* a crashing and a hanging candidate cost their own results only */
+static void test_measure_survives_faults(void) {
+  MlcCtx *ctx = mlc_ctx_new();
+  MlcModule *m = mlc_read_module(ctx, "faulty.py", faulty_src, strlen(faulty_src));
+  CHECK(m);
+  if (!m) return;
+  const MlcPrimFunc *c[4] = {func_named(m, "good"), func_named(m, "crash"), func_named(m, "hang"), func_named(m, "good")};
+  MlcTuneMeasureOptions o = {.repeat = 2, .min_repeat_ms = 1, .timeout_s = 1, .threads = 1, .workdir = tmpdir};
+  MlcTuneResult r[4];
+  CHECK(mlc_tune_measure(ctx, c, 4, &o, r));
+  CHECK(r[0].seconds > 0 && !r[0].error[0]);
+  CHECK(r[1].seconds < 0 && strstr(r[1].error, "crashed"));
+  CHECK(r[2].seconds < 0 && strstr(r[2].error, "timed out"));
+  CHECK(r[3].seconds > 0 && !r[3].error[0]);
+  /* the check: the interpreter is the oracle */
+  CHECK(mlc_tune_check(ctx, c[0], c[0], &o));
+  CHECK(!mlc_tune_check(ctx, c[0], func_named(m, "wrong"), &o));
+  CHECK(strstr(mlc_error_msg(ctx), "the interpreter says") != NULL);
+  mlc_clear_error(ctx);
+  mlc_ctx_free(ctx);
+}
+
 int main(void) {
   snprintf(tmpdir, sizeof tmpdir, "/tmp/mlcc_tune_XXXXXX");
   if (!mkdtemp(tmpdir)) return 1;
@@ -264,6 +319,7 @@ int main(void) {
   RUN(test_records_bad_lines);
   RUN(test_apply_records);
   RUN(test_space_replays_correctly);
+  RUN(test_measure_survives_faults);
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
   if (system(cmd) != 0) return 1;
