@@ -18,11 +18,14 @@
 #include "mlcc/runtime.h"
 #include "mlcc/text.h"
 #include "mlcc/transform.h"
+#include "mlcc/tune.h"
 
 typedef struct BuildArgs {
   const char *in, *out, *params, *entry, *dump_after;
   bool embed, explain, no_schedule;
   MlcBuildOptions opt;
+  const char *records[16]; /* --records DB.jsonl */
+  int n_records;
 } BuildArgs;
 
 static bool ends_with(const char *s, const char *suffix) {
@@ -142,9 +145,14 @@ static int build_model(MlcCtx *ctx, MlcModule *m, const BuildArgs *a) {
   MlcSchTarget target;
   if (a->opt.target == MLC_TARGET_GENERIC) mlc_sch_target_march(&target, "x86-64");
   else mlc_sch_target_host(&target);
-  if (m)
+  MlcTuneDB *db = NULL;
+  if (m && a->n_records && !(db = cli_load_records(ctx, a->records, a->n_records))) m = NULL;
+  if (m && db)
+    m = cli_pipeline_with_records(ctx, m, a->no_schedule ? NULL : &target, db, dump_module, &dump, &stats, &n_stats);
+  else if (m)
     m = mlc_graph_pipeline(ctx, m, a->no_schedule ? NULL : &target, MLC_PASS_COUNT - 1, dump_module, &dump, &stats,
                            &n_stats);
+  mlc_tune_db_free(db);
   if (m) report_plan(stats, n_stats);
   free(stats);
   if (dump.failed) return EXIT_ERR;
@@ -160,7 +168,8 @@ int cli_build_model(MlcCtx *ctx, MlcModule *m, const char *out, const CliModelFl
   const char *dump_after = f->dump_after;
   BuildArgs a = {.out = out, .dump_after = dump_after, .embed = f->embed, .explain = f->explain,
                  .no_schedule = f->no_schedule, .entry = "main",
-                 .opt = {.target = MLC_TARGET_NATIVE}};
+                 .opt = {.target = MLC_TARGET_NATIVE}, .n_records = f->n_records};
+  for (int i = 0; i < f->n_records; i++) a.records[i] = f->records[i];
   if (dump_after && pass_index(dump_after) < 0) return cli_bad_usage("no graph pass named", dump_after);
   return build_model(ctx, m, &a);
 }
@@ -178,7 +187,10 @@ static int parse(BuildArgs *a, int argc, char **argv) {
     else if (!strcmp(s, "--embed-params")) a->embed = true;
     else if (!strcmp(s, "--explain")) a->explain = true;
     else if (!strcmp(s, "--no-default-schedule")) a->no_schedule = true;
-    else if (!strcmp(s, "--target") && next) {
+    else if (!strcmp(s, "--records") && next) {
+      if (a->n_records == 16) return cli_bad_usage("build: at most 16 --records files", argv[i + 1]);
+      a->records[a->n_records++] = argv[++i];
+    } else if (!strcmp(s, "--target") && next) {
       const char *t = argv[++i];
       if (!strcmp(t, "native")) a->opt.target = MLC_TARGET_NATIVE;
       else if (!strcmp(t, "generic")) a->opt.target = MLC_TARGET_GENERIC;
@@ -208,6 +220,11 @@ int cmd_build(int argc, char **argv) {
   if (rc != EXIT_YES) return rc;
   MlcCtx *ctx = mlc_ctx_new();
   MlcModule *m = cli_load_module(ctx, a.in, NULL, NULL);
+  if (m && ends_with(a.out, ".so") && a.n_records) {
+    MlcTuneDB *db = cli_load_records(ctx, a.records, a.n_records);
+    m = db ? cli_apply_records(ctx, m, db) : NULL;
+    mlc_tune_db_free(db);
+  }
   if (ends_with(a.out, ".so")) rc = (m && mlc_build_shared(ctx, m, a.out, &a.opt)) ? EXIT_YES : cli_report(ctx);
   else rc = m ? build_model(ctx, m, &a) : cli_report(ctx);
   mlc_ctx_free(ctx);

@@ -51,6 +51,8 @@ typedef struct MlcTuneRecord {
   double seconds;        /* min time per call; < 0 when it failed */
   const char *error;     /* why it failed, NULL when it ran */
   double gflops;         /* measured, 0 when unknown */
+  double elapsed_s;      /* seconds into the tuning run when measured */
+  int weight;            /* calls of the task per model run (0: unknown) */
 } MlcTuneRecord;
 
 typedef struct MlcTuneDB MlcTuneDB;
@@ -115,8 +117,9 @@ void mlc_tune_features(const MlcPrimFunc *f, float out[MLC_TUNE_N_FEATURES]);
 typedef struct MlcTuneModel MlcTuneModel;
 MlcTuneModel *mlc_tune_model_new(uint64_t seed);
 void mlc_tune_model_free(MlcTuneModel *m);
-/* add samples (features, score: higher is better) and retrain */
-bool mlc_tune_model_update(MlcCtx *ctx, MlcTuneModel *m, const float *x, const float *y, int n);
+/* train on exactly these n samples (features, score: higher is better),
+ * replacing what it learnt before (scores change as the best time does) */
+bool mlc_tune_model_fit(MlcCtx *ctx, MlcTuneModel *m, const float *x, const float *y, int n);
 /* predicted scores (all 0 before the first update) */
 bool mlc_tune_model_predict(MlcCtx *ctx, MlcTuneModel *m, const float *x, int n, float *out);
 /* the model's name for messages ("xgboost") */
@@ -159,6 +162,8 @@ typedef struct MlcTuneOptions {
   const char *db_path;     /* records are appended here as they are measured */
   /* one line per round on this stream, NULL for none */
   FILE *progress;
+  /* set (by a signal handler) to stop after the candidate being measured */
+  volatile int *stop;
 } MlcTuneOptions;
 
 /* Tune every distinct prim func of m (tasks weighted by their calls in the

@@ -3,7 +3,10 @@
  *   {"workload":"6f1c...","func":"mm_relu",
  *    "target":{"cpu":"...","features":"avx2,fma,...","threads":2},
  *    "space":1,"decisions":"[[4,8,2,2],...]","trace":"b0 = sch.get_block(...)\n...",
- *    "seconds":1.2e-05,"gflops":35.1}
+ *    "seconds":1.2e-05,"gflops":35.1,
+ *    "task":"mm_relu","elapsed_s":3.2,"latency_s":1.2e-05,"weight":1}
+ * (task, elapsed_s, latency_s and weight are what `mlcc report` draws tuning
+ * curves from).
  * A failed candidate has "seconds":null and "error":"why".  Lines are
  * appended as candidates are measured, so a file is complete up to its
  * last line whatever stopped the run; several files merge by loading each.
@@ -81,6 +84,11 @@ void mlc_tune_record_json(const MlcTuneRecord *r, MlcStrBuf *out) {
   else cJSON_AddNullToObject(o, "seconds");
   if (r->gflops > 0) cJSON_AddNumberToObject(o, "gflops", r->gflops);
   if (r->error) cJSON_AddStringToObject(o, "error", r->error);
+  /* the fields `mlcc report` reads */
+  cJSON_AddStringToObject(o, "task", r->func ? r->func : "");
+  cJSON_AddNumberToObject(o, "elapsed_s", r->elapsed_s);
+  if (r->seconds > 0 && !r->error) cJSON_AddNumberToObject(o, "latency_s", r->seconds);
+  if (r->weight > 0) cJSON_AddNumberToObject(o, "weight", r->weight);
   char *s = cJSON_PrintUnformatted(o);
   mlc_sb_puts(out, s);
   cJSON_free(s);
@@ -164,11 +172,12 @@ static bool parse_record(const Line *l, const char *text, size_t len, MlcTuneDB 
   }
   MlcTuneRecord r = {.seconds = -1};
   const char *hex, *func, *trace, *dec, *err;
-  double space = 0, secs = 0, gf = 0;
-  bool has_space, has_secs, has_gf, ok = get_str(l, o, "workload", true, &hex) && get_str(l, o, "func", false, &func) &&
+  double space = 0, secs = 0, gf = 0, el = 0, wt = 0;
+  bool has_space, has_secs, has_gf, has_el, has_wt, ok = get_str(l, o, "workload", true, &hex) && get_str(l, o, "func", false, &func) &&
                                           get_str(l, o, "trace", true, &trace) && get_str(l, o, "decisions", false, &dec) &&
                                           get_str(l, o, "error", false, &err) && get_num(l, o, "space", &space, &has_space) &&
                                           get_num(l, o, "seconds", &secs, &has_secs) && get_num(l, o, "gflops", &gf, &has_gf) &&
+                                          get_num(l, o, "elapsed_s", &el, &has_el) && get_num(l, o, "weight", &wt, &has_wt) &&
                                           parse_target(l, o, &r.target);
   char *end = NULL;
   if (ok) {
@@ -183,6 +192,8 @@ static bool parse_record(const Line *l, const char *text, size_t len, MlcTuneDB 
     r.space = (int)space;
     r.seconds = has_secs ? secs : -1;
     r.gflops = has_gf ? gf : 0;
+    r.elapsed_s = has_el ? el : 0;
+    r.weight = has_wt && wt >= 0 && wt < 1e9 ? (int)wt : 0;
     if (!has_secs && !err) r.error = "no time";
     mlc_tune_db_add(db, &r);
   }

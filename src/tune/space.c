@@ -45,11 +45,20 @@ static bool skipped(const Space *sp, const char *name) {
   return false;
 }
 
+/* b writes one of the function's buffers (an output: never inlined) */
+static bool writes_param(const MlcPrimFunc *f, const MlcBlock *b) {
+  for (int w = 0; w < b->n_writes; w++)
+    for (int p = 0; p < f->n_params; p++)
+      if (f->params[p].buf == b->writes[w].buf) return true;
+  return false;
+}
+
 static void auto_inline(Space *sp) {
   TuneBlock bs[TUNE_MAX_BLOCKS];
-  int n = tune_leaf_blocks(mlc_sch_func(sp->s), bs, TUNE_MAX_BLOCKS);
+  const MlcPrimFunc *f = mlc_sch_func(sp->s);
+  int n = tune_leaf_blocks(f, bs, TUNE_MAX_BLOCKS);
   for (int i = 0; i < n; i++) {
-    if (!tune_is_complete(bs[i].b) || n == 1) continue;
+    if (!tune_is_complete(bs[i].b) || n == 1 || writes_param(f, bs[i].b)) continue;
     MlcBlockRV b;
     if (!mlc_sch_get_block(sp->s, bs[i].b->name, &b)) {
       mlc_clear_error(mlc_sch_ctx(sp->s));
@@ -95,10 +104,10 @@ static bool loop_list(MlcSchedule *s, MlcSchPrim p, const int *loops, int n, Mlc
   return tune_apply(s, p, a, outs, &k);
 }
 
-/* the handle of the one complete block that reads what t writes (its
- * epilogue), -1 when there is not exactly one */
-static int epilogue_of(Space *sp, const TuneBlock *t) {
-  if (t->b->n_writes != 1) return -1;
+/* the one complete block that reads what t writes (its epilogue), NULL
+ * when there is not exactly one */
+static const char *epilogue_of(Space *sp, const TuneBlock *t) {
+  if (t->b->n_writes != 1) return NULL;
   const MlcBuffer *out = t->b->writes[0].buf;
   TuneBlock bs[TUNE_MAX_BLOCKS];
   int n = tune_leaf_blocks(mlc_sch_func(sp->s), bs, TUNE_MAX_BLOCKS), found = -1, count = 0;
@@ -110,10 +119,8 @@ static int epilogue_of(Space *sp, const TuneBlock *t) {
         break;
       }
   }
-  MlcBlockRV c;
-  if (count != 1 || !tune_is_complete(bs[found].b)) return -1;
-  if (!mlc_sch_get_block(sp->s, bs[found].b->name, &c)) return mlc_clear_error(mlc_sch_ctx(sp->s)), -1;
-  return c.id;
+  if (count != 1 || !tune_is_complete(bs[found].b)) return NULL;
+  return bs[found].b->name;
 }
 
 static bool unroll_annotation(MlcSchedule *s, int b) {
@@ -155,11 +162,13 @@ static bool rule_tile(Space *sp, const TuneBlock *t) {
       }
   MlcSchVal outs[MLC_SCH_MAX_OUTS];
   if (!loop_list(sp->s, MLC_SCH_reorder, order, n_order, outs)) return false;
-  int epi = epilogue_of(sp, t);
-  if (epi >= 0) {
+  const char *epi = epilogue_of(sp, t);
+  if (epi) {
     sp->has_epilogue = true;
+    MlcBlockRV c;
     if (sp->variant > 0) {
-      MlcSchVal a[8] = {tune_v_block(epi), tune_v_loop(last_of_level[sp->variant - 1])};
+      if (!mlc_sch_get_block(sp->s, epi, &c)) return false;
+      MlcSchVal a[8] = {tune_v_block(c.id), tune_v_loop(last_of_level[sp->variant - 1])};
       if (!tune_apply(sp->s, MLC_SCH_reverse_compute_at, a, NULL, NULL)) return false;
     }
   }
