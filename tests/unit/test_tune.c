@@ -7,6 +7,7 @@
 #include "mlcc/mlcc.h"
 #include "mlcc/interp.h"
 #include "mlcc/tune.h"
+#include "tune/search_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -311,6 +312,122 @@ static void test_measure_survives_faults(void) {
   mlc_ctx_free(ctx);
 }
 
+/* the model learns a known function of the features well enough to order
+ * fresh samples by it */
+static void test_cost_model_learns(void) {
+  MlcCtx *ctx = mlc_ctx_new();
+  enum { TRAIN = 80, TEST = 30 };
+  static float x[TRAIN * MLC_TUNE_N_FEATURES], y[TRAIN], tx[TEST * MLC_TUNE_N_FEATURES], ty[TEST], p[TEST];
+  uint64_t st = 99;
+  for (int i = 0; i < TRAIN + TEST; i++) {
+    float *row = i < TRAIN ? &x[i * MLC_TUNE_N_FEATURES] : &tx[(i - TRAIN) * MLC_TUNE_N_FEATURES];
+    for (int f = 0; f < MLC_TUNE_N_FEATURES; f++) st = st * 6364136223846793005ull + 1, row[f] = (float)((st >> 40) % 800) / 100;
+    float target = 1.0f / (1.0f + row[3]) + 0.1f * (row[7] > 4);
+    if (i < TRAIN) y[i] = target;
+    else ty[i - TRAIN] = target;
+  }
+  MlcTuneModel *m = mlc_tune_model_new(1);
+  CHECK(mlc_tune_model_predict(ctx, m, tx, TEST, p) && p[0] == 0); /* untrained: no opinion */
+  CHECK(mlc_tune_model_fit(ctx, m, x, y, TRAIN));
+  CHECK(mlc_tune_model_predict(ctx, m, tx, TEST, p));
+  int agree = 0, pairs = 0;
+  for (int i = 0; i < TEST; i++)
+    for (int j = i + 1; j < TEST; j++)
+      if (fabsf(ty[i] - ty[j]) > 0.05f) pairs++, agree += (ty[i] > ty[j]) == (p[i] > p[j]);
+  CHECK(pairs > 0 && agree >= pairs * 8 / 10);
+  mlc_tune_model_free(m);
+  mlc_ctx_free(ctx);
+}
+
+static void task_init(Task *t, MlcCtx *ctx, const MlcModule *m, const MlcSchTarget *st, uint64_t seed) {
+  memset(t, 0, sizeof *t);
+  t->ctx = ctx, t->mod = m, t->func = m->funcs[0].name, t->prim = m->funcs[0].prim;
+  t->workload = mlc_tune_workload_hash(ctx, t->prim);
+  t->best = -1, t->rng = seed, t->weight = 1;
+  t->n_spaces = mlc_tune_spaces(ctx, m, t->func, st, t->spaces, MLC_TUNE_MAX_SPACES);
+  t->model = mlc_tune_model_new(seed);
+}
+
+static void task_fini(Task *t) {
+  for (int i = 0; i < t->n_spaces; i++) mlc_sch_free(t->spaces[i]);
+  mlc_map_free(&t->seen);
+  mlc_tune_model_free(t->model);
+}
+
+/* the same seed gives the same batch; its candidates are distinct */
+static void test_search_deterministic(void) {
+  MlcCtx *ctx = mlc_ctx_new();
+  MlcModule *m = load(ctx);
+  MlcSchTarget st;
+  mlc_sch_target_host(&st);
+  MlcTuneTarget tt;
+  mlc_tune_target_host(&tt, 1);
+  MlcTuneDB *db = mlc_tune_db_new();
+  const char *keys[2][6];
+  int got[2];
+  for (int run = 0; run < 2; run++) {
+    Task t;
+    task_init(&t, ctx, m, &st, 5);
+    Cand c[6];
+    got[run] = tune_search_batch(&t, db, &tt, &st, 0.2, c, 6);
+    for (int i = 0; i < got[run]; i++) keys[run][i] = c[i].key, tune_cand_free(&c[i]);
+    task_fini(&t);
+  }
+  CHECK(got[0] == 6 && got[1] == 6);
+  for (int i = 0; i < 6 && got[0] == 6 && got[1] == 6; i++) {
+    CHECK(keys[0][i] == keys[1][i]);
+    for (int j = 0; j < i; j++) CHECK(keys[0][i] != keys[0][j]);
+  }
+  mlc_tune_db_free(db);
+  mlc_ctx_free(ctx);
+}
+
+static int count_lines(const char *path) {
+  FILE *f = fopen(path, "r");
+  int n = 0, c;
+  if (!f) return -1;
+  while ((c = fgetc(f)) != EOF) n += c == '\n';
+  fclose(f);
+  return n;
+}
+
+/* a short tuning run: records appended, no candidate measured twice (a
+ * rerun continues from the file), the best record applied computes what
+ * the unscheduled function does */
+static void test_tune_end_to_end(void) {
+  MlcCtx *ctx = mlc_ctx_new();
+  MlcModule *m = load(ctx);
+  MlcSchTarget st;
+  mlc_sch_target_host(&st);
+  MlcTuneTarget tt;
+  mlc_tune_target_host(&tt, 1);
+  const char *path = tmp_path("tune.jsonl");
+  unlink(path);
+  for (int run = 0; run < 2; run++) {
+    MlcTuneDB *db = mlc_tune_db_new();
+    CHECK(mlc_tune_db_load(ctx, db, path, true));
+    MlcTuneOptions o = {.trials = 4, .batch = 4, .seed = 3, .epsilon = 0.25, .db_path = path,
+                        .measure = {.repeat = 2, .min_repeat_ms = 1, .timeout_s = 10, .threads = 1, .workdir = tmpdir}};
+    CHECK(mlc_tune_module(ctx, m, db, &st, &tt, &o));
+    mlc_tune_db_free(db);
+    CHECK(count_lines(path) == 4 * (run + 1));
+  }
+  MlcTuneDB *db = mlc_tune_db_new();
+  CHECK(mlc_tune_db_load(ctx, db, path, false) && mlc_tune_db_size(db) == 8);
+  for (int i = 0; i < mlc_tune_db_size(db); i++)
+    for (int j = 0; j < i; j++) {
+      const MlcTuneRecord *a = mlc_tune_db_at(db, i), *b = mlc_tune_db_at(db, j);
+      CHECK(!(a->space == b->space && !strcmp(a->decisions, b->decisions)));
+    }
+  const MlcTuneRecord *best = mlc_tune_db_best(db, mlc_tune_workload_hash(ctx, m->funcs[0].prim), &tt);
+  CHECK(best && best->gflops > 0 && best->weight == 1 && !strcmp(best->func, "mm_relu"));
+  int applied = 0;
+  MlcModule *out = mlc_tune_apply(ctx, m, db, &tt, &applied, NULL);
+  CHECK(out && applied == 1 && same_result(ctx, m->funcs[0].prim, out->funcs[0].prim));
+  mlc_tune_db_free(db);
+  mlc_ctx_free(ctx);
+}
+
 int main(void) {
   snprintf(tmpdir, sizeof tmpdir, "/tmp/mlcc_tune_XXXXXX");
   if (!mkdtemp(tmpdir)) return 1;
@@ -320,6 +437,9 @@ int main(void) {
   RUN(test_apply_records);
   RUN(test_space_replays_correctly);
   RUN(test_measure_survives_faults);
+  RUN(test_cost_model_learns);
+  RUN(test_search_deterministic);
+  RUN(test_tune_end_to_end);
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
   if (system(cmd) != 0) return 1;
