@@ -126,8 +126,8 @@ bool mlc_tune_model_predict(MlcCtx *ctx, MlcTuneModel *m, const float *x, int n,
 const char *mlc_tune_model_name(void);
 
 /* ---- measuring ------------------------------------------------------------------------
- * Candidates (prim funcs of equal signature) compiled into one shared
- * object and timed in a child process: warm-up and number of calls until a
+ * Candidates (prim funcs of equal signature) compiled into a few shared
+ * objects (one compiler per CPU, in parallel) and timed in a child process: warm-up and number of calls until a
  * repeat takes min_repeat_ms, the minimum over repeats.  A candidate that
  * crashes, hangs past timeout_s or fails costs its own result only. */
 typedef struct MlcTuneMeasureOptions {
@@ -135,6 +135,8 @@ typedef struct MlcTuneMeasureOptions {
   double min_repeat_ms;    /* default 5 */
   double timeout_s;        /* per candidate, default 10 */
   int threads;             /* runtime threads in the child, 0: runtime default */
+  int build_jobs;          /* compilers run at once (the batch split in as many
+                              shared objects), 0: the online CPUs */
   const MlcBuildOptions *build;
   const char *workdir;     /* where the shared objects go */
 } MlcTuneMeasureOptions;

@@ -1,10 +1,11 @@
 /* measure.c - building candidates in batches and timing them in a child
  * process.
  *
- * A batch is one module whose functions are the candidates (renamed
- * cand_0, cand_1, ...), compiled into one shared object: one compiler run
- * for many kernels.  A child process loads it and times the candidates in
- * order, telling the parent on a pipe when it starts one and what it
+ * A batch is split in one part per CPU; each part is a module whose
+ * functions are its candidates (renamed cand_0, cand_1, ...), compiled
+ * into one shared object -- one compiler run for many kernels, the parts'
+ * compilers running at once.  A child process loads a part and times its
+ * candidates in order, telling the parent on a pipe when it starts one and what it
  * measured.  The parent waits with a time-out per candidate: a candidate
  * that crashes or hangs (then killed) costs its own result, and a new child
  * goes on with the next one.  Timing: mlcrt_time_eval, whose first runs
@@ -231,35 +232,20 @@ static void remove_build(const char *so) {
   unlink(c);
 }
 
-bool mlc_tune_measure(MlcCtx *ctx, const MlcPrimFunc *const *cands, int n, const MlcTuneMeasureOptions *in,
-                      MlcTuneResult *out) {
-  MlcTuneMeasureOptions o;
-  defaults(in, &o);
-  for (int i = 0; i < n; i++) out[i] = (MlcTuneResult){.seconds = -1};
-  if (n <= 0) return true;
-  const char *so = so_path(ctx, &o, "batch");
-  MlcModule *m = batch_module(ctx, cands, n);
-  if (!mlc_build_shared(ctx, m, so, o.build)) {
-    /* one bad candidate must not cost the batch: build them one by one */
-    mlc_clear_error(ctx);
-    remove_build(so);
-    if (n == 1) return snprintf(out[0].error, sizeof out[0].error, "does not compile"), true;
-    for (int i = 0; i < n; i++) mlc_tune_measure(ctx, &cands[i], 1, in, &out[i]);
-    return true;
-  }
+/* Time the candidates of one built shared object, in children that each
+ * go on where the last one stopped. */
+static bool measure_built(MlcCtx *ctx, const char *so, int n, const MlcTuneMeasureOptions *o, MlcTuneResult *out) {
   int next = 0;
   while (next < n) {
-    MeasureJob job = {so, next, n, &o};
+    MeasureJob job = {so, next, n, o};
     Child c;
-    if (!spawn(&c, measure_body, &job)) {
-      remove_build(so);
+    if (!spawn(&c, measure_body, &job))
       return mlc_error(ctx, NOLOC, "tune: cannot start the measuring process: %s", strerror(errno));
-    }
     int current = -1;
     bool timed_out = false;
     char line[1024];
     for (;;) {
-      int r = read_line(&c, o.timeout_s + 1, line, sizeof line);
+      int r = read_line(&c, o->timeout_s + 1, line, sizeof line);
       if (r <= 0) {
         timed_out = r < 0;
         break;
@@ -278,14 +264,68 @@ bool mlc_tune_measure(MlcCtx *ctx, const MlcPrimFunc *const *cands, int n, const
     if (current >= 0) {
       snprintf(out[current].error, sizeof out[current].error, "%s", timed_out ? "timed out" : why[0] ? why : "no result");
       next = current + 1;
-    } else if (next < n && (timed_out || why[0] || c.len == 0)) {
+    } else if (next < n) {
       /* the child died between candidates (loading failed): the next one pays */
       if (!out[next].error[0]) snprintf(out[next].error, sizeof out[next].error, "%s", why[0] ? why : "no result");
       next++;
     }
   }
-  remove_build(so);
   return true;
+}
+
+/* Build each part of the batch into its own shared object, the compiler
+ * runs in parallel (one child process per part); ok[k] says which built. */
+static void build_parts(MlcCtx *ctx, const MlcPrimFunc *const *cands, const int *start, int parts, const char **so,
+                        const MlcTuneMeasureOptions *o, bool *ok) {
+  pid_t pid[64];
+  for (int k = 0; k < parts; k++) {
+    MlcModule *m = batch_module(ctx, cands + start[k], start[k + 1] - start[k]);
+    fflush(NULL);
+    pid[k] = parts > 1 ? fork() : 0;
+    if (pid[k] == 0) {
+      bool built = mlc_build_shared(ctx, m, so[k], o->build);
+      if (parts > 1) _exit(built ? 0 : 1);
+      ok[k] = built;
+      mlc_clear_error(ctx);
+    } else if (pid[k] < 0) {
+      ok[k] = mlc_build_shared(ctx, m, so[k], o->build); /* no process to spare: build it here */
+      mlc_clear_error(ctx);
+    }
+  }
+  for (int k = 0; parts > 1 && k < parts; k++) {
+    if (pid[k] <= 0) continue;
+    int status = 0;
+    while (waitpid(pid[k], &status, 0) < 0 && errno == EINTR) {}
+    ok[k] = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  }
+}
+
+bool mlc_tune_measure(MlcCtx *ctx, const MlcPrimFunc *const *cands, int n, const MlcTuneMeasureOptions *in,
+                      MlcTuneResult *out) {
+  MlcTuneMeasureOptions o;
+  defaults(in, &o);
+  for (int i = 0; i < n; i++) out[i] = (MlcTuneResult){.seconds = -1};
+  if (n <= 0) return true;
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  int parts = o.build_jobs > 0 ? o.build_jobs : cpus > 0 ? (int)cpus : 1;
+  if (parts > n) parts = n;
+  if (parts > 63) parts = 63;
+  int start[65];
+  const char *so[64];
+  bool ok[64] = {0};
+  for (int k = 0; k <= parts; k++) start[k] = (int)((int64_t)n * k / parts);
+  for (int k = 0; k < parts; k++) so[k] = so_path(ctx, &o, "batch");
+  build_parts(ctx, cands, start, parts, so, &o, ok);
+  bool good = true;
+  for (int k = 0; k < parts && good; k++) {
+    int len = start[k + 1] - start[k];
+    if (ok[k]) good = measure_built(ctx, so[k], len, &o, out + start[k]);
+    else if (len == 1) snprintf(out[start[k]].error, sizeof out[start[k]].error, "does not compile");
+    else /* one bad candidate must not cost the part: build them one by one */
+      for (int i = start[k]; i < start[k + 1] && good; i++) good = mlc_tune_measure(ctx, &cands[i], 1, in, &out[i]);
+    remove_build(so[k]);
+  }
+  return good;
 }
 
 /* ---- checking against the interpreter --------------------------------------------------- */
