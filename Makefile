@@ -140,3 +140,8 @@ bench-models: $(B)/mlcc $(BENCH_MODELS_TIMER)
 $(BENCH_MODELS_TIMER): bench/models/timer.c $(B)/libmlcrt.a $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $< $(B)/libmlcrt.a $(LDFLAGS_ALL) -o $@
+
+# the tuner on the course's matmul + relu against its hand schedule (bench/README.md)
+.PHONY: bench-tune
+bench-tune: $(B)/mlcc
+	sh bench/tune/run.sh 64

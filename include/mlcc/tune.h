@@ -30,7 +30,8 @@ typedef struct MlcTuneTarget {
   int threads;
 } MlcTuneTarget;
 
-/* the host (threads <= 0: the online CPUs) */
+/* the host; threads <= 0: the runtime's default ($MLCRT_NUM_THREADS, else
+ * the online CPUs), which is what a build's records are chosen for */
 void mlc_tune_target_host(MlcTuneTarget *t, int threads);
 bool mlc_tune_target_equal(const MlcTuneTarget *a, const MlcTuneTarget *b);
 
@@ -171,7 +172,8 @@ typedef struct MlcTuneOptions {
 /* Tune every distinct prim func of m (tasks weighted by their calls in the
  * graph functions; with no graph function each prim func once).  db holds
  * what earlier runs measured: its records seed the search and are never
- * measured again.  Trials go round-robin over the tasks. */
+ * measured again.  Every task gets a round in turn, then rounds go to the
+ * task with the best expected gain on the model's latency. */
 bool mlc_tune_module(MlcCtx *ctx, const MlcModule *m, MlcTuneDB *db, const MlcSchTarget *st,
                      const MlcTuneTarget *tt, const MlcTuneOptions *o);
 

@@ -36,6 +36,8 @@ typedef struct Task {
   MLC_VEC(double) secs;     /* and its time (< 0: failed) */
   uint64_t rng;
   double t0;                /* when the run started (CLOCK_MONOTONIC seconds) */
+  int rounds;               /* rounds run */
+  double gain;              /* relative improvement of the best by its last round */
 } Task;
 
 /* The next batch of up to n unmeasured candidates of t (fewer when the

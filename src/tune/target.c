@@ -54,7 +54,12 @@ void mlc_tune_target_host(MlcTuneTarget *t, int threads) {
   const char *march = getenv("MLC_MARCH");
   if (march && *march && strcmp(march, "native") != 0) snprintf(t->features, sizeof t->features, "march=%s", march);
   else host_features(t->features, sizeof t->features);
+  /* the runtime's default: $MLCRT_NUM_THREADS, else the online CPUs */
   long n = sysconf(_SC_NPROCESSORS_ONLN);
+  const char *env = getenv("MLCRT_NUM_THREADS");
+  char *end;
+  long e = env && *env ? strtol(env, &end, 10) : 0;
+  if (e >= 1 && e <= 4096 && *end == '\0') n = e;
   t->threads = threads > 0 ? threads : n > 0 ? (int)n : 1;
 }
 

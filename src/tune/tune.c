@@ -3,8 +3,9 @@
  *
  * Every distinct prim func (by workload key) is a task, weighted by the
  * number of times the graph functions call it (1 when the module has
- * none).  Rounds go round-robin over the tasks that still find new
- * candidates: a batch is searched, measured in a child process, its best
+ * none).  Rounds go round-robin over the tasks first, then to the task
+ * with the best expected gain on the model's latency (next_task), among
+ * those that still find new candidates: a batch is searched, measured in a child process, its best
  * checked against the reference interpreter when it beats the task's best
  * (a wrong one is recorded as an error and never becomes the best), and
  * every record appended to the database file at once, so stopping the run
@@ -165,6 +166,28 @@ static bool round_of(Task *t, MlcTuneDB *db, const MlcSchTarget *st, const MlcTu
   return ok;
 }
 
+/* Every task gets a round in turn first; then the round goes to the task
+ * whose next one promises most of the model's latency: its share (calls x
+ * best time) times how much its last round improved it (at least 5%, so a
+ * task that stalled is not starved forever).  Ties to the earlier task. */
+static Task *next_task(Task *tasks, int nt, int *next) {
+  for (int k = 0; k < nt; k++) {
+    Task *t = &tasks[(*next + k) % nt];
+    if (t->exhausted || t->rounds > 0) continue;
+    *next = (*next + k + 1) % nt;
+    return t;
+  }
+  Task *best = NULL;
+  double best_gain = -1;
+  for (int i = 0; i < nt; i++) {
+    Task *t = &tasks[i];
+    if (t->exhausted) continue;
+    double g = t->weight * (t->best > 0 ? t->best : 1) * (t->gain > 0.05 ? t->gain : 0.05);
+    if (g > best_gain) best = t, best_gain = g;
+  }
+  return best;
+}
+
 static void fmt_time(double s, char *buf, size_t cap) {
   if (s < 0) snprintf(buf, cap, "-");
   else if (s < 1e-3) snprintf(buf, cap, "%.2f us", s * 1e6);
@@ -213,14 +236,14 @@ bool mlc_tune_module(MlcCtx *ctx, const MlcModule *m, MlcTuneDB *db, const MlcSc
   while (ok && done < o.trials) {
     if (o.stop && *o.stop) break;
     if (o.time_budget_s > 0 && now_s() - t0 >= o.time_budget_s) break;
-    int k = 0;
-    while (k < nt && tasks[(next + k) % nt].exhausted) k++;
-    if (k == nt) break; /* every space is measured out */
-    Task *t = &tasks[(next + k) % nt];
-    next = (next + k + 1) % nt;
+    Task *t = next_task(tasks, nt, &next);
+    if (!t) break; /* every space is measured out */
     int before = t->trials, batch = o.batch < o.trials - done ? o.batch : o.trials - done;
+    double best_before = t->best;
     ok = round_of(t, db, st, tt, &o, batch);
     done += t->trials - before;
+    t->gain = best_before > 0 && t->best > 0 ? (best_before - t->best) / best_before : 1;
+    t->rounds++;
     if (t->trials > before) progress(&o, ++round, t, (int)(t - tasks), nt, tasks, t0, done);
   }
   for (int i = 0; i < nt; i++) task_free(&tasks[i]);
