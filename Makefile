@@ -85,7 +85,8 @@ FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 # the importer calls (ops, te, arith, and the interpreter that folds constants);
 # the .npy/.npz target needs the runtime.
 FUZZ_LIB_SRC := $(sort $(wildcard src/support/*.c src/ir/*.c src/text/*.c src/arith/*.c \
-                                  src/te/*.c src/ops/*.c src/frontend/*.c src/interp/*.c src/runtime/*.c))
+                                  src/te/*.c src/ops/*.c src/frontend/*.c src/interp/*.c src/runtime/*.c) \
+                          src/tune/database.c src/tune/target.c)
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=build/fuzz/obj/%.o) build/fuzz/obj/gen/onnx.pb-c.o
 FUZZ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Iinclude -Isrc -Ibuild/gen \
   -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
@@ -100,7 +101,7 @@ build/fuzz/obj/%.o: %.c $(HDRS)
 	clang $(FUZZ_CFLAGS) -c $< -o $@
 build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJ)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_LIB_OBJ) -lm -lprotobuf-c -lz -lpthread -ldl -o $@
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_LIB_OBJ) -lm -lprotobuf-c -lcjson -lz -lpthread -ldl -o $@
 
 # ---- ONNX conformance (tests/onnx/conformance.c): the operator suite in
 # $(MLC_ONNX_TESTS) (default ../shared/onnx-node-tests); fails when a test

@@ -9,8 +9,8 @@
  * graph pipeline up to dead code, so the tasks are the kernels a build
  * compiles; a module of prim funcs is tuned as it is.  DB.jsonl is read
  * first when it exists (a rerun continues from it) and every measured
- * candidate is appended as it comes; Ctrl-C stops after the candidate
- * being measured, keeping every record. */
+ * candidate is appended as it comes; Ctrl-C stops the run, keeping every
+ * record measured (the candidate it interrupts is measured next time). */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>

@@ -64,6 +64,8 @@ void mlc_tune_db_free(MlcTuneDB *db);
  * merge files).  A missing file is an error unless missing_ok; a malformed
  * line is an error naming path:line. */
 bool mlc_tune_db_load(MlcCtx *ctx, MlcTuneDB *db, const char *path, bool missing_ok);
+/* the same for text in memory; name is what errors call it */
+bool mlc_tune_db_read(MlcCtx *ctx, MlcTuneDB *db, const char *name, const char *text, size_t len);
 /* add a copy of r */
 void mlc_tune_db_add(MlcTuneDB *db, const MlcTuneRecord *r);
 int mlc_tune_db_size(const MlcTuneDB *db);
@@ -140,6 +142,7 @@ typedef struct MlcTuneMeasureOptions {
                               shared objects), 0: the online CPUs */
   const MlcBuildOptions *build;
   const char *workdir;     /* where the shared objects go */
+  volatile int *stop;      /* when set (a signal handler), no further candidate is started */
 } MlcTuneMeasureOptions;
 
 typedef struct MlcTuneResult {

@@ -190,7 +190,7 @@ static bool parse_record(const Line *l, const char *text, size_t len, MlcTuneDB 
   if (ok) {
     r.func = func, r.trace = trace, r.decisions = dec, r.error = err;
     r.space = (int)space;
-    r.seconds = has_secs ? secs : -1;
+    r.seconds = has_secs && !err ? secs : -1; /* a failed record has no time */
     r.gflops = has_gf ? gf : 0;
     r.elapsed_s = has_el ? el : 0;
     r.weight = has_wt && wt >= 0 && wt < 1e9 ? (int)wt : 0;
@@ -201,12 +201,8 @@ static bool parse_record(const Line *l, const char *text, size_t len, MlcTuneDB 
   return ok;
 }
 
-bool mlc_tune_db_load(MlcCtx *ctx, MlcTuneDB *db, const char *path, bool missing_ok) {
-  if (missing_ok && access(path, F_OK) != 0 && errno == ENOENT) return true;
-  size_t len;
-  char *text = mlc_read_file(ctx, path, MAX_DB_FILE, &len);
-  if (!text) return false;
-  Line l = {ctx, path, 0};
+bool mlc_tune_db_read(MlcCtx *ctx, MlcTuneDB *db, const char *name, const char *text, size_t len) {
+  Line l = {ctx, name, 0};
   bool ok = true;
   size_t start = 0;
   while (ok && start < len) {
@@ -221,6 +217,15 @@ bool mlc_tune_db_load(MlcCtx *ctx, MlcTuneDB *db, const char *path, bool missing
     if (!ok && end == len) ok = true, mlc_clear_error(ctx);
     start = end + 1;
   }
+  return ok;
+}
+
+bool mlc_tune_db_load(MlcCtx *ctx, MlcTuneDB *db, const char *path, bool missing_ok) {
+  if (missing_ok && access(path, F_OK) != 0 && errno == ENOENT) return true;
+  size_t len;
+  char *text = mlc_read_file(ctx, path, MAX_DB_FILE, &len);
+  if (!text) return false;
+  bool ok = mlc_tune_db_read(ctx, db, path, text, len);
   free(text);
   return ok;
 }

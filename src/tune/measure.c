@@ -236,7 +236,7 @@ static void remove_build(const char *so) {
  * go on where the last one stopped. */
 static bool measure_built(MlcCtx *ctx, const char *so, int n, const MlcTuneMeasureOptions *o, MlcTuneResult *out) {
   int next = 0;
-  while (next < n) {
+  while (next < n && !(o->stop && *o->stop)) {
     MeasureJob job = {so, next, n, o};
     Child c;
     if (!spawn(&c, measure_body, &job))

@@ -139,11 +139,12 @@ static bool round_of(Task *t, MlcTuneDB *db, const MlcSchTarget *st, const MlcTu
     res[fastest].seconds = -1;
     mlc_clear_error(ctx);
   } else if (fastest >= 0 && stopped && (t->best < 0 || res[fastest].seconds < t->best)) {
-    snprintf(res[fastest].error, sizeof res[fastest].error, "interrupted before its check");
-    res[fastest].seconds = -1;
+    res[fastest].seconds = -1; /* unchecked: dropped, measured again next run */
   }
   for (int i = 0; ok && i < n; i++) {
-    if (stopped && res[i].seconds < 0 && !res[i].error[0]) continue; /* never measured */
+    /* stopped: the candidate being measured got the signal too, and the
+     * ones after it never ran; only the times stand */
+    if (stopped && res[i].seconds < 0) continue;
     MlcStrBuf trace = {0};
     mlc_sch_print_trace(c[i].s, &trace);
     MlcTuneRecord r = {.workload = t->workload, .target = *tt, .func = t->func, .trace = mlc_sb_cstr(&trace),
@@ -220,6 +221,7 @@ static void progress(const MlcTuneOptions *o, int round, const Task *t, int ti, 
 bool mlc_tune_module(MlcCtx *ctx, const MlcModule *m, MlcTuneDB *db, const MlcSchTarget *st, const MlcTuneTarget *tt,
                      const MlcTuneOptions *in) {
   MlcTuneOptions o = *in;
+  o.measure.stop = o.stop;
   if (o.trials <= 0) o.trials = 64;
   if (o.batch <= 0) o.batch = 8;
   if (o.epsilon < 0 || o.epsilon > 1) o.epsilon = 0.2;
