@@ -96,7 +96,7 @@ MlcModule *mlc_tune_apply(MlcCtx *ctx, const MlcModule *m, const MlcTuneDB *db, 
  * spatial loop into 4 and each reduce loop into 2); its epilogue placed at
  * the outer or middle tile level or left at the root (one space each);
  * the outer tile loops fused and parallel; the unroll depth sampled
- * (sample_categorical) and left as the block annotation
+ * (sample_categorical over 0, 16, 64) and left as the block annotation
  * "auto_unroll_max_step" for the postprocessors.  Returns the number of
  * spaces made (schedules in out, each owned by the caller), 0 + error when
  * the function cannot be scheduled. */
@@ -105,11 +105,13 @@ int mlc_tune_spaces(MlcCtx *ctx, const MlcModule *m, const char *func, const Mlc
                     MlcSchedule **out, int cap);
 
 /* Finish a replayed candidate: reductions decomposed at their first reduce
- * loop, innermost spatial loops vectorized where lowering takes them,
- * loops unrolled up to the block's "auto_unroll_max_step", then the C
- * generator asked whether it takes the function.  False + error when the
- * candidate is not a program worth measuring. */
+ * loop, innermost spatial loops of 2..64 iterations over the written
+ * buffer's last index vectorized, loops unrolled up to the block's
+ * "auto_unroll_max_step".  False + error when a step is refused. */
 bool mlc_tune_postprocess(MlcSchedule *s, const MlcSchTarget *t);
+/* The last postprocessor: the C generator takes the function (lowering
+ * refuses, say, a vector loop it cannot vectorize).  False + error. */
+bool mlc_tune_verify(MlcSchedule *s);
 
 /* ---- features and the cost model ------------------------------------------------------ */
 #define MLC_TUNE_N_FEATURES 48

@@ -7,8 +7,9 @@
  * loop of 2..64 iterations over the written buffer's last index (the C
  * generator's vectors); loops are unrolled, innermost first, while the
  * iterations they hold stay within the block's sampled
- * auto_unroll_max_step, and the annotation is removed; finally the C
- * generator must accept the function.  Every step goes through ordinary
+ * auto_unroll_max_step, and the annotation is removed.  Last, and only
+ * for the candidates about to be measured (it lowers the whole function,
+ * the costly part), the C generator must accept the function.  Every step goes through ordinary
  * primitives, so the candidate's trace states all of it and replays alone. */
 #include "tune/tune_internal.h"
 
@@ -139,8 +140,10 @@ bool mlc_tune_postprocess(MlcSchedule *s, const MlcSchTarget *t) {
   (void)t;
   decompose_reductions(s);
   vectorize_inner(s);
-  if (!unroll(s)) return false;
-  /* the C generator must take it (lowering refuses what it cannot vectorize) */
+  return unroll(s);
+}
+
+bool mlc_tune_verify(MlcSchedule *s) {
   MlcCtx *ctx = ctx_of(s);
   const MlcPrimFunc *f = mlc_sch_func(s);
   MlcFunc one = {.kind = MLC_FUNC_PRIM, .name = f->name, .prim = (MlcPrimFunc *)f};

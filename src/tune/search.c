@@ -13,6 +13,8 @@
  * across runs too. */
 #include "tune/search_internal.h"
 
+#include "mlcc/text.h"
+
 #include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,6 +111,29 @@ bool tune_make_cand(Task *t, const MlcSchTarget *st, int space, const MlcSchVal 
   return true;
 }
 
+/* ---- rounds in scratch contexts ---------------------------------------------------------- */
+
+bool tune_round_begin(Task *t, const MlcSchTarget *st) {
+  t->ctx = mlc_ctx_new();
+  t->mod = mlc_read_module(t->ctx, "task", t->text, t->text_len);
+  t->n_spaces = t->mod ? mlc_tune_spaces(t->ctx, t->mod, t->func, st, t->spaces, MLC_TUNE_MAX_SPACES) : 0;
+  if (t->n_spaces > 0) {
+    t->func = mlc_intern(t->ctx, t->func);
+    return true;
+  }
+  mlc_error(t->home, (MlcLoc){0}, "tune: %s: %s", t->func, mlc_error_msg(t->ctx));
+  mlc_ctx_free(t->ctx);
+  t->ctx = NULL;
+  return false;
+}
+
+void tune_round_end(Task *t) {
+  for (int i = 0; i < t->n_spaces; i++) mlc_sch_free(t->spaces[i]);
+  t->func = mlc_intern(t->home, t->func);
+  mlc_ctx_free(t->ctx);
+  t->ctx = NULL, t->mod = NULL;
+}
+
 /* ---- the population -------------------------------------------------------------------- */
 
 typedef struct Pop { CandVec c; MlcMap keys; } Pop;
@@ -196,7 +221,7 @@ int tune_search_batch(Task *t, const MlcTuneDB *db, const MlcTuneTarget *tt, con
    * the order they were found in, which the seed fixes) */
   CandVec pool = {0};
   for (size_t i = 0; i < p.c.len; i++) {
-    if (mlc_map_has(&t->seen, p.c.data[i].key)) tune_cand_free(&p.c.data[i]);
+    if (mlc_map_has(&t->seen, mlc_intern(t->home, p.c.data[i].key))) tune_cand_free(&p.c.data[i]);
     else mlc_vec_push(&pool, p.c.data[i]);
   }
   for (size_t i = 1; i < pool.len; i++) { /* insertion sort: stable */
@@ -208,9 +233,12 @@ int tune_search_batch(Task *t, const MlcTuneDB *db, const MlcTuneTarget *tt, con
   int k = 0;
   while (k < n && pool.len > 0) {
     size_t pick = unit(t) < epsilon ? (size_t)(rnd(t) % pool.len) : 0;
-    out[k++] = pool.data[pick];
+    Cand c = pool.data[pick];
     memmove(&pool.data[pick], &pool.data[pick + 1], (pool.len - pick - 1) * sizeof *pool.data);
     pool.len--;
+    /* the last postprocessor, only for what is measured: it lowers */
+    if (mlc_tune_verify(c.s)) out[k++] = c;
+    else mlc_clear_error(t->ctx), tune_cand_free(&c);
   }
   for (size_t i = 0; i < pool.len; i++) tune_cand_free(&pool.data[i]);
   mlc_vec_free(&pool);

@@ -17,8 +17,15 @@ typedef struct Cand {
 
 typedef MLC_VEC(Cand) CandVec;
 
+/* A task lives in the run's context (home); each round works in a scratch
+ * context of its own (ctx, mod, spaces), made from the function's text and
+ * dropped whole after the round, so memory does not grow with the trials.
+ * Keys of measured candidates are interned in home. */
 typedef struct Task {
-  MlcCtx *ctx;
+  MlcCtx *home;
+  char *text;               /* the function alone as TVMScript (malloc'd) */
+  size_t text_len;
+  MlcCtx *ctx;              /* the round's: ctx, mod and spaces */
   const MlcModule *mod;     /* holds the function */
   const char *func;
   const MlcPrimFunc *prim;  /* as given: the oracle of the check */
@@ -27,7 +34,7 @@ typedef struct Task {
   double flops;
   MlcSchedule *spaces[MLC_TUNE_MAX_SPACES];
   int n_spaces;
-  MlcMap seen;              /* keys measured (this run or before) */
+  MlcMap seen;              /* keys measured (this run or before), interned in home */
   double best;              /* seconds, < 0 none yet */
   int trials;
   bool exhausted;           /* no new candidate found */
@@ -45,6 +52,10 @@ typedef struct Task {
  * at random; seeds: the best records of db. */
 int tune_search_batch(Task *t, const MlcTuneDB *db, const MlcTuneTarget *tt, const MlcSchTarget *st, double epsilon,
                       Cand *out, int n);
+/* Start a round: a scratch context holding the function read back from
+ * its text and the design spaces over it; false + error in home. */
+bool tune_round_begin(Task *t, const MlcSchTarget *st);
+void tune_round_end(Task *t);
 /* a candidate from space `space` with the given decisions (NULL: drawn) */
 bool tune_make_cand(Task *t, const MlcSchTarget *st, int space, const MlcSchVal *dec, int n_dec, Cand *out);
 void tune_cand_free(Cand *c);

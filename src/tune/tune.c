@@ -15,6 +15,7 @@
 #include "tune/search_internal.h"
 
 #include "mlcc/arith.h"
+#include "mlcc/text.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -67,13 +68,19 @@ static int make_tasks(MlcCtx *ctx, const MlcModule *m, const MlcSchTarget *st, c
     }
     Task *t = &tasks[n];
     memset(t, 0, sizeof *t);
-    *t = (Task){.ctx = ctx, .mod = m, .func = m->funcs[i].name, .prim = f, .workload = w, .weight = graph ? calls : 1,
+    *t = (Task){.home = ctx, .func = m->funcs[i].name, .prim = f, .workload = w, .weight = graph ? calls : 1,
                 .flops = mlc_prim_func_flops(f), .best = -1, .rng = o->seed * 2654435761u + (uint64_t)n + 1};
-    t->n_spaces = mlc_tune_spaces(ctx, m, t->func, st, t->spaces, MLC_TUNE_MAX_SPACES);
-    if (t->n_spaces <= 0) {
+    /* the function alone, as text: each round reads it into a scratch context */
+    MlcFunc one = m->funcs[i];
+    MlcStrBuf text = {0};
+    mlc_print_module(mlc_module_new(ctx, m->name, &one, 1, (MlcAttrs){0}), &text);
+    t->text = text.data, t->text_len = text.len;
+    if (!tune_round_begin(t, st)) { /* no design space: not a task */
       mlc_clear_error(ctx);
+      free(t->text);
       continue;
     }
+    tune_round_end(t);
     t->model = mlc_tune_model_new(o->seed + (uint64_t)n);
     /* what earlier runs measured is neither measured again nor forgotten */
     for (int r = 0; r < mlc_tune_db_size(db); r++) {
@@ -90,7 +97,7 @@ static int make_tasks(MlcCtx *ctx, const MlcModule *m, const MlcSchTarget *st, c
 }
 
 static void task_free(Task *t) {
-  for (int i = 0; i < t->n_spaces; i++) mlc_sch_free(t->spaces[i]);
+  free(t->text);
   mlc_map_free(&t->seen);
   mlc_tune_model_free(t->model);
   mlc_vec_free(&t->x);
@@ -102,7 +109,7 @@ static void refit(Task *t) {
   size_t n = t->secs.len;
   float *y = mlc_xmalloc(sizeof *y * (n ? n : 1));
   for (size_t i = 0; i < n; i++) y[i] = t->secs.data[i] > 0 && t->best > 0 ? (float)(t->best / t->secs.data[i]) : 0;
-  if (!mlc_tune_model_fit(t->ctx, t->model, t->x.data, y, (int)n)) mlc_clear_error(t->ctx);
+  if (!mlc_tune_model_fit(t->home, t->model, t->x.data, y, (int)n)) mlc_clear_error(t->home);
   free(y);
 }
 
@@ -113,7 +120,7 @@ static bool save(MlcCtx *ctx, MlcTuneDB *db, const MlcTuneOptions *o, const MlcT
   return !o->db_path || mlc_tune_record_append(ctx, o->db_path, r);
 }
 
-static bool round_of(Task *t, MlcTuneDB *db, const MlcSchTarget *st, const MlcTuneTarget *tt, const MlcTuneOptions *o,
+static bool round_in(Task *t, MlcTuneDB *db, const MlcSchTarget *st, const MlcTuneTarget *tt, const MlcTuneOptions *o,
                      int batch) {
   MlcCtx *ctx = t->ctx;
   Cand *c = mlc_xcalloc((size_t)batch, sizeof *c);
@@ -127,6 +134,7 @@ static bool round_of(Task *t, MlcTuneDB *db, const MlcSchTarget *st, const MlcTu
   MlcTuneResult *res = mlc_xcalloc((size_t)n, sizeof *res);
   for (int i = 0; i < n; i++) fs[i] = mlc_sch_func(c[i].s);
   bool ok = mlc_tune_measure(ctx, fs, n, &o->measure, res);
+  if (!ok) mlc_error(t->home, (MlcLoc){0}, "%s", mlc_error_msg(ctx)), mlc_clear_error(ctx);
   bool stopped = o->stop && *o->stop;
   /* the fastest, when it beats the task's best, must compute what the
    * unscheduled function computes */
@@ -134,7 +142,7 @@ static bool round_of(Task *t, MlcTuneDB *db, const MlcSchTarget *st, const MlcTu
   for (int i = 0; ok && i < n; i++)
     if (res[i].seconds > 0 && (fastest < 0 || res[i].seconds < res[fastest].seconds)) fastest = i;
   if (fastest >= 0 && !stopped && (t->best < 0 || res[fastest].seconds < t->best) &&
-      !mlc_tune_check(ctx, t->prim, fs[fastest], &o->measure)) {
+      !mlc_tune_check(ctx, mlc_module_find(t->mod, t->func)->prim, fs[fastest], &o->measure)) {
     snprintf(res[fastest].error, sizeof res[fastest].error, "wrong result: %s", mlc_error_msg(ctx));
     res[fastest].seconds = -1;
     mlc_clear_error(ctx);
@@ -155,15 +163,26 @@ static bool round_of(Task *t, MlcTuneDB *db, const MlcSchTarget *st, const MlcTu
     r.weight = t->weight;
     ok = save(ctx, db, o, &r);
     mlc_vec_free(&trace);
-    mlc_map_put(&t->seen, c[i].key, (void *)c[i].key);
+    const char *key = mlc_intern(t->home, c[i].key);
+    mlc_map_put(&t->seen, key, (void *)key);
     t->trials++;
     for (int f = 0; f < MLC_TUNE_N_FEATURES; f++) mlc_vec_push(&t->x, c[i].feat[f]);
     mlc_vec_push(&t->secs, r.seconds);
     if (r.seconds > 0 && (t->best < 0 || r.seconds < t->best)) t->best = r.seconds;
   }
   if (ok) refit(t);
+  else mlc_error(t->home, (MlcLoc){0}, "%s", mlc_error_msg(ctx));
   for (int i = 0; i < n; i++) tune_cand_free(&c[i]);
   free(c), free(fs), free(res);
+  return ok;
+}
+
+/* one round in a scratch context (search_internal.h) */
+static bool round_of(Task *t, MlcTuneDB *db, const MlcSchTarget *st, const MlcTuneTarget *tt, const MlcTuneOptions *o,
+                     int batch) {
+  if (!tune_round_begin(t, st)) return false;
+  bool ok = round_in(t, db, st, tt, o, batch);
+  tune_round_end(t);
   return ok;
 }
 

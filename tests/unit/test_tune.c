@@ -339,17 +339,21 @@ static void test_cost_model_learns(void) {
   mlc_ctx_free(ctx);
 }
 
-static void task_init(Task *t, MlcCtx *ctx, const MlcModule *m, const MlcSchTarget *st, uint64_t seed) {
+static bool task_init(Task *t, MlcCtx *ctx, const MlcModule *m, const MlcSchTarget *st, uint64_t seed) {
   memset(t, 0, sizeof *t);
-  t->ctx = ctx, t->mod = m, t->func = m->funcs[0].name, t->prim = m->funcs[0].prim;
+  t->home = ctx, t->func = m->funcs[0].name, t->prim = m->funcs[0].prim;
   t->workload = mlc_tune_workload_hash(ctx, t->prim);
   t->best = -1, t->rng = seed, t->weight = 1;
-  t->n_spaces = mlc_tune_spaces(ctx, m, t->func, st, t->spaces, MLC_TUNE_MAX_SPACES);
+  MlcStrBuf sb = {0};
+  mlc_print_module(m, &sb);
+  t->text = sb.data, t->text_len = sb.len;
   t->model = mlc_tune_model_new(seed);
+  return tune_round_begin(t, st);
 }
 
 static void task_fini(Task *t) {
-  for (int i = 0; i < t->n_spaces; i++) mlc_sch_free(t->spaces[i]);
+  tune_round_end(t);
+  free(t->text);
   mlc_map_free(&t->seen);
   mlc_tune_model_free(t->model);
 }
@@ -367,10 +371,10 @@ static void test_search_deterministic(void) {
   int got[2];
   for (int run = 0; run < 2; run++) {
     Task t;
-    task_init(&t, ctx, m, &st, 5);
+    CHECK(task_init(&t, ctx, m, &st, 5));
     Cand c[6];
     got[run] = tune_search_batch(&t, db, &tt, &st, 0.2, c, 6);
-    for (int i = 0; i < got[run]; i++) keys[run][i] = c[i].key, tune_cand_free(&c[i]);
+    for (int i = 0; i < got[run]; i++) keys[run][i] = mlc_intern(ctx, c[i].key), tune_cand_free(&c[i]);
     task_fini(&t);
   }
   CHECK(got[0] == 6 && got[1] == 6);
