@@ -112,8 +112,17 @@ static void say(int fd, const char *fmt, ...) {
   (void)w;
 }
 
+/* A candidate that faults must end its child by the signal, which the
+ * parent reports; a handler inherited from the tuner (a sanitizer's, say)
+ * would make it look like something else. */
+static void default_fault_handlers(void) {
+  static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+  for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) signal(sigs[i], SIG_DFL);
+}
+
 static void child_measure(int fd, const char *so, int first, int n, const MlcTuneMeasureOptions *o) {
   MlcrtModule *mod;
+  default_fault_handlers();
   if (o->threads > 0) mlcrt_threads_set(o->threads);
   if (mlcrt_module_load(so, &mod) != 0) {
     say(fd, "E %d cannot load: %s\n", first, mlcrt_last_error());
@@ -363,6 +372,7 @@ static void check_body(int fd, void *user) {
   CheckJob *j = user;
   MlcrtModule *mod;
   char err[160];
+  default_fault_handlers();
   if (j->o->threads > 0) mlcrt_threads_set(j->o->threads);
   if (mlcrt_module_load(j->so, &mod) != 0) say(fd, "E %s\n", mlcrt_last_error()), _exit(1);
   const MlcrtFunc *f = mlcrt_module_get_func(mod, "cand_0");
