@@ -63,8 +63,8 @@ static void store_row(Feat *f, const MlcStmt *st) {
   if (f->stores >= STORES) return;
   float *r = f->out + f->stores++ * ROW;
   double total = 1, unrolled = 1, parallel = 1, reuse = 1, below_reduce = 1;
-  int lanes = 1, first_reduce = -1;
-  for (int i = 0; i < f->depth; i++) {
+  int lanes = 1, first_reduce = -1, depth = f->depth < MAX_DEPTH ? f->depth : MAX_DEPTH; /* loops beyond: not seen */
+  for (int i = 0; i < depth; i++) {
     const Loop *l = &f->loops[i];
     total *= (double)l->ext;
     if (l->s->loop.kind == MLC_FOR_UNROLLED) unrolled *= (double)l->ext;
@@ -77,12 +77,12 @@ static void store_row(Feat *f, const MlcStmt *st) {
       if (first_reduce < 0) first_reduce = i;
     }
   }
-  for (int i = first_reduce < 0 ? f->depth : first_reduce; i < f->depth; i++) below_reduce *= (double)f->loops[i].ext;
-  const MlcExpr *inner = f->depth ? f->loops[f->depth - 1].s->loop.var : NULL;
+  for (int i = first_reduce < 0 ? depth : first_reduce; i < depth; i++) below_reduce *= (double)f->loops[i].ext;
+  const MlcExpr *inner = depth ? f->loops[depth - 1].s->loop.var : NULL;
   LoadScan sc = {f, inner, 0, 0, 0, 0, 0};
   MlcVisitor vis = {.user = &sc, .expr = scan};
   mlc_visit_expr(&vis, st->store.value);
-  float row[ROW] = {lg(total), lg(f->depth ? (double)f->loops[f->depth - 1].ext : 1), lg(lanes), lg(unrolled),
+  float row[ROW] = {lg(total), lg(depth ? (double)f->loops[depth - 1].ext : 1), lg(lanes), lg(unrolled),
                     lg(parallel), (float)f->depth, lg(sc.loads), lg(sc.contig), lg(sc.invariant), lg(sc.strided),
                     lg(sc.ops), lg(reuse), lg(below_reduce), f->in_init ? 1.0f : 0.0f,
                     lg(sc.ops * total / (1 + sc.loads + 1.0)), lg(total / (lanes > 0 ? lanes : 1))};

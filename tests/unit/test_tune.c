@@ -432,6 +432,37 @@ static void test_tune_end_to_end(void) {
   mlc_ctx_free(ctx);
 }
 
+/* a nest deeper than the tuner looks at (40 loops): spaces, candidates and
+ * features stay within their tables, and the candidate still computes */
+static void test_deep_nest(void) {
+  MlcCtx *ctx = mlc_ctx_new();
+  MlcStrBuf src = {0};
+  mlc_sb_puts(&src, "from tvm.script import tir as T\n@T.prim_func\ndef deep(A: T.Buffer((2,), \"float32\")):\n");
+  int depth = 40;
+  for (int i = 0; i < depth; i++) mlc_sb_printf(&src, "%*sfor i%d in range(1):\n", 4 * (i + 1), "", i);
+  mlc_sb_printf(&src, "%*sA[1] = A[0] + T.float32(1)\n", 4 * (depth + 1), "");
+  MlcModule *m = mlc_read_module(ctx, "deep.py", src.data, src.len);
+  mlc_vec_free(&src);
+  CHECK(m);
+  if (!m) return;
+  MlcSchTarget st;
+  mlc_sch_target_host(&st);
+  MlcSchedule *sp[MLC_TUNE_MAX_SPACES];
+  int n = mlc_tune_spaces(ctx, m, "deep", &st, sp, MLC_TUNE_MAX_SPACES);
+  CHECK(n >= 1);
+  float feat[MLC_TUNE_N_FEATURES];
+  mlc_tune_features(m->funcs[0].prim, feat);
+  CHECK(feat[5] == (float)depth); /* the loop depth, counted in full */
+  for (int i = 0; i < n; i++) {
+    MlcSchedule *c = mlc_sch_new(ctx, m, "deep", 1);
+    CHECK(mlc_sch_replay(c, sp[i], NULL, 0) && mlc_tune_postprocess(c, &st));
+    mlc_tune_features(mlc_sch_func(c), feat);
+    mlc_sch_free(c);
+    mlc_sch_free(sp[i]);
+  }
+  mlc_ctx_free(ctx);
+}
+
 int main(void) {
   snprintf(tmpdir, sizeof tmpdir, "/tmp/mlcc_tune_XXXXXX");
   if (!mkdtemp(tmpdir)) return 1;
@@ -440,6 +471,7 @@ int main(void) {
   RUN(test_records_bad_lines);
   RUN(test_apply_records);
   RUN(test_space_replays_correctly);
+  RUN(test_deep_nest);
   RUN(test_measure_survives_faults);
   RUN(test_cost_model_learns);
   RUN(test_search_deterministic);
