@@ -22,7 +22,7 @@ endif
 GEN := $(B)/gen
 CFLAGS_ALL := -std=c11 -D_POSIX_C_SOURCE=200809L -Wall -Wextra -Werror -Wno-unused-parameter \
               -Wshadow -Wstrict-prototypes -fPIC -Iinclude -Isrc -I$(GEN) $(OPT) $(SANFLAGS) $(CFLAGS)
-LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS) -lm -lpthread -ldl -lz -lprotobuf-c -lcjson
+LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS) -lm -lpthread -ldl -lz -lprotobuf-c -lcjson -lxgboost
 
 LIB_SRC := $(sort $(wildcard src/*/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/onnx.pb-c.o
@@ -94,7 +94,8 @@ FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 # the importer calls (ops, te, arith, and the interpreter that folds constants);
 # the .npy/.npz target needs the runtime.
 FUZZ_LIB_SRC := $(sort $(wildcard src/support/*.c src/ir/*.c src/text/*.c src/arith/*.c \
-                                  src/te/*.c src/ops/*.c src/frontend/*.c src/interp/*.c src/runtime/*.c))
+                                  src/te/*.c src/ops/*.c src/frontend/*.c src/interp/*.c src/runtime/*.c) \
+                          src/tune/database.c src/tune/target.c)
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=build/fuzz/obj/%.o) build/fuzz/obj/gen/onnx.pb-c.o
 FUZZ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Iinclude -Isrc -Ibuild/gen \
   -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
@@ -109,7 +110,7 @@ build/fuzz/obj/%.o: %.c $(HDRS)
 	clang $(FUZZ_CFLAGS) -c $< -o $@
 build/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_OBJ)
 	@mkdir -p $(dir $@)
-	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_LIB_OBJ) -lm -lprotobuf-c -lz -lpthread -ldl -o $@
+	clang $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_LIB_OBJ) -lm -lprotobuf-c -lcjson -lz -lpthread -ldl -o $@
 
 # ---- ONNX conformance (tests/onnx/conformance.c): the operator suite in
 # $(MLC_ONNX_TESTS) (default ../shared/onnx-node-tests); fails when a test
@@ -160,3 +161,8 @@ bench-models: $(B)/mlcc $(BENCH_MODELS_TIMER)
 $(BENCH_MODELS_TIMER): bench/models/timer.c $(B)/libmlcrt.a $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $< $(B)/libmlcrt.a $(LDFLAGS_ALL) -o $@
+
+# the tuner on the course's matmul + relu against its hand schedule (bench/README.md)
+.PHONY: bench-tune
+bench-tune: $(B)/mlcc
+	sh bench/tune/run.sh 64

@@ -1,6 +1,6 @@
 #!/bin/sh
 # fuzz.sh SECONDS [TARGET...] - run libFuzzer targets for SECONDS each
-# (default targets: reader onnx npy).
+# (default targets: reader onnx npy records).
 #
 #   reader  the TVMScript reader and printer; its corpus (build/fuzz/corpus)
 #           is seeded from the golden test files each time, so a fresh
@@ -14,7 +14,10 @@
 #   npy     the runtime's .npy and .npz readers (the input's first byte picks
 #           which); its corpus (build/fuzz/corpus_npy) is seeded with .npy
 #           and .npz files written by the unit tests' fixtures and by numpy
-#           when python3 with numpy is found.
+#           when python3 with numpy is found;
+#   records the tuning database's reader (JSON lines); its corpus
+#           (build/fuzz/corpus_records) is seeded with tests/e2e/tuning.jsonl
+#           and a record as `mlcc tune` writes it.
 #
 # Fails (non-zero) when a fuzzer reports a crash, a leak or a sanitizer
 # error; crash inputs are left in build/fuzz/.
@@ -25,7 +28,7 @@ case "$secs" in
   ''|*[!0-9]*) echo "usage: scripts/fuzz.sh SECONDS [TARGET...]" >&2; exit 2 ;;
 esac
 [ $# -gt 0 ] && shift
-targets=${*:-reader onnx npy}
+targets=${*:-reader onnx npy records}
 
 cd "$(dirname "$0")/.."
 make -j2 fuzz
@@ -68,12 +71,22 @@ PY
   return 0
 }
 
+seed_records() {
+  cp tests/e2e/tuning.jsonl "$1/report.jsonl"
+  cat >"$1/tune.jsonl" <<'JSONL'
+{"workload":"40e2813038fc8a52","func":"mm_relu","target":{"cpu":"CPU","features":"avx2,fma","threads":2},"space":2,"decisions":"[[32,1,2,2],[1,4,32,1],[2,64],3]","trace":"b0 = sch.get_block(\"Y\")\n","seconds":5.3e-05,"gflops":79.8,"task":"mm_relu","elapsed_s":1.5,"latency_s":5.3e-05,"weight":1}
+{"workload":"40e2813038fc8a52","func":"mm_relu","target":{"cpu":"CPU","features":"avx2,fma","threads":2},"space":0,"decisions":"[]","trace":"","seconds":null,"error":"timed out","task":"mm_relu","elapsed_s":2}
+JSONL
+  return 0
+}
+
 status=0
 for t in $targets; do
   case "$t" in
     reader) corpus=build/fuzz/corpus ;;
     onnx) corpus=build/fuzz/corpus_onnx ;;
     npy) corpus=build/fuzz/corpus_npy ;;
+    records) corpus=build/fuzz/corpus_records ;;
     *) echo "fuzz.sh: unknown target '$t'" >&2; exit 2 ;;
   esac
   mkdir -p "$corpus"

@@ -14,7 +14,8 @@ set -eu
 # clang + libclang-rt-14-dev: libFuzzer for `make fuzz`; zlib: .npz tensors;
 # OpenBLAS: extern functions and benchmarks; protobuf-c + libonnx-dev: ONNX import
 # (the C code is generated from the onnx.proto libonnx-dev ships); cJSON:
-# profiles and reports (mlcc run --profile-json, mlcc report); xmllint: the
+# profiles, reports and tuning records (mlcc run --profile-json, mlcc report,
+# mlcc tune); XGBoost's C API: the tuner's cost model; xmllint: the
 # test that the report is well-formed; numpy + pytest: the Python package's
 # tests (python/tests), torch: its PyTorch tests (from_fx, from_torch).
 # OpenCL: the ICD loader and headers
@@ -32,6 +33,7 @@ protobuf-c-compiler  protoc-c
 libprotobuf-c-dev    /usr/include/protobuf-c/protobuf-c.h
 libonnx-dev          /usr/include/onnx/onnx.proto
 libcjson-dev         /usr/include/cjson/cJSON.h
+libxgboost-dev       /usr/include/xgboost/c_api.h
 libxml2-utils        xmllint
 python3-numpy        /usr/lib/python3/dist-packages/numpy/__init__.py
 python3-pytest       /usr/lib/python3/dist-packages/pytest/__init__.py

@@ -11,6 +11,7 @@
 #include "mlcc/text.h"
 #include "mlcc/codegen.h"
 #include "mlcc/runtime.h"
+#include "mlcc/transform.h"
 
 /* 0 yes/success, 1 no (not canonical, modules differ), 2 error */
 enum { EXIT_YES = 0, EXIT_NO = 1, EXIT_ERR = 2 };
@@ -62,8 +63,21 @@ typedef struct CliModelFlags {
   bool explain;           /* --explain */
   bool no_schedule;       /* --no-default-schedule */
   MlcGpuApi gpu;          /* --target opencl|cuda */
+  const char *records[16];/* --records DB.jsonl, repeatable */
+  int n_records;
 } CliModelFlags;
 int cli_build_model(MlcCtx *ctx, MlcModule *m, const char *out, const CliModelFlags *flags);
+/* --records (cli_records.c): the files merged into one database (NULL +
+ * error in ctx on a bad file), applied to a module's prim funcs, or to the
+ * kernels the graph pipeline makes (the pipeline with the records applied
+ * after dead code) */
+typedef struct MlcTuneDB MlcTuneDB;
+MlcTuneDB *cli_load_records(MlcCtx *ctx, const char *const *paths, int n);
+MlcModule *cli_apply_records(MlcCtx *ctx, const MlcModule *m, const MlcTuneDB *db);
+MlcModule *cli_pipeline_with_records(MlcCtx *ctx, const MlcModule *in, const MlcSchTarget *target,
+                                     const MlcTuneDB *db, MlcPassDump dump, void *user, MlcMemPlanStats **stats,
+                                     int *n_stats);
+int cmd_tune(int argc, char **argv);
 /* --explain: per kernel of the model built from input, its op, calls, FLOPs,
  * kind and where its schedule came from (explain.c), on stdout */
 void cli_explain(MlcCtx *ctx, const MlcModule *input, const MlcModule *built, const MlcrtCallSite *sites, int n);

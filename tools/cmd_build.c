@@ -21,6 +21,7 @@
 #include "mlcc/schedule.h"
 #include "mlcc/text.h"
 #include "mlcc/transform.h"
+#include "mlcc/tune.h"
 
 enum { MAX_LINKED = 16 };
 
@@ -31,6 +32,8 @@ typedef struct BuildArgs {
   int n_link;
   char include_flag[4200]; /* -I of mlcc's own headers, for linked C files */
   MlcBuildOptions opt;
+  const char *records[16]; /* --records DB.jsonl */
+  int n_records;
 } BuildArgs;
 
 static bool ends_with(const char *s, const char *suffix) {
@@ -153,9 +156,14 @@ static int build_model(MlcCtx *ctx, MlcModule *m, const BuildArgs *a) {
   /* a GPU target: no CPU schedules; the GPU default rule binds every
    * kernel after the pipeline (docs/gpu.md) */
   bool gpu = a->opt.gpu != MLC_GPU_NONE;
-  if (m)
-    m = mlc_graph_pipeline(ctx, m, a->no_schedule || gpu ? NULL : &target, MLC_PASS_COUNT - 1, dump_module, &dump,
-                           &stats, &n_stats);
+  const MlcSchTarget *sized = a->no_schedule || gpu ? NULL : &target;
+  MlcTuneDB *db = NULL;
+  if (m && a->n_records && !(db = cli_load_records(ctx, a->records, a->n_records))) m = NULL;
+  if (m && db)
+    m = cli_pipeline_with_records(ctx, m, sized, db, dump_module, &dump, &stats, &n_stats);
+  else if (m)
+    m = mlc_graph_pipeline(ctx, m, sized, MLC_PASS_COUNT - 1, dump_module, &dump, &stats, &n_stats);
+  mlc_tune_db_free(db);
   if (m && gpu) m = mlc_sch_default_gpu_module(ctx, m, 256);
   if (m) report_plan(stats, n_stats);
   free(stats);
@@ -172,7 +180,8 @@ int cli_build_model(MlcCtx *ctx, MlcModule *m, const char *out, const CliModelFl
   const char *dump_after = f->dump_after;
   BuildArgs a = {.out = out, .dump_after = dump_after, .embed = f->embed, .explain = f->explain,
                  .no_schedule = f->no_schedule, .entry = "main",
-                 .opt = {.target = MLC_TARGET_NATIVE, .gpu = f->gpu}};
+                 .opt = {.target = MLC_TARGET_NATIVE, .gpu = f->gpu}, .n_records = f->n_records};
+  for (int i = 0; i < f->n_records; i++) a.records[i] = f->records[i];
   if (dump_after && pass_index(dump_after) < 0) return cli_bad_usage("no graph pass named", dump_after);
   return build_model(ctx, m, &a);
 }
@@ -217,7 +226,10 @@ static int parse(BuildArgs *a, int argc, char **argv) {
     } else if (!strcmp(s, "--embed-params")) a->embed = true;
     else if (!strcmp(s, "--explain")) a->explain = true;
     else if (!strcmp(s, "--no-default-schedule")) a->no_schedule = true;
-    else if (!strcmp(s, "--target") && next) {
+    else if (!strcmp(s, "--records") && next) {
+      if (a->n_records == 16) return cli_bad_usage("build: at most 16 --records files", argv[i + 1]);
+      a->records[a->n_records++] = argv[++i];
+    } else if (!strcmp(s, "--target") && next) {
       const char *t = argv[++i];
       if (!strcmp(t, "native")) a->opt.target = MLC_TARGET_NATIVE;
       else if (!strcmp(t, "generic")) a->opt.target = MLC_TARGET_GENERIC;
@@ -265,6 +277,11 @@ int cmd_build(int argc, char **argv) {
   if (rc != EXIT_YES) return rc;
   MlcCtx *ctx = mlc_ctx_new();
   MlcModule *m = cli_load_module(ctx, a.in, NULL, NULL);
+  if (m && ends_with(a.out, ".so") && a.n_records) {
+    MlcTuneDB *db = cli_load_records(ctx, a.records, a.n_records);
+    m = db ? cli_apply_records(ctx, m, db) : NULL;
+    mlc_tune_db_free(db);
+  }
   if (ends_with(a.out, ".so")) rc = (m && mlc_build_shared(ctx, m, a.out, &a.opt) && write_device_source(ctx, m, &a))
                                        ? EXIT_YES : cli_report(ctx);
   else rc = m ? build_model(ctx, m, &a) : cli_report(ctx);

@@ -60,6 +60,10 @@ static int parse(OnnxArgs *a, int argc, char **argv, const char *cmd, bool want_
       else if (!strcmp(t, "cuda")) a->flags.gpu = MLC_GPU_CUDA;
       else if (strcmp(t, "native") != 0) return cli_bad_usage("compile: --target takes native, opencl or cuda", t);
     }
+    else if (want_out && !strcmp(s, "--records") && next) {
+      if (a->flags.n_records == 16) return cli_bad_usage("compile: at most 16 --records files", argv[i + 1]);
+      a->flags.records[a->flags.n_records++] = argv[++i];
+    }
     else if (!strcmp(s, "--input-shape") && next) {
       if (a->n_shapes == MAX_SHAPES) return cli_bad_usage("too many --input-shape options", NULL);
       if (!parse_shape(argv[++i], &a->shapes[a->n_shapes]))

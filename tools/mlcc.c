@@ -22,9 +22,9 @@
     "print FILE in canonical TVMScript; --check: print nothing, exit 1 if FILE differs") \
   X("equal", cmd_equal, "A B",                                                    \
     "exit 0 if A and B hold structurally equal modules, else show the first difference and exit 1") \
-  X("build", cmd_build, "MODULE.py -o LIB.so [--target native|generic|opencl|cuda] [--link FILE]...\n"     \
+  X("build", cmd_build, "MODULE.py -o LIB.so [--target native|generic|opencl|cuda] [--link FILE]... [--records DB.jsonl]...\n"     \
     "  mlcc build MODULE.py -o DIR [--params W.npz] [--embed-params] [--entry F] [--dump-after PASS] [--explain]\n" \
-    "      [--no-default-schedule] [--target native|generic|opencl|cuda] [--link FILE]...", \
+    "      [--no-default-schedule] [--target native|generic|opencl|cuda] [--link FILE]... [--records DB.jsonl]...", \
     "compile every prim func of MODULE.py into a shared library (the generated .c is kept beside it;\n" \
     "      opencl/cuda: GPU kernels, their source also kept as LIB.cl/LIB.cu, run through the runtime);\n" \
     "      with -o DIR, compile graph function F (default main) as a model: DIR/model.{c,h,so} and\n" \
@@ -45,9 +45,14 @@
   X("import", cmd_import, "MODEL.onnx [--input-shape NAME:1x3x224x224]...",                     \
     "import an ONNX model and print it as TVMScript (weights as constants)")             \
   X("compile", cmd_compile, "MODEL.onnx -o DIR [--input-shape NAME:DIMS]... [--embed-params] [--dump-after PASS] [--explain]\n" \
-    "      [--no-default-schedule] [--target native|opencl|cuda] [--link FILE]...", \
+    "      [--no-default-schedule] [--target native|opencl|cuda] [--link FILE]... [--records DB.jsonl]...", \
     "import an ONNX model and build its deployment folder, as `build -o DIR` does (run it with `mlcc run DIR`);\n" \
-    "      opencl/cuda: its kernels bound to GPU threads by the default GPU rule, run through the runtime")
+    "      opencl/cuda: its kernels bound to GPU threads by the default GPU rule, run through the runtime") \
+  X("tune", cmd_tune, "MODEL.onnx|MODULE.py -o DB.jsonl [--trials N] [--time-budget 20m] [--threads N] [--batch N]\n" \
+    "      [--seed N] [--timeout 10s] [--records MORE.jsonl]...\n" \
+    "  mlcc tune MODULE.py --print-space", \
+    "search schedules for every kernel (design spaces, evolutionary search, XGBoost cost model, measured in\n" \
+    "      a child process) and append the records to DB.jsonl; `build`/`compile --records DB.jsonl` apply them")
 
 typedef struct Command {
   const char *name;

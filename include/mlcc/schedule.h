@@ -128,6 +128,19 @@ void mlc_sch_print_trace(const MlcSchedule *s, MlcStrBuf *out);
  * which is skipped).  Stops at the first error, located in the script. */
 bool mlc_sch_run_script(MlcSchedule *s, const char *file, const char *text, size_t len);
 
+/* The decisions of s's sampling instructions, in trace order (written to
+ * out up to cap; kind NONE for one that has none); returns their count. */
+int mlc_sch_decisions(const MlcSchedule *s, MlcSchVal *out, int cap);
+/* the number of instructions in s's trace */
+int mlc_sch_trace_len(const MlcSchedule *s);
+/* Replay the trace of `from` onto `to` (a schedule of an equal function,
+ * normally fresh, in the same context): every instruction again, handles
+ * mapped; the k-th sampling instruction reuses decisions[k] when k < n and
+ * its kind is not NONE, else draws anew from to's generator.  False with
+ * the error of the refused instruction (to then holds the part replayed).
+ * This is how a search makes candidates of a design space. */
+bool mlc_sch_replay(MlcSchedule *to, const MlcSchedule *from, const MlcSchVal *decisions, int n);
+
 /* the most outputs one primitive application has (the size of outs) */
 #define MLC_SCH_MAX_OUTS 16
 

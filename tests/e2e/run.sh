@@ -151,9 +151,43 @@ refused() {
   fi
 }
 
+# tune_case: `mlcc tune` of the MLP's kernels (a few trials, one progress
+# line per round, one record per trial), then the model built with
+# --records: --explain says its kernel is tuned, and its outputs pass the
+# consumer's plain C check
+tune_case() {
+  out=$dir/tune
+  mkdir -p "$out"
+  if ! "$MLCC" tune "$here/mlp.py" -o "$out/db.jsonl" --trials 4 --batch 4 --threads 1 >"$out/tune.out" 2>"$out/tune.err"; then
+    fail "e2e tune: mlcc tune" "failed" "$out/tune.err"; return
+  fi
+  if grep -q '^round 1: task 1/1 fused_matmul_add_relu: 4 trials, best ' "$out/tune.err" &&
+     [ "$(wc -l <"$out/db.jsonl")" -eq 4 ]; then echo "ok e2e tune: mlcc tune records 4 trials"
+  else fail "e2e tune: mlcc tune" "no progress line or not 4 records" "$out/tune.err"; fi
+  # records measured with one thread apply to a build for one thread only:
+  # the build's target is the host's thread count, so tune for that too
+  if ! "$MLCC" tune "$here/mlp.py" -o "$out/db.jsonl" --trials 2 --batch 2 >"$out/tune2.out" 2>"$out/tune2.err"; then
+    fail "e2e tune: mlcc tune (host threads)" "failed" "$out/tune2.err"; return
+  fi
+  if ! "$MLCC" build "$here/mlp.py" -o "$out/model" --params "$dir/static/weights.npz" --records "$out/db.jsonl" \
+       --explain >"$out/explain.out" 2>"$out/build.err"; then
+    fail "e2e tune: build --records" "mlcc build failed" "$out/build.err"; return
+  fi
+  if grep -q '^fused_matmul_add_relu  *matmul+add+relu .* tuned  *tuning record' "$out/explain.out"; then
+    echo "ok e2e tune: build --records applies the record"
+  else fail "e2e tune: build --records" "the kernel is not tuned" "$out/explain.out"; fi
+  if "$MLCC" run "$out/model" --in "$dir/static/x.npy" --out "$out/y.npz" 2>"$out/run.err"; then
+    "$dir/static/consumer_model" --npz "$out/y.npz" 4 >"$out/run.out" 2>"$out/run.err"
+    report "tune" $? "$out/run.out" "$out/run.err"
+  else
+    fail "e2e tune: mlcc run" "failed" "$out/run.err"
+  fi
+}
+
 e2e_case static "$here/mlp.py" 4 4
 e2e_case dynamic "$here/mlp_dyn.py" 5 1 5 33 2
 profile_case "$dir/static/model" "$dir/static/x.npy"
+tune_case
 
 # --explain: per kernel, its ops, calls, FLOPs (the MLP's 4x8 @ 8x16 matmul is
 # 1024, its bias add and relu 64 each) and where its schedule came from

@@ -1,0 +1,11 @@
+# The course's hand schedule of mm_relu (tests/golden/roundtrip/mm_relu.py):
+# the j loop split by 4 and moved under k, the relu computed per row tile,
+# the init taken out of the reduction.
+sch = tvm.tir.Schedule(MyModule)
+block_Y = sch.get_block("Y", func_name="mm_relu")
+i, j, k = sch.get_loops(block_Y)
+j0, j1 = sch.split(j, factors=[None, 4])
+sch.reorder(j0, k, j1)
+block_C = sch.get_block("C", "mm_relu")
+sch.reverse_compute_at(block_C, j0)
+sch.decompose_reduction(block_Y, k)

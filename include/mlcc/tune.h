@@ -1,0 +1,185 @@
+/* tune.h - auto-tuning: design spaces of schedules, a search over them
+ * guided by a learned cost model, measurement of candidates in a separate
+ * process, and the tuning database that carries the results to builds.
+ *
+ * A task is one prim func (a workload), recognised by its structural hash
+ * with the function's name and attributes left out.  A design space is a
+ * schedule trace with sampling instructions, made by rules from the
+ * function's blocks; a candidate is that trace replayed with some sampling
+ * decisions, finished by postprocessors.  A record is one measured
+ * candidate: the workload, the target it ran on, the candidate's schedule
+ * script and its time.  Records are JSON lines, appended as they are
+ * measured, so an interrupted run keeps them; files merge by reading
+ * several. */
+#ifndef MLCC_TUNE_H
+#define MLCC_TUNE_H
+
+#include "mlcc/codegen.h"
+#include "mlcc/schedule.h"
+
+#include <stdio.h>
+
+/* ---- target ---------------------------------------------------------------------
+ * What a record's time is valid for: the CPU model, the instruction-set
+ * features the generated code uses (the -march it is compiled for: the
+ * host's features, or $MLC_MARCH), and the threads it ran with.  A record
+ * is applied only on an equal target. */
+typedef struct MlcTuneTarget {
+  char cpu[128];
+  char features[256];
+  int threads;
+} MlcTuneTarget;
+
+/* the host; threads <= 0: the runtime's default ($MLCRT_NUM_THREADS, else
+ * the online CPUs), which is what a build's records are chosen for */
+void mlc_tune_target_host(MlcTuneTarget *t, int threads);
+bool mlc_tune_target_equal(const MlcTuneTarget *a, const MlcTuneTarget *b);
+
+/* The workload key of f: its structural hash with the name and attributes
+ * left out (a kernel fused in one model and written by hand in another is
+ * the same task when the loop nests are equal, block names included, since
+ * schedules name blocks). */
+uint64_t mlc_tune_workload_hash(MlcCtx *ctx, const MlcPrimFunc *f);
+
+/* ---- records and the database ------------------------------------------------------ */
+typedef struct MlcTuneRecord {
+  uint64_t workload;
+  MlcTuneTarget target;
+  const char *func;      /* the task's function name when tuned (for people) */
+  const char *trace;     /* the candidate's schedule script (replays onto the workload) */
+  int space;             /* which design space the candidate came from */
+  const char *decisions; /* its sampling decisions as JSON text (seeds later searches) */
+  double seconds;        /* min time per call; < 0 when it failed */
+  const char *error;     /* why it failed, NULL when it ran */
+  double gflops;         /* measured, 0 when unknown */
+  double elapsed_s;      /* seconds into the tuning run when measured */
+  int weight;            /* calls of the task per model run (0: unknown) */
+} MlcTuneRecord;
+
+typedef struct MlcTuneDB MlcTuneDB;
+
+MlcTuneDB *mlc_tune_db_new(void);
+void mlc_tune_db_free(MlcTuneDB *db);
+/* Read the JSON-lines file at path and add its records (several calls
+ * merge files).  A missing file is an error unless missing_ok; a malformed
+ * line is an error naming path:line. */
+bool mlc_tune_db_load(MlcCtx *ctx, MlcTuneDB *db, const char *path, bool missing_ok);
+/* the same for text in memory; name is what errors call it */
+bool mlc_tune_db_read(MlcCtx *ctx, MlcTuneDB *db, const char *name, const char *text, size_t len);
+/* add a copy of r */
+void mlc_tune_db_add(MlcTuneDB *db, const MlcTuneRecord *r);
+int mlc_tune_db_size(const MlcTuneDB *db);
+const MlcTuneRecord *mlc_tune_db_at(const MlcTuneDB *db, int i);
+/* the fastest successful record of the workload on the target, NULL when none */
+const MlcTuneRecord *mlc_tune_db_best(const MlcTuneDB *db, uint64_t workload, const MlcTuneTarget *t);
+/* the record's JSON line (no newline) */
+void mlc_tune_record_json(const MlcTuneRecord *r, MlcStrBuf *out);
+/* append r as one line to path (created when absent), flushed to disk */
+bool mlc_tune_record_append(MlcCtx *ctx, const char *path, const MlcTuneRecord *r);
+/* write every record of db to path (replacing it) */
+bool mlc_tune_db_save(MlcCtx *ctx, const MlcTuneDB *db, const char *path);
+
+/* ---- applying records ---------------------------------------------------------------
+ * m with each prim func for which db has a record on target scheduled by
+ * replaying the best record's script; such a function gets the attribute
+ * tuned = "SECONDS s" (and keeps it through the graph pipeline, whose
+ * default schedules then leave it alone).  A record whose script no longer
+ * applies is skipped with a warning on stderr-free terms: *n_failed counts
+ * them and the function falls back to the default schedules.  n_applied /
+ * n_failed may be NULL. */
+MlcModule *mlc_tune_apply(MlcCtx *ctx, const MlcModule *m, const MlcTuneDB *db, const MlcTuneTarget *target,
+                          int *n_applied, int *n_failed);
+
+/* ---- design spaces ------------------------------------------------------------------
+ * The rules, block by block: injective producers inlined; every reduction
+ * whose loops are a perfect nest tiled SSRSRS (sample_perfect_tile for each
+ * spatial loop into 4 and each reduce loop into 2); its epilogue placed at
+ * the outer or middle tile level or left at the root (one space each);
+ * the outer tile loops fused and parallel; the unroll depth sampled
+ * (sample_categorical over 0, 16, 64) and left as the block annotation
+ * "auto_unroll_max_step" for the postprocessors.  Returns the number of
+ * spaces made (schedules in out, each owned by the caller), 0 + error when
+ * the function cannot be scheduled. */
+#define MLC_TUNE_MAX_SPACES 4
+int mlc_tune_spaces(MlcCtx *ctx, const MlcModule *m, const char *func, const MlcSchTarget *t,
+                    MlcSchedule **out, int cap);
+
+/* Finish a replayed candidate: reductions decomposed at their first reduce
+ * loop, innermost spatial loops of 2..64 iterations over the written
+ * buffer's last index vectorized, loops unrolled up to the block's
+ * "auto_unroll_max_step".  False + error when a step is refused. */
+bool mlc_tune_postprocess(MlcSchedule *s, const MlcSchTarget *t);
+/* The last postprocessor: the C generator takes the function (lowering
+ * refuses, say, a vector loop it cannot vectorize).  False + error. */
+bool mlc_tune_verify(MlcSchedule *s);
+
+/* ---- features and the cost model ------------------------------------------------------ */
+#define MLC_TUNE_N_FEATURES 48
+/* features of f (scheduled): per buffer store, loop extents by kind,
+ * vector width, arithmetic intensity, bytes touched */
+void mlc_tune_features(const MlcPrimFunc *f, float out[MLC_TUNE_N_FEATURES]);
+
+typedef struct MlcTuneModel MlcTuneModel;
+MlcTuneModel *mlc_tune_model_new(uint64_t seed);
+void mlc_tune_model_free(MlcTuneModel *m);
+/* train on exactly these n samples (features, score: higher is better),
+ * replacing what it learnt before (scores change as the best time does) */
+bool mlc_tune_model_fit(MlcCtx *ctx, MlcTuneModel *m, const float *x, const float *y, int n);
+/* predicted scores (all 0 before the first update) */
+bool mlc_tune_model_predict(MlcCtx *ctx, MlcTuneModel *m, const float *x, int n, float *out);
+/* the model's name for messages ("xgboost") */
+const char *mlc_tune_model_name(void);
+
+/* ---- measuring ------------------------------------------------------------------------
+ * Candidates (prim funcs of equal signature) compiled into a few shared
+ * objects (one compiler per CPU, in parallel) and timed in a child process: warm-up and number of calls until a
+ * repeat takes min_repeat_ms, the minimum over repeats.  A candidate that
+ * crashes, hangs past timeout_s or fails costs its own result only. */
+typedef struct MlcTuneMeasureOptions {
+  int repeat;              /* timed repeats (default 3) */
+  double min_repeat_ms;    /* default 5 */
+  double timeout_s;        /* per candidate, default 10 */
+  int threads;             /* runtime threads in the child, 0: runtime default */
+  int build_jobs;          /* compilers run at once (the batch split in as many
+                              shared objects), 0: the online CPUs */
+  const MlcBuildOptions *build;
+  const char *workdir;     /* where the shared objects go */
+  volatile int *stop;      /* when set (a signal handler), no further candidate is started */
+} MlcTuneMeasureOptions;
+
+typedef struct MlcTuneResult {
+  double seconds;          /* < 0 when it failed */
+  char error[160];
+} MlcTuneResult;
+
+bool mlc_tune_measure(MlcCtx *ctx, const MlcPrimFunc *const *cands, int n, const MlcTuneMeasureOptions *o,
+                      MlcTuneResult *out);
+/* Run candidate `cand` compiled (in a child process) and `ref` in the
+ * reference interpreter on the same random inputs; true when every output
+ * agrees (rtol/atol 1e-3 for floats, exact for ints), else false + error. */
+bool mlc_tune_check(MlcCtx *ctx, const MlcPrimFunc *ref, const MlcPrimFunc *cand, const MlcTuneMeasureOptions *o);
+
+/* ---- tuning ------------------------------------------------------------------------------ */
+typedef struct MlcTuneOptions {
+  int trials;              /* measured candidates in all (default 64) */
+  double time_budget_s;    /* stop after this long, 0: no limit */
+  int batch;               /* candidates per round (default 8) */
+  uint64_t seed;
+  double epsilon;          /* share of a batch drawn at random (default 0.2) */
+  MlcTuneMeasureOptions measure;
+  const char *db_path;     /* records are appended here as they are measured */
+  /* one line per round on this stream, NULL for none */
+  FILE *progress;
+  /* set (by a signal handler) to stop after the candidate being measured */
+  volatile int *stop;
+} MlcTuneOptions;
+
+/* Tune every distinct prim func of m (tasks weighted by their calls in the
+ * graph functions; with no graph function each prim func once).  db holds
+ * what earlier runs measured: its records seed the search and are never
+ * measured again.  Every task gets a round in turn, then rounds go to the
+ * task with the best expected gain on the model's latency. */
+bool mlc_tune_module(MlcCtx *ctx, const MlcModule *m, MlcTuneDB *db, const MlcSchTarget *st,
+                     const MlcTuneTarget *tt, const MlcTuneOptions *o);
+
+#endif

@@ -1,0 +1,47 @@
+/* apply.c - using the database: each prim func of a module that has a
+ * record on this target gets the best record's schedule, by replaying the
+ * record's script onto it.  A record measured elsewhere (another CPU,
+ * other features, another thread count) is never applied; a function
+ * without a record is left as it is, for the default schedules to take. */
+#include "mlcc/tune.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* f carrying tuned = "<seconds> s" beside its attributes */
+static MlcPrimFunc *mark_tuned(MlcCtx *ctx, const MlcPrimFunc *f, double seconds) {
+  MlcPrimFunc *g = mlc_arena_dup(&ctx->arena, f, sizeof *f);
+  MlcAttr *a = mlc_arena_array(&ctx->arena, (size_t)f->attrs.n + 1, sizeof *a);
+  if (f->attrs.n) memcpy(a, f->attrs.items, sizeof *a * (size_t)f->attrs.n);
+  a[f->attrs.n] = (MlcAttr){mlc_intern(ctx, "tuned"), {.kind = MLC_ATTR_STR, .s = mlc_internf(ctx, "%.3g s", seconds)}};
+  g->attrs = (MlcAttrs){a, f->attrs.n + 1};
+  return g;
+}
+
+MlcModule *mlc_tune_apply(MlcCtx *ctx, const MlcModule *m, const MlcTuneDB *db, const MlcTuneTarget *target,
+                          int *n_applied, int *n_failed) {
+  int applied = 0, failed = 0;
+  const MlcModule *cur = m;
+  for (int i = 0; i < m->n_funcs; i++) {
+    if (m->funcs[i].kind != MLC_FUNC_PRIM || mlc_attrs_get(m->funcs[i].prim->attrs, mlc_intern(ctx, "tuned")))
+      continue;
+    const MlcTuneRecord *r = mlc_tune_db_best(db, mlc_tune_workload_hash(ctx, m->funcs[i].prim), target);
+    if (!r) continue;
+    MlcSchedule *s = mlc_sch_new(ctx, cur, m->funcs[i].name, 0);
+    if (!s) return NULL;
+    if (mlc_sch_run_script(s, "record", r->trace, strlen(r->trace))) {
+      const MlcModule *sm = mlc_sch_module(s);
+      MlcFunc *funcs = mlc_arena_dup(&ctx->arena, sm->funcs, sizeof *funcs * (size_t)sm->n_funcs);
+      funcs[i].prim = mark_tuned(ctx, funcs[i].prim, r->seconds);
+      cur = mlc_module_new(ctx, sm->name, funcs, sm->n_funcs, sm->attrs);
+      applied++;
+    } else {
+      mlc_clear_error(ctx); /* the function keeps its loop nest; the default schedules take it */
+      failed++;
+    }
+    mlc_sch_free(s);
+  }
+  if (n_applied) *n_applied = applied;
+  if (n_failed) *n_failed = failed;
+  return (MlcModule *)cur;
+}

@@ -1,0 +1,37 @@
+/* tune_internal.h - what the tuner's files share: looking at a scheduled
+ * function's blocks and loops, and applying primitives by handle. */
+#ifndef MLCC_TUNE_INTERNAL_H
+#define MLCC_TUNE_INTERNAL_H
+
+#include "mlcc/tune.h"
+
+enum { TUNE_MAX_NEST = 16, TUNE_MAX_BLOCKS = 64 };
+
+/* A block as the tuner sees it: its realize and the loops above it, up to
+ * the nearest enclosing block, outermost first. */
+typedef struct TuneBlock {
+  const MlcStmt *realize;
+  const MlcBlock *b;
+  const MlcStmt *loops[TUNE_MAX_NEST];
+  int n_loops;
+} TuneBlock;
+
+/* the blocks that hold no other block, in program order; returns the count */
+int tune_leaf_blocks(const MlcPrimFunc *f, TuneBlock *out, int cap);
+/* the leaf block named name; false when there is none */
+bool tune_find_block(const MlcPrimFunc *f, const char *name, TuneBlock *out);
+bool tune_uses_var(const MlcExpr *e, const MlcExpr *var);
+/* only spatial iters and no init */
+bool tune_is_complete(const MlcBlock *b);
+
+/* primitives by handle, through mlc_sch_apply */
+MlcSchVal tune_v_block(int id);
+MlcSchVal tune_v_loop(int id);
+MlcSchVal tune_v_int(int64_t i);
+bool tune_apply(MlcSchedule *s, MlcSchPrim p, MlcSchVal *args, MlcSchVal *outs, int *n);
+/* the loop handles of block b (by name); false on error */
+bool tune_loops(MlcSchedule *s, const char *block, int *b_id, int *loops, int *n);
+
+#define TUNE_UNROLL_KEY "auto_unroll_max_step"
+
+#endif
