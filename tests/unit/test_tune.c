@@ -4,7 +4,9 @@
  * unscheduled function computes (the reference interpreter is the oracle),
  * and measuring survives a crashing candidate. */
 #include "check.h"
-#include "mlcc/mlcc.h"
+#include "mlcc/support.h"
+#include "mlcc/ir.h"
+#include "mlcc/text.h"
 #include "mlcc/interp.h"
 #include "mlcc/tune.h"
 #include "tune/search_internal.h"
