@@ -22,12 +22,11 @@
 
 static bool model_fail(MlcOnnxImporter *im, const char *fmt, ...) MLC_PRINTF(2, 3);
 static bool model_fail(MlcOnnxImporter *im, const char *fmt, ...) {
-  char msg[1024];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  mlc_verror(im->ctx, im->ctx->build_loc, fmt, ap); /* whole: a list of nodes is never cut */
   va_end(ap);
-  return mlc_error(im->ctx, im->ctx->build_loc, "%s", msg);
+  return false;
 }
 
 static const char *node_name(const Onnx__NodeProto *p) {
@@ -372,6 +371,25 @@ static MlcGExpr *read_outputs(MlcOnnxImporter *im, const Onnx__GraphProto *g) {
   return g->n_output == 1 ? outs[0] : mlc_g_tuple(im->ctx, outs, (int)g->n_output);
 }
 
+/* the graph's own input and output names, which var names (identifiers)
+ * cannot always hold: compiled models and `mlcc run` show these */
+static MlcAttrValue name_list(MlcOnnxImporter *im, const Onnx__GraphProto *g, bool outputs) {
+  size_t n = outputs ? g->n_output : g->n_input;
+  MlcAttrValue *items = mlc_arena_array(&im->ctx->arena, n ? n : 1, sizeof *items);
+  int k = 0;
+  for (size_t i = 0; i < n; i++) {
+    const char *name = outputs ? g->output[i]->name : g->input[i]->name;
+    if (!outputs && mlc_map_has(&im->known, mlc_intern(im->ctx, name))) continue; /* an initializer */
+    items[k++] = mlc_onnx__av_str(im->ctx, name);
+  }
+  return (MlcAttrValue){.kind = MLC_ATTR_LIST, .list = {items, k}};
+}
+
+static MlcAttrs io_names(MlcOnnxImporter *im, const Onnx__GraphProto *g) {
+  MlcAttr a[2] = {{"input_names", name_list(im, g, false)}, {"output_names", name_list(im, g, true)}};
+  return mlc_onnx__attrs(im->ctx, 2, a);
+}
+
 static bool find_opset(MlcOnnxImporter *im, const Onnx__ModelProto *mp) {
   im->opset = -1;
   for (size_t i = 0; i < mp->n_opset_import; i++) {
@@ -403,7 +421,7 @@ static MlcModule *import_graph(MlcOnnxImporter *im, const Onnx__ModelProto *mp, 
     MlcGExpr *body = bb ? mlc_g_seq(im->ctx, &bb, 1, result) : NULL;
     const char *fname = mlc_intern(im->ctx, opt && opt->func_name ? opt->func_name : "main");
     MlcGFunc *f = body ? mlc_gfunc_new(im->ctx, fname, mlc_vec_to_arena(&im->ctx->arena, &params),
-                                       (int)params.len, result->sinfo, body, (MlcAttrs){0}, true)
+                                       (int)params.len, result->sinfo, body, io_names(im, g), true)
                        : NULL;
     MlcFunc fn = {.kind = MLC_FUNC_GRAPH, .name = fname, .graph = f};
     if (f) m = mlc_module_new(im->ctx, mlc_intern(im->ctx, "Module"), &fn, 1, (MlcAttrs){0});

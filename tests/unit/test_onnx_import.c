@@ -246,6 +246,61 @@ static void test_graph_errors(void) {
   CHECK(refused_with(&md, ".", "graph output 'nothing' is not defined"));
 }
 
+/* 60 unsupported nodes with long names: the message lists 50 whole lines and
+ * counts the rest, however long it gets */
+static void test_unsupported_list_whole(void) {
+  Model md;
+  model_init(&md, NULL);
+  enum { N = 60 };
+  Onnx__NodeProto nodes[N], *ptrs[N];
+  char names[N][80], outs[N][16], *out_ptrs[N], *in_ptrs[N];
+  for (int i = 0; i < N; i++) {
+    onnx__node_proto__init(&nodes[i]);
+    snprintf(names[i], sizeof names[i], "a_rather_long_node_name_for_node_number_%02d_of_the_graph", i);
+    snprintf(outs[i], sizeof outs[i], "t%d", i);
+    nodes[i].name = names[i];
+    nodes[i].op_type = "FancyOp";
+    in_ptrs[i] = i ? outs[i - 1] : "x";
+    out_ptrs[i] = i == N - 1 ? "y" : outs[i];
+    nodes[i].input = &in_ptrs[i], nodes[i].n_input = 1;
+    nodes[i].output = &out_ptrs[i], nodes[i].n_output = 1;
+    ptrs[i] = &nodes[i];
+  }
+  md.g.node = ptrs, md.g.n_node = N;
+  CHECK(refused_with(&md, ".", "60 unsupported nodes:\n  node 'a_rather_long_node_name_for_node_number_00_of_the_graph'"));
+  CHECK(refused_with(&md, ".", "  node 'a_rather_long_node_name_for_node_number_49_of_the_graph': op FancyOp, domain "
+                               "'ai.onnx', opset 13\n  ... and 10 more"));
+}
+
+/* the graph's own input and output names, identifiers or not, are kept as
+ * the function's input_names/output_names and survive the text form */
+static void test_io_names_kept(void) {
+  Model md;
+  model_init(&md, NULL);
+  md.in.name = "input:0";
+  md.node_in[0][0] = "input:0";
+  md.out.name = "1/y.out";
+  md.node_out[1][0] = "1/y.out";
+  size_t len;
+  uint8_t *buf = pack(&md, &len);
+  MlcCtx *ctx = mlc_ctx_new();
+  const char *msg;
+  MlcModule *m = import(ctx, buf, len, ".", &msg);
+  CHECK(m != NULL);
+  if (m) {
+    MlcStrBuf sb = {0};
+    mlc_print_module(m, &sb);
+    const char *text = mlc_sb_cstr(&sb);
+    if (!strstr(text, "R.func_attr({\"input_names\": [\"input:0\"], \"output_names\": [\"1/y.out\"]})")) printf("%s\n", text);
+    CHECK(strstr(text, "R.func_attr({\"input_names\": [\"input:0\"], \"output_names\": [\"1/y.out\"]})") != NULL);
+    MlcModule *back = mlc_read_module(ctx, "printed.py", text, sb.len);
+    CHECK(back && mlc_module_equal(m, back));
+    mlc_vec_free(&sb);
+  }
+  mlc_ctx_free(ctx);
+  free(buf);
+}
+
 /* ---- external data -------------------------------------------------------------------- */
 
 static char g_dir[64];
@@ -430,6 +485,8 @@ int main(void) {
   RUN(test_truncated_and_garbage);
   RUN(test_bad_dims);
   RUN(test_graph_errors);
+  RUN(test_unsupported_list_whole);
+  RUN(test_io_names_kept);
   RUN(test_external_data);
   RUN(test_huge_dims_small_data);
   RUN(test_external_data_hostile_files);
