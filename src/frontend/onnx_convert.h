@@ -84,6 +84,7 @@ MLC_ONNX_MORE_CONVERTERS(X)
 #include "onnx_conv_b.def"
 #include "onnx_conv_c.def"
 #include "onnx_conv_d.def"
+#include "onnx_conv_quant.def"
 #undef X
 
 #endif

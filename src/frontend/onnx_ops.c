@@ -206,6 +206,7 @@ static const Entry table[] = {
 #include "onnx_conv_b.def"
 #include "onnx_conv_c.def"
 #include "onnx_conv_d.def"
+#include "onnx_conv_quant.def"
 #undef X
 };
 

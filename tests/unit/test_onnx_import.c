@@ -272,6 +272,26 @@ static void test_unsupported_list_whole(void) {
                                "'ai.onnx', opset 13\n  ... and 10 more"));
 }
 
+/* QuantizeLinear's scale must fit the axis it runs along */
+static void test_quantize_refusals(void) {
+  Model md;
+  model_init(&md, NULL);
+  md.nodes[0].op_type = "QuantizeLinear";
+  Onnx__AttributeProto axis, *attrs[1] = {&axis};
+  onnx__attribute_proto__init(&axis);
+  axis.name = "axis";
+  axis.has_type = 1, axis.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+  axis.has_i = 1, axis.i = 0;
+  md.nodes[0].attribute = attrs, md.nodes[0].n_attribute = 1;
+  CHECK(refused_with(&md, ".", "node 'add0' (QuantizeLinear, opset 13): the scale has 3 elements, the input's axis 0 has 2"));
+  axis.i = 5;
+  CHECK(refused_with(&md, ".", "node 'add0' (QuantizeLinear, opset 13): axis 5 is out of range for rank 2"));
+  axis.name = "block_size", axis.i = 2;
+  CHECK(refused_with(&md, ".", "the scale: blocked quantization needs the input's rank 2, got 1"));
+  md.nodes[0].op_type = "MatMulInteger"; /* x is float */
+  CHECK(refused_with(&md, ".", "node 'add0' (MatMulInteger, opset 13): A must be int8 or uint8"));
+}
+
 /* the graph's own input and output names, identifiers or not, are kept as
  * the function's input_names/output_names and survive the text form */
 static void test_io_names_kept(void) {
@@ -487,6 +507,7 @@ int main(void) {
   RUN(test_graph_errors);
   RUN(test_unsupported_list_whole);
   RUN(test_io_names_kept);
+  RUN(test_quantize_refusals);
   RUN(test_external_data);
   RUN(test_huge_dims_small_data);
   RUN(test_external_data_hostile_files);
