@@ -85,6 +85,7 @@ MLC_ONNX_MORE_CONVERTERS(X)
 #include "onnx_conv_c.def"
 #include "onnx_conv_d.def"
 #include "onnx_conv_quant.def"
+#include "onnx_conv_rnn.def"
 #undef X
 
 #endif

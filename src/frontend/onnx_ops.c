@@ -207,6 +207,7 @@ static const Entry table[] = {
 #include "onnx_conv_c.def"
 #include "onnx_conv_d.def"
 #include "onnx_conv_quant.def"
+#include "onnx_conv_rnn.def"
 #undef X
 };
 
