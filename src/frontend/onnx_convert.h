@@ -86,6 +86,7 @@ MLC_ONNX_MORE_CONVERTERS(X)
 #include "onnx_conv_d.def"
 #include "onnx_conv_quant.def"
 #include "onnx_conv_rnn.def"
+#include "onnx_conv_index.def"
 #undef X
 
 #endif

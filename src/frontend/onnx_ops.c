@@ -208,6 +208,7 @@ static const Entry table[] = {
 #include "onnx_conv_d.def"
 #include "onnx_conv_quant.def"
 #include "onnx_conv_rnn.def"
+#include "onnx_conv_index.def"
 #undef X
 };
 

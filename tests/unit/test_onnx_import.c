@@ -272,7 +272,7 @@ static void test_unsupported_list_whole(void) {
                                "'ai.onnx', opset 13\n  ... and 10 more"));
 }
 
-/* QuantizeLinear's scale must fit the axis it runs along */
+/* QuantizeLinear's scale must fit the axis it runs along; indices must be integers */
 static void test_quantize_refusals(void) {
   Model md;
   model_init(&md, NULL);
@@ -290,6 +290,11 @@ static void test_quantize_refusals(void) {
   CHECK(refused_with(&md, ".", "the scale: blocked quantization needs the input's rank 2, got 1"));
   md.nodes[0].op_type = "MatMulInteger"; /* x is float */
   CHECK(refused_with(&md, ".", "node 'add0' (MatMulInteger, opset 13): A must be int8 or uint8"));
+  md.nodes[0].n_attribute = 0;
+  md.nodes[0].op_type = "GatherND";
+  CHECK(refused_with(&md, ".", "node 'add0' (GatherND, opset 13): indices must be int32 or int64"));
+  md.nodes[0].op_type = "ReverseSequence";
+  CHECK(refused_with(&md, ".", "node 'add0' (ReverseSequence, opset 13): sequence_lens must be int32 or int64"));
 }
 
 /* the graph's own input and output names, identifiers or not, are kept as
