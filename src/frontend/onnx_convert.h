@@ -87,6 +87,7 @@ MLC_ONNX_MORE_CONVERTERS(X)
 #include "onnx_conv_quant.def"
 #include "onnx_conv_rnn.def"
 #include "onnx_conv_index.def"
+#include "onnx_conv_control.def"
 #undef X
 
 #endif

@@ -215,8 +215,31 @@ MlcAttrValue mlc_onnx__av_ints(MlcCtx *ctx, const int64_t *v, int n) {
 typedef MLC_VEC(int) IntVec;
 typedef MLC_VEC(MlcGExpr *) GExprVec;
 
-/* Kahn's algorithm over "node j reads a value node i produces".  On a
- * cycle, *order is partial and false is returned. */
+#define MAX_DEPTH 16 /* subgraphs nested in subgraphs */
+
+typedef MLC_VEC(const char *) NameVec;
+
+/* the values the subgraphs of node p (its graph attributes, at any depth)
+ * read, pushed to out: a node depends on their producers as on its inputs */
+static void implicit_inputs(const Onnx__NodeProto *p, int depth, NameVec *out) {
+  if (depth > MAX_DEPTH) return;
+  for (size_t a = 0; a < p->n_attribute; a++) {
+    const Onnx__AttributeProto *at = p->attribute[a];
+    size_t ng = at->n_graphs + (at->g ? 1 : 0);
+    for (size_t k = 0; k < ng; k++) {
+      const Onnx__GraphProto *g = k < at->n_graphs ? at->graphs[k] : at->g;
+      for (size_t i = 0; g && i < g->n_node; i++) {
+        for (size_t j = 0; j < g->node[i]->n_input; j++)
+          if (g->node[i]->input[j] && *g->node[i]->input[j]) mlc_vec_push(out, g->node[i]->input[j]);
+        implicit_inputs(g->node[i], depth + 1, out);
+      }
+    }
+  }
+}
+
+/* Kahn's algorithm over "node j reads a value node i produces" (directly,
+ * or inside a subgraph of j).  On a cycle, *order is partial and false is
+ * returned. */
 static bool topo_order(MlcOnnxImporter *im, const Onnx__GraphProto *g, int *order) {
   MlcCtx *ctx = im->ctx;
   int n = (int)g->n_node;
@@ -249,6 +272,19 @@ static bool topo_order(MlcOnnxImporter *im, const Onnx__GraphProto *g, int *orde
                         node_name(g->node[i]), g->node[i]->op_type ? g->node[i]->op_type : "?", in);
       }
     }
+  NameVec implicit = {0};
+  for (int i = 0; i < n && ok; i++) {
+    implicit.len = 0;
+    implicit_inputs(g->node[i], 0, &implicit);
+    for (size_t k = 0; k < implicit.len; k++) {
+      int p = (int)(intptr_t)mlc_map_get(&producer, mlc_intern(ctx, implicit.data[k]));
+      if (p && p - 1 != i) {
+        pending[i]++;
+        mlc_vec_push(&users[p - 1], i);
+      }
+    }
+  }
+  mlc_vec_free(&implicit);
   int head = 0, tail = 0;
   for (int i = 0; i < n && ok; i++)
     if (pending[i] == 0) order[tail++] = i;
@@ -350,6 +386,27 @@ static bool read_inputs(MlcOnnxImporter *im, const Onnx__GraphProto *g, const Ml
     mlc_map_put(&im->values, key, v);
   }
   return true;
+}
+
+bool mlc_onnx__import_subgraph(MlcOnnxNode *n, const Onnx__GraphProto *g, MlcGExpr **outs, int n_outs) {
+  MlcOnnxImporter *im = n->im;
+  if (im->depth >= MAX_DEPTH) return mlc_onnx__node_fail(n, "subgraphs are nested more than %d deep", MAX_DEPTH);
+  if (g->n_input) return mlc_onnx__node_fail(n, "the subgraph takes %zu inputs, none expected", g->n_input);
+  if ((int)g->n_output != n_outs)
+    return mlc_onnx__node_fail(n, "the subgraph has %zu outputs, the node %d", g->n_output, n_outs);
+  if (g->n_node > MAX_NODES) return mlc_onnx__node_fail(n, "the subgraph has more than %d nodes", MAX_NODES);
+  im->depth++;
+  int *order = calloc(g->n_node ? g->n_node : 1, sizeof *order);
+  bool ok = order && read_initializers(im, g) && topo_order(im, g, order) && check_supported(im, g);
+  for (size_t i = 0; ok && i < g->n_node; i++) ok = convert_node(im, g->node[order[i]]);
+  free(order);
+  im->depth--;
+  for (int i = 0; ok && i < n_outs; i++) {
+    const char *name = g->output[i]->name;
+    outs[i] = name && *name ? mlc_map_get(&im->values, mlc_intern(im->ctx, name)) : NULL;
+    if (!outs[i]) ok = mlc_onnx__node_fail(n, "subgraph output '%s' is not defined", name ? name : "");
+  }
+  return ok;
 }
 
 /* the outputs, bound to plain vars at the end of the dataflow block */

@@ -209,6 +209,7 @@ static const Entry table[] = {
 #include "onnx_conv_quant.def"
 #include "onnx_conv_rnn.def"
 #include "onnx_conv_index.def"
+#include "onnx_conv_control.def"
 #undef X
 };
 

@@ -297,6 +297,79 @@ static void test_quantize_refusals(void) {
   CHECK(refused_with(&md, ".", "node 'add0' (ReverseSequence, opset 13): sequence_lens must be int32 or int64"));
 }
 
+/* an If whose condition is a constant imports the branch it selects; the
+ * branch reads the outer graph's 's', produced by a node listed after the If */
+static bool if_imports(bool cond, const char *want, const char *not_want) {
+  Model md;
+  model_init(&md, NULL);
+  /* nodes: If(c) -> y, Constant -> c, Add(x, w) -> s */
+  Onnx__NodeProto branch_node[2], *bn[2][1];
+  Onnx__GraphProto branch[2];
+  Onnx__ValueInfoProto bout[2], *bouts[2][1];
+  char *b_in[1] = {"s"}, *b_out[2][1] = {{"t_then"}, {"t_else"}};
+  const char *b_op[2] = {"Relu", "Neg"};
+  for (int k = 0; k < 2; k++) {
+    onnx__node_proto__init(&branch_node[k]);
+    branch_node[k].op_type = (char *)b_op[k];
+    branch_node[k].input = b_in, branch_node[k].n_input = 1;
+    branch_node[k].output = b_out[k], branch_node[k].n_output = 1;
+    bn[k][0] = &branch_node[k];
+    onnx__graph_proto__init(&branch[k]);
+    branch[k].node = bn[k], branch[k].n_node = 1;
+    onnx__value_info_proto__init(&bout[k]);
+    bout[k].name = b_out[k][0];
+    bouts[k][0] = &bout[k];
+    branch[k].output = bouts[k], branch[k].n_output = 1;
+  }
+  Onnx__AttributeProto ga[2], *gap[2] = {&ga[0], &ga[1]}, va, *vap[1] = {&va};
+  for (int k = 0; k < 2; k++) {
+    onnx__attribute_proto__init(&ga[k]);
+    ga[k].name = k ? "else_branch" : "then_branch";
+    ga[k].has_type = 1, ga[k].type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH;
+    ga[k].g = &branch[k];
+  }
+  Onnx__TensorProto ct;
+  onnx__tensor_proto__init(&ct);
+  uint8_t cv = cond;
+  ct.has_data_type = 1, ct.data_type = ONNX__TENSOR_PROTO__DATA_TYPE__BOOL;
+  ct.has_raw_data = 1, ct.raw_data.len = 1, ct.raw_data.data = &cv;
+  onnx__attribute_proto__init(&va);
+  va.name = "value";
+  va.has_type = 1, va.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR;
+  va.t = &ct;
+  Onnx__NodeProto nif, ncst;
+  char *if_in[1] = {"c"}, *if_out[1] = {"y"}, *c_out[1] = {"c"};
+  onnx__node_proto__init(&nif);
+  nif.op_type = "If", nif.name = "if0", nif.input = if_in, nif.n_input = 1, nif.output = if_out, nif.n_output = 1;
+  nif.attribute = gap, nif.n_attribute = 2;
+  onnx__node_proto__init(&ncst);
+  ncst.op_type = "Constant", ncst.output = c_out, ncst.n_output = 1, ncst.attribute = vap, ncst.n_attribute = 1;
+  Onnx__NodeProto *nodes[3] = {&nif, &ncst, &md.nodes[0]};
+  md.g.node = nodes, md.g.n_node = 3;
+  size_t len;
+  uint8_t *buf = pack(&md, &len);
+  MlcCtx *ctx = mlc_ctx_new();
+  const char *msg;
+  MlcModule *m = import(ctx, buf, len, ".", &msg);
+  bool ok = m != NULL;
+  if (!m) printf("  %s\n", msg);
+  if (m) {
+    MlcStrBuf sb = {0};
+    mlc_print_module(m, &sb);
+    ok = strstr(mlc_sb_cstr(&sb), want) && !strstr(mlc_sb_cstr(&sb), not_want);
+    if (!ok) printf("%s\n", mlc_sb_cstr(&sb));
+    mlc_vec_free(&sb);
+  }
+  mlc_ctx_free(ctx);
+  free(buf);
+  return ok;
+}
+
+static void test_if_known_condition(void) {
+  CHECK(if_imports(true, "R.nn.relu(", "R.negative("));
+  CHECK(if_imports(false, "R.negative(", "R.nn.relu("));
+}
+
 /* the graph's own input and output names, identifiers or not, are kept as
  * the function's input_names/output_names and survive the text form */
 static void test_io_names_kept(void) {
@@ -513,6 +586,7 @@ int main(void) {
   RUN(test_unsupported_list_whole);
   RUN(test_io_names_kept);
   RUN(test_quantize_refusals);
+  RUN(test_if_known_condition);
   RUN(test_external_data);
   RUN(test_huge_dims_small_data);
   RUN(test_external_data_hostile_files);
