@@ -308,6 +308,15 @@ static bool topo_order(MlcOnnxImporter *im, const Onnx__GraphProto *g, int *orde
 
 static bool default_domain(const char *d) { return !d || !*d || strcmp(d, "ai.onnx") == 0; }
 
+/* the converter of node p: the default domain's at the model's opset, or
+ * ONNX Runtime's contrib ops (com.microsoft); NULL when there is none */
+static MlcOnnxConvertFn converter_of(const MlcOnnxImporter *im, const Onnx__NodeProto *p) {
+  const char *op = p->op_type ? p->op_type : "";
+  if (default_domain(p->domain)) return mlc_onnx__converter(op, im->opset);
+  if (strcmp(p->domain, "com.microsoft") == 0) return mlc_onnx__contrib_converter(op);
+  return NULL;
+}
+
 /* every node's converter exists; otherwise one error listing them all */
 static bool check_supported(MlcOnnxImporter *im, const Onnx__GraphProto *g) {
   MlcStrBuf sb = {0};
@@ -315,7 +324,7 @@ static bool check_supported(MlcOnnxImporter *im, const Onnx__GraphProto *g) {
   for (size_t i = 0; i < g->n_node; i++) {
     const Onnx__NodeProto *p = g->node[i];
     const char *op = p->op_type ? p->op_type : "";
-    if (default_domain(p->domain) && mlc_onnx__converter(op, im->opset)) continue;
+    if (converter_of(im, p)) continue;
     if (missing++ < 50)
       mlc_sb_printf(&sb, "\n  node '%s': op %s, domain '%s', opset %lld", node_name(p), op,
                     p->domain && *p->domain ? p->domain : "ai.onnx", (long long)im->opset);
@@ -340,7 +349,7 @@ static bool convert_node(MlcOnnxImporter *im, const Onnx__NodeProto *p) {
     n.in[i] = mlc_map_get(&im->values, key);
     n.known_in[i] = mlc_map_get(&im->known, key);
   }
-  if (!mlc_onnx__converter(p->op_type, im->opset)(&n)) return false;
+  if (!converter_of(im, p)(&n)) return false;
   for (int i = 0; i < n.n_out; i++) {
     const char *o = p->output[i];
     if (!o || !*o) continue;
