@@ -134,6 +134,13 @@ $(BENCH_MATMUL): bench/matmul/bench.c $(B)/bench/omp_region.o $(B)/libmlcc.a $(H
 # rapidocr-onnxruntime) the first time; the timer is mlcc's side, linked
 # against the runtime alone.
 BENCH_MODELS_TIMER := $(B)/bench-models/timer
+# Real models as tests (tests/models/run.sh): silero-vad and the PP-OCR
+# models compiled with mlcc and compared with ONNX Runtime, in a venv of
+# their own under $(B)/models; skipped with a message when PyPI does not answer.
+.PHONY: models
+models: $(B)/mlcc
+	sh tests/models/run.sh $(B)
+
 .PHONY: bench-models
 bench-models: $(B)/mlcc $(BENCH_MODELS_TIMER)
 	sh bench/models/run.sh $(B)

@@ -379,8 +379,70 @@ static bool read_initializers(MlcOnnxImporter *im, const Onnx__GraphProto *g) {
   return true;
 }
 
+static void store_value(MlcDType t, void *data, int64_t i, double v) {
+  switch (t.code) {
+  case MLC_TC_FLOAT:
+    if (t.bits == 64) ((double *)data)[i] = v;
+    else if (t.bits == 32) ((float *)data)[i] = (float)v;
+    else ((uint16_t *)data)[i] = mlc_f32_to_f16((float)v);
+    break;
+  case MLC_TC_BFLOAT: ((uint16_t *)data)[i] = mlc_f32_to_bf16((float)v); break;
+  case MLC_TC_BOOL: ((uint8_t *)data)[i] = v != 0; break;
+  case MLC_TC_INT:
+    if (t.bits == 64) ((int64_t *)data)[i] = (int64_t)v;
+    else if (t.bits == 32) ((int32_t *)data)[i] = (int32_t)v;
+    else if (t.bits == 16) ((int16_t *)data)[i] = (int16_t)v;
+    else ((int8_t *)data)[i] = (int8_t)v;
+    break;
+  default: /* unsigned */
+    if (t.bits == 64) ((uint64_t *)data)[i] = (uint64_t)v;
+    else if (t.bits == 32) ((uint32_t *)data)[i] = (uint32_t)v;
+    else if (t.bits == 16) ((uint16_t *)data)[i] = (uint16_t)v;
+    else ((uint8_t *)data)[i] = (uint8_t)v;
+    break;
+  }
+}
+
+/* input vi fixed to the value opt gives: a constant of its dtype and shape */
+static MlcTensorData *fixed_input(MlcOnnxImporter *im, const Onnx__ValueInfoProto *vi, const MlcSInfo *si,
+                                  const MlcOnnxInputValue *iv) {
+  int nd = si->tensor.ndim;
+  int64_t shape[32], numel = 1;
+  for (int i = 0; i < nd; i++) {
+    if (!mlc_e_is_const_int(si->tensor.shape[i], &shape[i]))
+      return model_fail(im, "input '%s': a value needs a static shape (give it with --input-shape)", vi->name), NULL;
+    numel *= shape[i];
+  }
+  if (numel != iv->n)
+    return model_fail(im, "input '%s' holds %lld values, %d given", vi->name, (long long)numel, iv->n), NULL;
+  MlcDType t = si->tensor.dtype;
+  if (t.code != MLC_TC_FLOAT && t.code != MLC_TC_BFLOAT && t.code != MLC_TC_INT && t.code != MLC_TC_UINT &&
+      t.code != MLC_TC_BOOL)
+    return model_fail(im, "input '%s': its element type cannot be given a value", vi->name), NULL;
+  MlcTensorData *d = mlc_tensor_data_new(im->ctx, t, shape, nd);
+  for (int64_t i = 0; i < numel; i++) store_value(t, d->data, i, iv->values[i]);
+  return d;
+}
+
+static const MlcOnnxInputValue *value_override(const MlcOnnxOptions *opt, const char *name) {
+  for (int i = 0; opt && i < opt->n_values; i++)
+    if (strcmp(opt->values[i].name, name) == 0) return &opt->values[i];
+  return NULL;
+}
+
+/* every input given a value names an input */
+static bool values_named(MlcOnnxImporter *im, const Onnx__GraphProto *g, const MlcOnnxOptions *opt) {
+  for (int k = 0; opt && k < opt->n_values; k++) {
+    bool found = false;
+    for (size_t i = 0; i < g->n_input && !found; i++) found = g->input[i]->name && !strcmp(g->input[i]->name, opt->values[k].name);
+    if (!found) return model_fail(im, "a value is given for '%s', which is no input of the graph", opt->values[k].name);
+  }
+  return true;
+}
+
 static bool read_inputs(MlcOnnxImporter *im, const Onnx__GraphProto *g, const MlcOnnxOptions *opt,
                         GExprVec *params) {
+  if (!values_named(im, g, opt)) return false;
   for (size_t i = 0; i < g->n_input; i++) {
     const Onnx__ValueInfoProto *vi = g->input[i];
     if (!vi->name || !*vi->name) return model_fail(im, "graph input #%zu has no name", i);
@@ -389,6 +451,14 @@ static bool read_inputs(MlcOnnxImporter *im, const Onnx__GraphProto *g, const Ml
     if (mlc_map_has(&im->known, key)) continue;
     if (mlc_map_has(&im->values, key)) return model_fail(im, "graph input '%s' is listed twice", vi->name);
     MlcSInfo *si = input_sinfo(im, vi, opt);
+    const MlcOnnxInputValue *iv = value_override(opt, vi->name);
+    if (si && iv) { /* fixed at compile time: a constant, no param */
+      MlcTensorData *d = fixed_input(im, vi, si, iv);
+      if (!d) return false;
+      mlc_map_put(&im->values, key, mlc_g_const(im->ctx, d));
+      mlc_map_put(&im->known, key, d);
+      continue;
+    }
     MlcGExpr *v = si ? mlc_g_var(im->ctx, var_name(im, vi->name), si, false) : NULL;
     if (!v) return false;
     mlc_vec_push(params, v);

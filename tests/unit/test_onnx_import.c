@@ -272,6 +272,29 @@ static void test_unsupported_list_whole(void) {
                                "'ai.onnx', opset 13\n  ... and 10 more"));
 }
 
+/* an input given a value is a constant, no param; wrong counts and names are refused */
+static void test_input_values(void) {
+  Model md;
+  model_init(&md, NULL);
+  size_t len;
+  uint8_t *buf = pack(&md, &len);
+  double six[6] = {1, 2, 3, 4, 5, 6};
+  MlcOnnxInputValue v = {"x", 6, six};
+  MlcOnnxOptions opt = {.values = &v, .n_values = 1};
+  MlcCtx *ctx = mlc_ctx_new();
+  MlcModule *m = mlc_onnx_import(ctx, "model.onnx", buf, len, ".", &opt);
+  CHECK(m && m->funcs[0].graph->n_params == 0);
+  v.n = 2;
+  CHECK(mlc_onnx_import(ctx, "model.onnx", buf, len, ".", &opt) == NULL);
+  CHECK(strstr(mlc_error_msg(ctx), "input 'x' holds 6 values, 2 given") != NULL);
+  mlc_clear_error(ctx);
+  v.name = "nope";
+  CHECK(mlc_onnx_import(ctx, "model.onnx", buf, len, ".", &opt) == NULL);
+  CHECK(strstr(mlc_error_msg(ctx), "a value is given for 'nope', which is no input of the graph") != NULL);
+  mlc_ctx_free(ctx);
+  free(buf);
+}
+
 /* QuantizeLinear's scale must fit the axis it runs along; indices must be integers */
 static void test_quantize_refusals(void) {
   Model md;
@@ -587,6 +610,7 @@ int main(void) {
   RUN(test_io_names_kept);
   RUN(test_quantize_refusals);
   RUN(test_if_known_condition);
+  RUN(test_input_values);
   RUN(test_external_data);
   RUN(test_huge_dims_small_data);
   RUN(test_external_data_hostile_files);
