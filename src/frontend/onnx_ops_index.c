@@ -13,6 +13,7 @@
 #include "onnx_convert.h"
 
 #define MAX_RANK 32
+#define MAX_CONST (1 << 22) /* elements of an index constant built at import */
 
 static MlcGExpr *with_ints(MlcOnnxNode *n, const char *op, MlcGExpr *x, const char *key, const int64_t *v, int k) {
   MlcAttr a = attr(key, mlc_onnx__av_ints(n->im->ctx, v, k));
@@ -40,8 +41,13 @@ static MlcGExpr *where(MlcOnnxNode *n, MlcGExpr *c, MlcGExpr *a, MlcGExpr *b) {
 static bool dims_of(MlcOnnxNode *n, const MlcGExpr *x, const char *what, int64_t *d, int *r) {
   *r = mlc_onnx__rank(x);
   if (*r < 0 || *r > MAX_RANK) return mlc_onnx__node_fail(n, "%s: a tensor of unknown rank is not supported", what);
-  for (int i = 0; i < *r; i++)
+  int64_t total = 1;
+  for (int i = 0; i < *r; i++) {
     if (!mlc_onnx__const_dim(x, i, &d[i])) return mlc_onnx__node_fail(n, "%s: a symbolic size is not supported", what);
+    if (d[i] && total > MLC_ONNX_MAX_NUMEL / d[i])
+      return mlc_onnx__node_fail(n, "%s: more than %lld elements", what, (long long)MLC_ONNX_MAX_NUMEL);
+    total *= d[i];
+  }
   return true;
 }
 
@@ -75,6 +81,7 @@ static MlcGExpr *row_numbers(MlcOnnxNode *n, MlcGExpr *idx, const int64_t *id, i
   if (b == 0 || !rows) return rows;
   /* plus the batch position times the rows of one batch entry */
   int64_t nb = prod(id, 0, b), per = prod(dd, b, b + k), shape[MAX_RANK];
+  if (nb > MAX_CONST) return mlc_onnx__node_fail(n, "more than %d batch entries are not supported", MAX_CONST), NULL;
   int64_t *v = mlc_arena_array(&n->im->ctx->arena, (size_t)nb, sizeof *v);
   for (int64_t i = 0; i < nb; i++) v[i] = i * per;
   for (int i = 0; i < ir - 1; i++) shape[i] = i < b ? id[i] : 1;
@@ -149,6 +156,7 @@ bool mlc_onnx__conv_reverse_sequence(MlcOnnxNode *n) {
   if (mlc_onnx__rank(lens) != 1) return mlc_onnx__node_fail(n, "sequence_lens must be a vector");
   if (!int_indices(n, lens, "sequence_lens")) return false;
   int64_t t_n = xd[ta];
+  if (t_n > MAX_CONST) return mlc_onnx__node_fail(n, "more than %d time steps are not supported", MAX_CONST);
   int64_t *iota = mlc_arena_array(&n->im->ctx->arena, (size_t)(t_n ? t_n : 1), sizeof *iota);
   for (int64_t i = 0; i < t_n; i++) iota[i] = i;
   /* t and len shaped to broadcast over (batch, time) in the input's order */

@@ -35,8 +35,13 @@ static MlcGExpr *constant(MlcOnnxNode *n, MlcDType t, double v) {
 static bool dims_of(MlcOnnxNode *n, const MlcGExpr *x, const char *what, int64_t *d, int *r) {
   *r = mlc_onnx__rank(x);
   if (*r < 0 || *r > MAX_RANK) return mlc_onnx__node_fail(n, "%s: a tensor of unknown rank is not supported", what);
-  for (int i = 0; i < *r; i++)
+  int64_t total = 1;
+  for (int i = 0; i < *r; i++) {
     if (!mlc_onnx__const_dim(x, i, &d[i])) return mlc_onnx__node_fail(n, "%s: a symbolic size is not supported", what);
+    if (d[i] && total > MLC_ONNX_MAX_NUMEL / d[i])
+      return mlc_onnx__node_fail(n, "%s: more than %lld elements", what, (long long)MLC_ONNX_MAX_NUMEL);
+    total *= d[i];
+  }
   return true;
 }
 
@@ -58,6 +63,7 @@ static MlcGExpr *along_axis(MlcOnnxNode *n, MlcGExpr *p, const MlcGExpr *x, int6
   if (axis < -xr || axis >= (xr ? xr : 1)) return mlc_onnx__node_fail(n, "axis %lld is out of range for rank %d", (long long)axis, xr), NULL;
   if (axis < 0) axis += xr;
   if (block > 0) {
+    if (block > xd[axis]) block = xd[axis] > 0 ? xd[axis] : 1; /* one block covers the axis */
     if (pr != xr) return mlc_onnx__node_fail(n, "%s: blocked quantization needs the input's rank %d, got %d", what, xr, pr), NULL;
     for (int i = 0; i < xr; i++)
       if (i != axis && pd[i] != xd[i])

@@ -158,6 +158,8 @@ static bool read_rnn(Rnn *r, MlcOnnxNode *n, CellKind kind) {
     if (!mlc_onnx__const_dim(w, i, &wd[i])) return mlc_onnx__node_fail(n, "W's sizes must be static");
   if (hidden <= 0) hidden = wd[1] / r->gates;
   r->H = hidden;
+  if (r->H > MLC_ONNX_MAX_NUMEL / r->gates || (r->B && r->H > MLC_ONNX_MAX_NUMEL / r->B))
+    return mlc_onnx__node_fail(n, "hidden_size %lld is too large", (long long)r->H);
   if (wd[0] != r->D || wd[1] != r->gates * r->H || wd[2] != r->I)
     return mlc_onnx__node_fail(n, "W must be [%lld, %lld, %lld]", (long long)r->D, (long long)(r->gates * r->H), (long long)r->I);
   if (r->T < 1 || r->T * r->D > MAX_STEPS)
@@ -179,13 +181,13 @@ static MlcGExpr *per_dir(Rnn *r, int k, int64_t d) {
   return v ? row(n, v, d, 0) : NULL;
 }
 
+static MlcGExpr *zeros(MlcOnnxNode *n, int64_t b, int64_t h);
+
 /* an initial state [B, H] of direction d from input k (layout-aware), or zeros */
 static MlcGExpr *initial(Rnn *r, int k, int64_t d) {
   MlcOnnxNode *n = r->n;
   MlcGExpr *v = k < n->n_in ? n->in[k] : NULL;
-  if (v) return row(n, v, d, r->layout1 ? 1 : 0);
-  MlcTensorData *z = mlc_tensor_data_new(n->im->ctx, MLC_F32, (int64_t[]){r->B, r->H}, 2);
-  return mlc_g_const(n->im->ctx, z);
+  return v ? row(n, v, d, r->layout1 ? 1 : 0) : zeros(n, r->B, r->H);
 }
 
 static MlcGExpr *clipped(Rnn *r, MlcGExpr *x) {
@@ -223,8 +225,11 @@ static MlcGExpr *linear(MlcOnnxNode *n, MlcGExpr *x, MlcGExpr *w) {
   return x && w ? mlc_onnx__emit(n, "nn.linear", a, 2, (MlcAttrs){0}) : NULL;
 }
 
+/* zeros [b, h], made at run time (sizes come from the model's declarations) */
 static MlcGExpr *zeros(MlcOnnxNode *n, int64_t b, int64_t h) {
-  return mlc_g_const(n->im->ctx, mlc_tensor_data_new(n->im->ctx, MLC_F32, (int64_t[]){b, h}, 2));
+  int64_t shape[2] = {b, h};
+  MlcAttr a[2] = {attr("shape", mlc_onnx__av_ints(n->im->ctx, shape, 2)), attr("dtype", mlc_onnx__av_dtype(MLC_F32))};
+  return mlc_onnx__emit_attrs(n, "zeros", NULL, 0, 2, a);
 }
 
 /* the bias folded into the input projection: Wb + Rb, except the hidden
