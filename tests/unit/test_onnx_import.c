@@ -320,9 +320,10 @@ static void test_quantize_refusals(void) {
   CHECK(refused_with(&md, ".", "node 'add0' (ReverseSequence, opset 13): sequence_lens must be int32 or int64"));
 }
 
-/* an If whose condition is a constant imports the branch it selects; the
- * branch reads the outer graph's 's', produced by a node listed after the If */
-static bool if_imports(bool cond, const char *want, const char *not_want) {
+/* an If whose condition is a constant (cond 0 or 1) imports the branch it
+ * selects; the branch reads the outer graph's 's', produced by a node listed
+ * after the If.  cond -1: the condition is a graph input */
+static bool if_imports(int cond, const char *want, const char *not_want) {
   Model md;
   model_init(&md, NULL);
   /* nodes: If(c) -> y, Constant -> c, Add(x, w) -> s */
@@ -369,6 +370,23 @@ static bool if_imports(bool cond, const char *want, const char *not_want) {
   ncst.op_type = "Constant", ncst.output = c_out, ncst.n_output = 1, ncst.attribute = vap, ncst.n_attribute = 1;
   Onnx__NodeProto *nodes[3] = {&nif, &ncst, &md.nodes[0]};
   md.g.node = nodes, md.g.n_node = 3;
+  /* cond < 0: c is a bool graph input, known only at run time */
+  Onnx__ValueInfoProto cin, *ins[2] = {&md.in, &cin};
+  Onnx__TypeProto ct_t;
+  Onnx__TypeProto__Tensor ct_tt;
+  Onnx__TensorShapeProto ct_shape;
+  onnx__value_info_proto__init(&cin);
+  onnx__type_proto__init(&ct_t);
+  onnx__type_proto__tensor__init(&ct_tt);
+  onnx__tensor_shape_proto__init(&ct_shape);
+  ct_tt.has_elem_type = 1, ct_tt.elem_type = ONNX__TENSOR_PROTO__DATA_TYPE__BOOL, ct_tt.shape = &ct_shape;
+  ct_t.value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE, ct_t.tensor_type = &ct_tt;
+  cin.name = "c", cin.type = &ct_t;
+  if (cond < 0) {
+    nodes[1] = &md.nodes[0];
+    md.g.n_node = 2;
+    md.g.input = ins, md.g.n_input = 2;
+  }
   size_t len;
   uint8_t *buf = pack(&md, &len);
   MlcCtx *ctx = mlc_ctx_new();
@@ -389,8 +407,15 @@ static bool if_imports(bool cond, const char *want, const char *not_want) {
 }
 
 static void test_if_known_condition(void) {
-  CHECK(if_imports(true, "R.nn.relu(", "R.negative("));
-  CHECK(if_imports(false, "R.negative(", "R.nn.relu("));
+  CHECK(if_imports(1, "R.nn.relu(", "R.negative("));
+  CHECK(if_imports(0, "R.negative(", "R.nn.relu("));
+}
+
+/* a run-time condition: both branches, then a select */
+static void test_if_runtime_condition(void) {
+  CHECK(if_imports(-1, "R.nn.relu(", "R.no_such_op("));
+  CHECK(if_imports(-1, "R.negative(", "R.no_such_op("));
+  CHECK(if_imports(-1, "R.where(c, ", "R.no_such_op("));
 }
 
 /* the graph's own input and output names, identifiers or not, are kept as
@@ -610,6 +635,7 @@ int main(void) {
   RUN(test_io_names_kept);
   RUN(test_quantize_refusals);
   RUN(test_if_known_condition);
+  RUN(test_if_runtime_condition);
   RUN(test_input_values);
   RUN(test_external_data);
   RUN(test_huge_dims_small_data);
