@@ -467,10 +467,35 @@ static bool read_inputs(MlcOnnxImporter *im, const Onnx__GraphProto *g, const Ml
   return true;
 }
 
+static void map_copy(MlcMap *dst, const MlcMap *src) {
+  memset(dst, 0, sizeof *dst);
+  for (size_t i = 0; i < src->len; i++) mlc_map_put(dst, src->keys[i], src->vals[i]);
+}
+
+bool mlc_onnx__import_body(MlcOnnxNode *n, const Onnx__GraphProto *g, MlcGExpr **ins, int n_ins, MlcGExpr **outs,
+                           int n_outs) {
+  MlcOnnxImporter *im = n->im;
+  if ((int)g->n_input != n_ins)
+    return mlc_onnx__node_fail(n, "the body takes %zu inputs, the node gives %d", g->n_input, n_ins);
+  MlcMap values = im->values, known = im->known;
+  map_copy(&im->values, &values);
+  map_copy(&im->known, &known);
+  bool ok = true;
+  for (int i = 0; ok && i < n_ins; i++) {
+    const char *name = g->input[i]->name;
+    if (!name || !*name) ok = mlc_onnx__node_fail(n, "body input #%d has no name", i);
+    else mlc_map_put(&im->values, mlc_intern(im->ctx, name), ins[i]);
+  }
+  ok = ok && mlc_onnx__import_subgraph(n, g, outs, n_outs);
+  mlc_map_free(&im->values);
+  mlc_map_free(&im->known);
+  im->values = values, im->known = known;
+  return ok;
+}
+
 bool mlc_onnx__import_subgraph(MlcOnnxNode *n, const Onnx__GraphProto *g, MlcGExpr **outs, int n_outs) {
   MlcOnnxImporter *im = n->im;
   if (im->depth >= MAX_DEPTH) return mlc_onnx__node_fail(n, "subgraphs are nested more than %d deep", MAX_DEPTH);
-  if (g->n_input) return mlc_onnx__node_fail(n, "the subgraph takes %zu inputs, none expected", g->n_input);
   if ((int)g->n_output != n_outs)
     return mlc_onnx__node_fail(n, "the subgraph has %zu outputs, the node %d", g->n_output, n_outs);
   if (g->n_node > MAX_NODES) return mlc_onnx__node_fail(n, "the subgraph has more than %d nodes", MAX_NODES);

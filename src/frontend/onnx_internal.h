@@ -62,6 +62,11 @@ MlcOnnxConvertFn mlc_onnx__contrib_converter(const char *op_type);
  * its initializers and nodes, reading the enclosing graphs' values by name;
  * outs[i] gets the value of its output i.  Nesting is bounded. */
 bool mlc_onnx__import_subgraph(MlcOnnxNode *n, const Onnx__GraphProto *g, MlcGExpr **outs, int n_outs);
+/* the same for a loop body taking inputs ins[0..n_ins), imported in a scope
+ * of its own: the names it defines are forgotten afterwards, so the same
+ * body can be imported once per iteration */
+bool mlc_onnx__import_body(MlcOnnxNode *n, const Onnx__GraphProto *g, MlcGExpr **ins, int n_ins, MlcGExpr **outs,
+                           int n_outs);
 
 /* an error about node n: "file: node 'name' (Op, opset 13): message" */
 bool mlc_onnx__node_fail(MlcOnnxNode *n, const char *fmt, ...) MLC_PRINTF(2, 3);

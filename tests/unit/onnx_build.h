@@ -1,6 +1,6 @@
 /* onnx_build.h - what the tests that build small ONNX models with the
  * generated protobuf-c structures share (test_onnx_rnn.c,
- * test_onnx_contrib.c): initializers from raw data, attributes, typed graph
+ * test_onnx_contrib.c, test_onnx_control.c): initializers from raw data, attributes, typed graph
  * values, and one-node models packed and run through the importer, the
  * graph pipeline, the build and the runtime.
  *
@@ -87,7 +87,8 @@ static inline void free_value(Onnx__ValueInfoProto *v) {
 }
 
 /* one node (op in domain, inputs, outputs, attributes) over float32 graph
- * inputs in_names[0..n_gin) of dims in_dims, the other inputs initializers;
+ * inputs ins[0..n_gin) (or gins[0..n_gin)) of dims in_dims, the other
+ * inputs initializers;
  * the model packed (free it) */
 typedef struct OneNode {
   const char *op, *domain;
@@ -98,6 +99,7 @@ typedef struct OneNode {
   int n_gin;                        /* graph inputs: the first n_gin of ins */
   const int64_t (*in_dims)[4]; const int *in_rank;
   const Init *inits; int n_inits;
+  char **gins;                      /* the graph inputs' names when not ins[0..n_gin) */
 } OneNode;
 
 static inline uint8_t *pack_one_node(const OneNode *o, size_t *len) {
@@ -110,7 +112,7 @@ static inline uint8_t *pack_one_node(const OneNode *o, size_t *len) {
   node.attribute = o->attrs, node.n_attribute = (size_t)o->n_attrs;
   Onnx__NodeProto *nodes[1] = {&node};
   Onnx__ValueInfoProto **gin = calloc((size_t)o->n_gin + 1, sizeof *gin), **gout = calloc((size_t)o->n_out + 1, sizeof *gout);
-  for (int i = 0; i < o->n_gin; i++) gin[i] = value(o->ins[i], o->in_dims[i], o->in_rank[i]);
+  for (int i = 0; i < o->n_gin; i++) gin[i] = value(o->gins ? o->gins[i] : o->ins[i], o->in_dims[i], o->in_rank[i]);
   int n_gout = 0; /* the node's outputs that are named */
   for (int i = 0; i < o->n_out; i++)
     if (*o->outs[i]) gout[n_gout++] = value(o->outs[i], NULL, 0);

@@ -68,7 +68,7 @@ static void test_gelu_family(void) {
   char *ins[2] = {"x", "b"}, *outs[1] = {"y"};
   Init bi = {"b", 1, {5}, b, sizeof b, F};
   for (int i = 0; i < 10; i++) want[i] = gelu_ref(x[i]);
-  OneNode o = {"Gelu", "com.microsoft", 17, ins, 1, outs, 1, NULL, 0, 1, DIMS_2x5, RANK2, NULL, 0};
+  OneNode o = {"Gelu", "com.microsoft", 17, ins, 1, outs, 1, NULL, 0, 1, DIMS_2x5, RANK2, NULL, 0, NULL};
   check_run(&o, x, DIMS_2x5[0], 2, want, 10);
   for (int i = 0; i < 10; i++) want[i] = gelu_ref(x[i] + b[i % 5]);
   o.op = "BiasGelu", o.n_in = 2, o.inits = &bi, o.n_inits = 1;
@@ -78,7 +78,7 @@ static void test_gelu_family(void) {
   check_run(&o, x, DIMS_2x5[0], 2, want, 10);
   Onnx__AttributeProto *alpha = float_attr("alpha", 1.5f);
   for (int i = 0; i < 10; i++) want[i] = x[i] / (1.0f + expf(-1.5f * x[i]));
-  OneNode q = {"QuickGelu", "com.microsoft", 17, ins, 1, outs, 1, &alpha, 1, 1, DIMS_2x5, RANK2, NULL, 0};
+  OneNode q = {"QuickGelu", "com.microsoft", 17, ins, 1, outs, 1, &alpha, 1, 1, DIMS_2x5, RANK2, NULL, 0, NULL};
   check_run(&q, x, DIMS_2x5[0], 2, want, 10);
   free(alpha);
 }
@@ -99,7 +99,7 @@ static void test_fused_matmul(void) {
   Onnx__AttributeProto *at[3] = {int_attr("transA", 1), int_attr("transB", 1), float_attr("alpha", 0.5f)};
   static const int64_t ad[1][4] = {{2, 4, 3}};
   static const int r3[1] = {3};
-  OneNode o = {"FusedMatMul", "com.microsoft", 17, ins, 2, outs, 1, at, 3, 1, ad, r3, &bi, 1};
+  OneNode o = {"FusedMatMul", "com.microsoft", 17, ins, 2, outs, 1, at, 3, 1, ad, r3, &bi, 1, NULL};
   check_run(&o, a, ad[0], 3, want, 30);
   for (int i = 0; i < 3; i++) free(at[i]);
 }
@@ -124,7 +124,7 @@ static void test_fused_conv(void) {
   Onnx__AttributeProto *act = str_attr("activation", "Relu");
   static const int64_t xd[1][4] = {{1, 2, 5, 5}};
   static const int r4[1] = {4};
-  OneNode o = {"FusedConv", "com.microsoft", 17, ins, 4, outs, 1, &act, 1, 1, xd, r4, inits, 3};
+  OneNode o = {"FusedConv", "com.microsoft", 17, ins, 4, outs, 1, &act, 1, 1, xd, r4, inits, 3, NULL};
   check_run(&o, x, xd[0], 4, want, 27);
   free(act);
 }
@@ -149,7 +149,7 @@ static void test_skip_layernorm(void) {
   Onnx__AttributeProto *eps = float_attr("epsilon", 1e-5f);
   static const int64_t xd[1][4] = {{2, 3, C}};
   static const int r3[1] = {3};
-  OneNode o = {"SkipLayerNormalization", "com.microsoft", 17, ins, 5, outs, 4, &eps, 1, 1, xd, r3, inits, 4};
+  OneNode o = {"SkipLayerNormalization", "com.microsoft", 17, ins, 5, outs, 4, &eps, 1, 1, xd, r3, inits, 4, NULL};
   check_run2(&o, x, xd[0], 3, want, R * C, sum);
   free(eps);
 }
@@ -180,7 +180,7 @@ static void test_dynamic_quantize_matmul(void) {
                    {"bz", 1, {5}, bz, sizeof bz, ONNX__TENSOR_PROTO__DATA_TYPE__INT8},
                    {"bias", 1, {5}, bias, sizeof bias, F}};
   static const int64_t ad[1][4] = {{3, 4}};
-  OneNode o = {"DynamicQuantizeMatMul", "com.microsoft", 17, ins, 5, outs, 1, NULL, 0, 1, ad, RANK2, inits, 4};
+  OneNode o = {"DynamicQuantizeMatMul", "com.microsoft", 17, ins, 5, outs, 1, NULL, 0, 1, ad, RANK2, inits, 4, NULL};
   check_run(&o, a, ad[0], 2, want, 15);
 }
 
@@ -193,7 +193,7 @@ static void test_contrib_refusals(void) {
   static const int64_t ad[1][4] = {{2, 4, 3}};
   static const int r3[1] = {3};
   Onnx__AttributeProto *tb = int_attr("transBatchA", 1);
-  OneNode o = {"FusedMatMul", "com.microsoft", 17, ins, 2, outs, 1, &tb, 1, 1, ad, r3, &bi, 1};
+  OneNode o = {"FusedMatMul", "com.microsoft", 17, ins, 2, outs, 1, &tb, 1, 1, ad, r3, &bi, 1, NULL};
   const char *want[2] = {"node 'node0' (FusedMatMul, opset 17): transBatchA and transBatchB are not supported",
                          "1 unsupported node:\n  node 'node0': op NoSuchOp, domain 'com.microsoft', opset 17"};
   for (int k = 0; k < 2; k++) {
