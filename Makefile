@@ -155,6 +155,13 @@ $(BENCH_CODEGEN): bench/codegen/bench.c $(B)/libmlcc.a $(HDRS)
 # rapidocr-onnxruntime) the first time; the timer is mlcc's side, linked
 # against the runtime alone.
 BENCH_MODELS_TIMER := $(B)/bench-models/timer
+# Real models as tests (tests/models/run.sh): silero-vad and the PP-OCR
+# models compiled with mlcc and compared with ONNX Runtime, in a venv of
+# their own under $(B)/models; skipped with a message when PyPI does not answer.
+.PHONY: models
+models: $(B)/mlcc
+	sh tests/models/run.sh $(B)
+
 .PHONY: bench-models
 bench-models: $(B)/mlcc $(BENCH_MODELS_TIMER)
 	sh bench/models/run.sh $(B)

@@ -1,12 +1,14 @@
 /* cmd_onnx.c - `mlcc import` and `mlcc compile`: ONNX models in.
  *
- *   mlcc import MODEL.onnx [--input-shape NAME:DIMS]...
+ *   mlcc import MODEL.onnx [--input-shape NAME:DIMS]... [--input-value NAME=V,...]...
  *       the imported module as TVMScript on stdout;
- *   mlcc compile MODEL.onnx -o DIR [--input-shape NAME:DIMS]... [--embed-params] [--dump-after PASS] [--explain] [--no-default-schedule]
- *                [--target native|opencl|cuda]
+ *   mlcc compile MODEL.onnx -o DIR [--input-shape NAME:DIMS]... [--input-value NAME=V,...]... [--embed-params]
+ *                [--dump-after PASS] [--explain] [--no-default-schedule] [--target native|opencl|cuda]
  *       the deployment folder, exactly as `mlcc build MODULE.py -o DIR` makes it.
  * --input-shape fixes an input's shape (dims separated by 'x'), for models
- * exported with symbolic or unknown dims. */
+ * exported with symbolic or unknown dims; --input-value fixes an input's
+ * value (numbers separated by ','), which then is no input of the compiled
+ * model: a sample rate or a mode switch that the model branches on. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,13 +17,41 @@
 #include "mlcc/frontend.h"
 
 #define MAX_SHAPES 64
+#define MAX_VALUES 4096 /* numbers in all --input-value options together */
 
 typedef struct OnnxArgs {
   const char *in, *out;
   CliModelFlags flags;
   MlcOnnxInputShape shapes[MAX_SHAPES];
   int n_shapes;
+  MlcOnnxInputValue values[MAX_SHAPES];
+  int n_values;
+  double numbers[MAX_VALUES];
+  int n_numbers;
 } OnnxArgs;
+
+/* NAME=1.5,2,3: the numbers appended to a->numbers; the name cut later */
+static bool parse_value(OnnxArgs *a, const char *s, MlcOnnxInputValue *out) {
+  const char *eq = strchr(s, '=');
+  if (!eq || eq == s || !eq[1]) return false;
+  out->name = s;
+  out->values = a->numbers + a->n_numbers;
+  out->n = 0;
+  const char *p = eq + 1;
+  while (*p) {
+    if (a->n_numbers == MAX_VALUES) return false;
+    errno = 0;
+    char *end;
+    double v = strtod(p, &end);
+    if (errno || end == p) return false;
+    a->numbers[a->n_numbers++] = v;
+    out->n++;
+    if (*end == ',') end++;
+    else if (*end) return false;
+    p = end;
+  }
+  return true;
+}
 
 /* NAME:1x3x224x224 */
 static bool parse_shape(const char *s, MlcOnnxInputShape *out) {
@@ -69,6 +99,11 @@ static int parse(OnnxArgs *a, int argc, char **argv, const char *cmd, bool want_
       if (!parse_shape(argv[++i], &a->shapes[a->n_shapes]))
         return cli_bad_usage("--input-shape takes NAME:DIMS, e.g. x:1x3x224x224", argv[i]);
       a->n_shapes++;
+    } else if (!strcmp(s, "--input-value") && next) {
+      if (a->n_values == MAX_SHAPES) return cli_bad_usage("too many --input-value options", NULL);
+      if (!parse_value(a, argv[++i], &a->values[a->n_values]))
+        return cli_bad_usage("--input-value takes NAME=V[,V...], e.g. sr=16000", argv[i]);
+      a->n_values++;
     } else if (!a->in && s[0] != '-') a->in = s;
     else {
       fprintf(stderr, "mlcc: %s: unexpected argument '%s'\n", cmd, s);
@@ -86,7 +121,11 @@ static MlcModule *import(MlcCtx *ctx, OnnxArgs *a) {
     const char *colon = strrchr(a->shapes[i].name, ':');
     a->shapes[i].name = mlc_intern_n(ctx, a->shapes[i].name, (size_t)(colon - a->shapes[i].name));
   }
-  MlcOnnxOptions opt = {.shapes = a->shapes, .n_shapes = a->n_shapes};
+  for (int i = 0; i < a->n_values; i++) {
+    const char *eq = strchr(a->values[i].name, '=');
+    a->values[i].name = mlc_intern_n(ctx, a->values[i].name, (size_t)(eq - a->values[i].name));
+  }
+  MlcOnnxOptions opt = {.shapes = a->shapes, .n_shapes = a->n_shapes, .values = a->values, .n_values = a->n_values};
   return mlc_onnx_import_file(ctx, a->in, &opt);
 }
 

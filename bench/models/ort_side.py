@@ -1,15 +1,17 @@
 """ort_side.py - ONNX Runtime's half of the model benchmark, and the checks
 that need numpy.
 
-  ort_side.py ref MODEL.onnx IN.npz OUT.npz [NAME:DIMS]...
+  ort_side.py ref MODEL.onnx IN.npz OUT.npz [NAME:DIMS | NAME=V,...]...
       make the seeded random input (shape from the model, symbolic dims
-      given as NAME:1x3x48x320), save it to IN.npz and ORT's outputs to OUT.npz
+      given as NAME:1x3x48x320), save it to IN.npz and ORT's outputs to OUT.npz;
+      an input given as NAME=V,... (mlcc's --input-value) has those values
+      and is left out of IN.npz, being no input of the compiled model
   ort_side.py time MODEL.onnx IN.npz THREADS BUDGET_MS MIN_REPS
       one warm-up run, then timed runs: at least MIN_REPS, and more while
       they took less than BUDGET_MS in all (at most 10000); prints
       "ms T1 T2 ..." on one line
   ort_side.py compare REF.npz GOT.npz TOL
-      for every output (paired by position): max |got - ref| / max |ref| <= TOL;
+      for every output (paired by name): max |got - ref| / max |ref| <= TOL;
       prints the worst ratio and exits 1 when it is above TOL
 
 The session uses THREADS intra-op threads and one inter-op thread, sequential
@@ -33,12 +35,22 @@ def session(path, threads):
     return ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
 
 
+NUMPY_OF = {"tensor(float)": np.float32, "tensor(int64)": np.int64, "tensor(int32)": np.int32}
+
+
 def ref(model, in_path, out_path, shapes):
-    given = dict(s.split(":", 1) for s in shapes)
+    given = dict(s.split(":", 1) for s in shapes if ":" in s)
+    fixed = dict(s.split("=", 1) for s in shapes if "=" in s and ":" not in s)
     sess = session(model, 1)
     rng = np.random.default_rng(1234)
-    feeds = {}
+    feeds, fixed_feeds = {}, {}
     for inp in sess.get_inputs():
+        if inp.name in fixed:
+            if inp.type not in NUMPY_OF:
+                sys.exit(f"ort_side.py: input {inp.name} is {inp.type}: no value can be given")
+            v = np.array([float(x) for x in fixed[inp.name].split(",")], dtype=NUMPY_OF[inp.type])
+            fixed_feeds[inp.name] = v.reshape([d if isinstance(d, int) else -1 for d in inp.shape])
+            continue
         if inp.type != "tensor(float)":
             sys.exit(f"ort_side.py: input {inp.name} is {inp.type}, only float inputs are made")
         if inp.name in given:
@@ -48,7 +60,7 @@ def ref(model, in_path, out_path, shapes):
             if not all(isinstance(d, int) and d > 0 for d in dims):
                 sys.exit(f"ort_side.py: input {inp.name} has shape {dims}: give it as {inp.name}:DIMS")
         feeds[inp.name] = rng.uniform(-1.0, 1.0, dims).astype(np.float32)
-    outs = sess.run(None, feeds)
+    outs = sess.run(None, {**feeds, **fixed_feeds})
     np.savez(in_path, **feeds)
     np.savez(out_path, **{o.name: v for o, v in zip(sess.get_outputs(), outs)})
 
@@ -67,14 +79,14 @@ def timing(model, in_path, threads, budget_ms, min_reps):
 
 
 def compare(ref_path, got_path, tol):
-    """outputs pair up by position: mlcc names them output_0, output_1, ..."""
+    """outputs pair up by name: mlcc keeps the model's output names"""
     worst = 0.0
     with np.load(ref_path) as r, np.load(got_path) as g:
-        if len(r.files) != len(g.files):
-            print(f"{len(g.files)} outputs, expected {len(r.files)}")
+        if sorted(r.files) != sorted(g.files):
+            print(f"outputs {sorted(g.files)}, expected {sorted(r.files)}")
             return 1
-        for name, got in zip(r.files, g.files):
-            a, b = r[name], g[got]
+        for name in r.files:
+            a, b = r[name], g[name]
             if a.shape != b.shape:
                 print(f"output {name}: shape {b.shape}, expected {a.shape}")
                 return 1

@@ -41,10 +41,20 @@ typedef struct MlcOnnxInputShape {
   int64_t dims[32];
 } MlcOnnxInputShape;
 
+/* an input fixed to a value at compile time: it becomes a constant of its
+ * declared dtype and (static) shape, n values in row-major order */
+typedef struct MlcOnnxInputValue {
+  const char *name;
+  int n;
+  const double *values;
+} MlcOnnxInputValue;
+
 typedef struct MlcOnnxOptions {
   const char *func_name;             /* the graph function; NULL: "main" */
   const MlcOnnxInputShape *shapes;
   int n_shapes;
+  const MlcOnnxInputValue *values;
+  int n_values;
 } MlcOnnxOptions;
 
 /* ModelProto -> a module with one graph function: the graph's inputs (not

@@ -5,9 +5,11 @@
  *
  * Both are written from one CGraph, so the descriptor the runtime checks
  * inputs against and the tables a program reads from the header cannot
- * disagree.  Outputs are named output_0, output_1, ...: after the graph
- * pipeline the result's var names are the passes' (alloc3, gv), which say
- * nothing to the user of the model, while positions are what run() uses. */
+ * disagree.  Inputs and outputs take the names the function's `input_names`
+ * and `output_names` attributes give (an imported model's own names, which
+ * need not be identifiers); without them inputs are named after their params
+ * and outputs output_0, output_1, ...: after the graph pipeline the result's
+ * var names are the passes' (alloc3, gv), which say nothing to the user. */
 #include "c_model.h"
 #include "gpu_emit.h"
 
@@ -189,13 +191,40 @@ static void model_free(Model *md) {
   mlc_vec_free(&md->module);
 }
 
+/* io[].name from the list attribute `key` of fn, when it has one.  An input
+ * list of another length is a param list that a pass changed (bind_params):
+ * the params' own names stay then.  Names must be unique and non-empty. */
+static bool named_io(MlcCtx *ctx, const MlcGFunc *fn, const char *key, CIo *io, int n, bool strict_count) {
+  const MlcAttrValue *v = mlc_attrs_get(fn->attrs, mlc_intern(ctx, key));
+  if (!v) return true;
+  if (v->kind != MLC_ATTR_LIST)
+    return mlc_error(ctx, ctx->build_loc, "'%s': attribute %s must be a list of strings", fn->name, key);
+  if (v->list.n != n) {
+    if (!strict_count) return true;
+    return mlc_error(ctx, ctx->build_loc, "'%s': attribute %s lists %d names for %d values", fn->name, key, v->list.n, n);
+  }
+  for (int i = 0; i < n; i++) {
+    const MlcAttrValue *s = &v->list.items[i];
+    if (s->kind != MLC_ATTR_STR || !*s->s)
+      return mlc_error(ctx, ctx->build_loc, "'%s': attribute %s: item %d is not a non-empty string", fn->name, key, i);
+    for (int j = 0; j < i; j++)
+      if (strcmp(v->list.items[j].s, s->s) == 0)
+        return mlc_error(ctx, ctx->build_loc, "'%s': attribute %s names '%s' twice", fn->name, key, s->s);
+  }
+  for (int i = 0; i < n; i++) io[i].name = v->list.items[i].s;
+  return true;
+}
+
 static bool model_build(MlcCtx *ctx, const MlcModule *m, const MlcModelOptions *mo, Model *md) {
   memset(md, 0, sizeof *md);
   if (!c_param_layout(ctx, m, &md->layout)) return false;
   /* for a GPU target the executor calls host functions that run the kernels */
   CFuncWriter *gpu = mo->gpu != MLC_GPU_NONE ? gpu_writer_new(ctx, m, mo->gpu) : NULL;
+  CGraph *g = &md->graph;
   bool ok = (mo->gpu == MLC_GPU_NONE || gpu) && c_emit_module_with(ctx, m, &md->module, &md->kernels, gpu) &&
-            c_graph_compile(ctx, m, mo->entry, &md->kernels, &md->layout, &md->graph);
+            c_graph_compile(ctx, m, mo->entry, &md->kernels, &md->layout, g) &&
+            named_io(ctx, g->fn, "input_names", g->inputs, g->n_inputs, false) &&
+            named_io(ctx, g->fn, "output_names", g->outputs, g->n_outputs, true);
   gpu_writer_free(gpu);
   return ok;
 }
@@ -235,6 +264,38 @@ static bool prefix_ok(const char *p) {
   return true;
 }
 
+/* s as a C identifier: other characters become '_', a leading digit gets one */
+static void c_ident(MlcStrBuf *sb, const char *s) {
+  if (isdigit((unsigned char)*s)) mlc_sb_putc(sb, '_');
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) mlc_sb_putc(sb, isalnum(*p) ? (char)*p : '_');
+}
+
+/* enum { MODEL_IN_NAME = i, ... }: positions by name, each name made an
+ * identifier (a second name that comes out the same gets _2, _3, ...) */
+static void index_enum(MlcStrBuf *o, const char *G, const char *what, const CIo *io, int n) {
+  if (!n) return;
+  MLC_VEC(char *) seen = {0};
+  mlc_sb_puts(o, "enum {");
+  for (int i = 0; i < n; i++) {
+    MlcStrBuf id = {0};
+    mlc_sb_printf(&id, "%s_%s_", G, what);
+    c_ident(&id, io[i].name);
+    size_t base = id.len;
+    for (int k = 2;; k++) {
+      bool dup = false;
+      for (size_t j = 0; j < seen.len && !dup; j++) dup = strcmp(seen.data[j], mlc_sb_cstr(&id)) == 0;
+      if (!dup) break;
+      id.len = base;
+      mlc_sb_printf(&id, "_%d", k);
+    }
+    mlc_sb_printf(o, "%s %s = %d", i ? "," : "", mlc_sb_cstr(&id), i);
+    mlc_vec_push(&seen, id.data);
+  }
+  mlc_sb_puts(o, " };\n");
+  for (size_t j = 0; j < seen.len; j++) free(seen.data[j]);
+  mlc_vec_free(&seen);
+}
+
 static void header_io(MlcStrBuf *o, const char *P, const char *what, const CIo *io, int n) {
   char dt[32];
   mlc_sb_printf(o, "static const char *const %s_%s_names[] MLCRT_MODEL_UNUSED = {", P, what);
@@ -254,7 +315,8 @@ static void header_io(MlcStrBuf *o, const char *P, const char *what, const CIo *
   }
   mlc_sb_printf(o, "static const int64_t *const %s_%s_dims[] MLCRT_MODEL_UNUSED = {", P, what);
   for (int i = 0; i < n; i++) mlc_sb_printf(o, "%s%s_%s_dims%d", i ? ", " : "", P, what, i);
-  mlc_sb_printf(o, "%s};\n\n", n ? "" : "NULL");
+  mlc_sb_printf(o, "%s};\n", n ? "" : "NULL");
+  mlc_sb_puts(o, "\n");
 }
 
 static void emit_h(const MlcModelOptions *mo, const Model *md, MlcStrBuf *out) {
@@ -276,6 +338,10 @@ static void emit_h(const MlcModelOptions *mo, const Model *md, MlcStrBuf *out) {
                 g->n_outputs, G, g->n_syms);
   header_io(out, P, "input", g->inputs, g->n_inputs);
   header_io(out, P, "output", g->outputs, g->n_outputs);
+  mlc_sb_puts(out, "/* positions of the inputs and outputs by name (made C identifiers) */\n");
+  index_enum(out, G, "IN", g->inputs, g->n_inputs);
+  index_enum(out, G, "OUT", g->outputs, g->n_outputs);
+  mlc_sb_puts(out, "\n");
   mlc_sb_printf(out, "/* params_path: the weights file (params.bin); NULL when they are embedded */\n"
                      "static inline MlcrtModel *%s_create(const char *params_path) {\n"
                      "  MlcrtModel *m = NULL;\n"

@@ -22,12 +22,11 @@
 
 static bool model_fail(MlcOnnxImporter *im, const char *fmt, ...) MLC_PRINTF(2, 3);
 static bool model_fail(MlcOnnxImporter *im, const char *fmt, ...) {
-  char msg[1024];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
+  mlc_verror(im->ctx, im->ctx->build_loc, fmt, ap); /* whole: a list of nodes is never cut */
   va_end(ap);
-  return mlc_error(im->ctx, im->ctx->build_loc, "%s", msg);
+  return false;
 }
 
 static const char *node_name(const Onnx__NodeProto *p) {
@@ -216,8 +215,31 @@ MlcAttrValue mlc_onnx__av_ints(MlcCtx *ctx, const int64_t *v, int n) {
 typedef MLC_VEC(int) IntVec;
 typedef MLC_VEC(MlcGExpr *) GExprVec;
 
-/* Kahn's algorithm over "node j reads a value node i produces".  On a
- * cycle, *order is partial and false is returned. */
+#define MAX_DEPTH 16 /* subgraphs nested in subgraphs */
+
+typedef MLC_VEC(const char *) NameVec;
+
+/* the values the subgraphs of node p (its graph attributes, at any depth)
+ * read, pushed to out: a node depends on their producers as on its inputs */
+static void implicit_inputs(const Onnx__NodeProto *p, int depth, NameVec *out) {
+  if (depth > MAX_DEPTH) return;
+  for (size_t a = 0; a < p->n_attribute; a++) {
+    const Onnx__AttributeProto *at = p->attribute[a];
+    size_t ng = at->n_graphs + (at->g ? 1 : 0);
+    for (size_t k = 0; k < ng; k++) {
+      const Onnx__GraphProto *g = k < at->n_graphs ? at->graphs[k] : at->g;
+      for (size_t i = 0; g && i < g->n_node; i++) {
+        for (size_t j = 0; j < g->node[i]->n_input; j++)
+          if (g->node[i]->input[j] && *g->node[i]->input[j]) mlc_vec_push(out, g->node[i]->input[j]);
+        implicit_inputs(g->node[i], depth + 1, out);
+      }
+    }
+  }
+}
+
+/* Kahn's algorithm over "node j reads a value node i produces" (directly,
+ * or inside a subgraph of j).  On a cycle, *order is partial and false is
+ * returned. */
 static bool topo_order(MlcOnnxImporter *im, const Onnx__GraphProto *g, int *order) {
   MlcCtx *ctx = im->ctx;
   int n = (int)g->n_node;
@@ -250,6 +272,19 @@ static bool topo_order(MlcOnnxImporter *im, const Onnx__GraphProto *g, int *orde
                         node_name(g->node[i]), g->node[i]->op_type ? g->node[i]->op_type : "?", in);
       }
     }
+  NameVec implicit = {0};
+  for (int i = 0; i < n && ok; i++) {
+    implicit.len = 0;
+    implicit_inputs(g->node[i], 0, &implicit);
+    for (size_t k = 0; k < implicit.len; k++) {
+      int p = (int)(intptr_t)mlc_map_get(&producer, mlc_intern(ctx, implicit.data[k]));
+      if (p && p - 1 != i) {
+        pending[i]++;
+        mlc_vec_push(&users[p - 1], i);
+      }
+    }
+  }
+  mlc_vec_free(&implicit);
   int head = 0, tail = 0;
   for (int i = 0; i < n && ok; i++)
     if (pending[i] == 0) order[tail++] = i;
@@ -273,6 +308,15 @@ static bool topo_order(MlcOnnxImporter *im, const Onnx__GraphProto *g, int *orde
 
 static bool default_domain(const char *d) { return !d || !*d || strcmp(d, "ai.onnx") == 0; }
 
+/* the converter of node p: the default domain's at the model's opset, or
+ * ONNX Runtime's contrib ops (com.microsoft); NULL when there is none */
+static MlcOnnxConvertFn converter_of(const MlcOnnxImporter *im, const Onnx__NodeProto *p) {
+  const char *op = p->op_type ? p->op_type : "";
+  if (default_domain(p->domain)) return mlc_onnx__converter(op, im->opset);
+  if (strcmp(p->domain, "com.microsoft") == 0) return mlc_onnx__contrib_converter(op);
+  return NULL;
+}
+
 /* every node's converter exists; otherwise one error listing them all */
 static bool check_supported(MlcOnnxImporter *im, const Onnx__GraphProto *g) {
   MlcStrBuf sb = {0};
@@ -280,7 +324,7 @@ static bool check_supported(MlcOnnxImporter *im, const Onnx__GraphProto *g) {
   for (size_t i = 0; i < g->n_node; i++) {
     const Onnx__NodeProto *p = g->node[i];
     const char *op = p->op_type ? p->op_type : "";
-    if (default_domain(p->domain) && mlc_onnx__converter(op, im->opset)) continue;
+    if (converter_of(im, p)) continue;
     if (missing++ < 50)
       mlc_sb_printf(&sb, "\n  node '%s': op %s, domain '%s', opset %lld", node_name(p), op,
                     p->domain && *p->domain ? p->domain : "ai.onnx", (long long)im->opset);
@@ -305,7 +349,7 @@ static bool convert_node(MlcOnnxImporter *im, const Onnx__NodeProto *p) {
     n.in[i] = mlc_map_get(&im->values, key);
     n.known_in[i] = mlc_map_get(&im->known, key);
   }
-  if (!mlc_onnx__converter(p->op_type, im->opset)(&n)) return false;
+  if (!converter_of(im, p)(&n)) return false;
   for (int i = 0; i < n.n_out; i++) {
     const char *o = p->output[i];
     if (!o || !*o) continue;
@@ -335,8 +379,70 @@ static bool read_initializers(MlcOnnxImporter *im, const Onnx__GraphProto *g) {
   return true;
 }
 
+static void store_value(MlcDType t, void *data, int64_t i, double v) {
+  switch (t.code) {
+  case MLC_TC_FLOAT:
+    if (t.bits == 64) ((double *)data)[i] = v;
+    else if (t.bits == 32) ((float *)data)[i] = (float)v;
+    else ((uint16_t *)data)[i] = mlc_f32_to_f16((float)v);
+    break;
+  case MLC_TC_BFLOAT: ((uint16_t *)data)[i] = mlc_f32_to_bf16((float)v); break;
+  case MLC_TC_BOOL: ((uint8_t *)data)[i] = v != 0; break;
+  case MLC_TC_INT:
+    if (t.bits == 64) ((int64_t *)data)[i] = (int64_t)v;
+    else if (t.bits == 32) ((int32_t *)data)[i] = (int32_t)v;
+    else if (t.bits == 16) ((int16_t *)data)[i] = (int16_t)v;
+    else ((int8_t *)data)[i] = (int8_t)v;
+    break;
+  default: /* unsigned */
+    if (t.bits == 64) ((uint64_t *)data)[i] = (uint64_t)v;
+    else if (t.bits == 32) ((uint32_t *)data)[i] = (uint32_t)v;
+    else if (t.bits == 16) ((uint16_t *)data)[i] = (uint16_t)v;
+    else ((uint8_t *)data)[i] = (uint8_t)v;
+    break;
+  }
+}
+
+/* input vi fixed to the value opt gives: a constant of its dtype and shape */
+static MlcTensorData *fixed_input(MlcOnnxImporter *im, const Onnx__ValueInfoProto *vi, const MlcSInfo *si,
+                                  const MlcOnnxInputValue *iv) {
+  int nd = si->tensor.ndim;
+  int64_t shape[32], numel = 1;
+  for (int i = 0; i < nd; i++) {
+    if (!mlc_e_is_const_int(si->tensor.shape[i], &shape[i]))
+      return model_fail(im, "input '%s': a value needs a static shape (give it with --input-shape)", vi->name), NULL;
+    numel *= shape[i];
+  }
+  if (numel != iv->n)
+    return model_fail(im, "input '%s' holds %lld values, %d given", vi->name, (long long)numel, iv->n), NULL;
+  MlcDType t = si->tensor.dtype;
+  if (t.code != MLC_TC_FLOAT && t.code != MLC_TC_BFLOAT && t.code != MLC_TC_INT && t.code != MLC_TC_UINT &&
+      t.code != MLC_TC_BOOL)
+    return model_fail(im, "input '%s': its element type cannot be given a value", vi->name), NULL;
+  MlcTensorData *d = mlc_tensor_data_new(im->ctx, t, shape, nd);
+  for (int64_t i = 0; i < numel; i++) store_value(t, d->data, i, iv->values[i]);
+  return d;
+}
+
+static const MlcOnnxInputValue *value_override(const MlcOnnxOptions *opt, const char *name) {
+  for (int i = 0; opt && i < opt->n_values; i++)
+    if (strcmp(opt->values[i].name, name) == 0) return &opt->values[i];
+  return NULL;
+}
+
+/* every input given a value names an input */
+static bool values_named(MlcOnnxImporter *im, const Onnx__GraphProto *g, const MlcOnnxOptions *opt) {
+  for (int k = 0; opt && k < opt->n_values; k++) {
+    bool found = false;
+    for (size_t i = 0; i < g->n_input && !found; i++) found = g->input[i]->name && !strcmp(g->input[i]->name, opt->values[k].name);
+    if (!found) return model_fail(im, "a value is given for '%s', which is no input of the graph", opt->values[k].name);
+  }
+  return true;
+}
+
 static bool read_inputs(MlcOnnxImporter *im, const Onnx__GraphProto *g, const MlcOnnxOptions *opt,
                         GExprVec *params) {
+  if (!values_named(im, g, opt)) return false;
   for (size_t i = 0; i < g->n_input; i++) {
     const Onnx__ValueInfoProto *vi = g->input[i];
     if (!vi->name || !*vi->name) return model_fail(im, "graph input #%zu has no name", i);
@@ -345,12 +451,66 @@ static bool read_inputs(MlcOnnxImporter *im, const Onnx__GraphProto *g, const Ml
     if (mlc_map_has(&im->known, key)) continue;
     if (mlc_map_has(&im->values, key)) return model_fail(im, "graph input '%s' is listed twice", vi->name);
     MlcSInfo *si = input_sinfo(im, vi, opt);
+    const MlcOnnxInputValue *iv = value_override(opt, vi->name);
+    if (si && iv) { /* fixed at compile time: a constant, no param */
+      MlcTensorData *d = fixed_input(im, vi, si, iv);
+      if (!d) return false;
+      mlc_map_put(&im->values, key, mlc_g_const(im->ctx, d));
+      mlc_map_put(&im->known, key, d);
+      continue;
+    }
     MlcGExpr *v = si ? mlc_g_var(im->ctx, var_name(im, vi->name), si, false) : NULL;
     if (!v) return false;
     mlc_vec_push(params, v);
     mlc_map_put(&im->values, key, v);
   }
   return true;
+}
+
+static void map_copy(MlcMap *dst, const MlcMap *src) {
+  memset(dst, 0, sizeof *dst);
+  for (size_t i = 0; i < src->len; i++) mlc_map_put(dst, src->keys[i], src->vals[i]);
+}
+
+bool mlc_onnx__import_body(MlcOnnxNode *n, const Onnx__GraphProto *g, MlcGExpr **ins, int n_ins, MlcGExpr **outs,
+                           int n_outs) {
+  MlcOnnxImporter *im = n->im;
+  if ((int)g->n_input != n_ins)
+    return mlc_onnx__node_fail(n, "the body takes %zu inputs, the node gives %d", g->n_input, n_ins);
+  MlcMap values = im->values, known = im->known;
+  map_copy(&im->values, &values);
+  map_copy(&im->known, &known);
+  bool ok = true;
+  for (int i = 0; ok && i < n_ins; i++) {
+    const char *name = g->input[i]->name;
+    if (!name || !*name) ok = mlc_onnx__node_fail(n, "body input #%d has no name", i);
+    else mlc_map_put(&im->values, mlc_intern(im->ctx, name), ins[i]);
+  }
+  ok = ok && mlc_onnx__import_subgraph(n, g, outs, n_outs);
+  mlc_map_free(&im->values);
+  mlc_map_free(&im->known);
+  im->values = values, im->known = known;
+  return ok;
+}
+
+bool mlc_onnx__import_subgraph(MlcOnnxNode *n, const Onnx__GraphProto *g, MlcGExpr **outs, int n_outs) {
+  MlcOnnxImporter *im = n->im;
+  if (im->depth >= MAX_DEPTH) return mlc_onnx__node_fail(n, "subgraphs are nested more than %d deep", MAX_DEPTH);
+  if ((int)g->n_output != n_outs)
+    return mlc_onnx__node_fail(n, "the subgraph has %zu outputs, the node %d", g->n_output, n_outs);
+  if (g->n_node > MAX_NODES) return mlc_onnx__node_fail(n, "the subgraph has more than %d nodes", MAX_NODES);
+  im->depth++;
+  int *order = calloc(g->n_node ? g->n_node : 1, sizeof *order);
+  bool ok = order && read_initializers(im, g) && topo_order(im, g, order) && check_supported(im, g);
+  for (size_t i = 0; ok && i < g->n_node; i++) ok = convert_node(im, g->node[order[i]]);
+  free(order);
+  im->depth--;
+  for (int i = 0; ok && i < n_outs; i++) {
+    const char *name = g->output[i]->name;
+    outs[i] = name && *name ? mlc_map_get(&im->values, mlc_intern(im->ctx, name)) : NULL;
+    if (!outs[i]) ok = mlc_onnx__node_fail(n, "subgraph output '%s' is not defined", name ? name : "");
+  }
+  return ok;
 }
 
 /* the outputs, bound to plain vars at the end of the dataflow block */
@@ -370,6 +530,25 @@ static MlcGExpr *read_outputs(MlcOnnxImporter *im, const Onnx__GraphProto *g) {
     outs[i] = gv;
   }
   return g->n_output == 1 ? outs[0] : mlc_g_tuple(im->ctx, outs, (int)g->n_output);
+}
+
+/* the graph's own input and output names, which var names (identifiers)
+ * cannot always hold: compiled models and `mlcc run` show these */
+static MlcAttrValue name_list(MlcOnnxImporter *im, const Onnx__GraphProto *g, bool outputs) {
+  size_t n = outputs ? g->n_output : g->n_input;
+  MlcAttrValue *items = mlc_arena_array(&im->ctx->arena, n ? n : 1, sizeof *items);
+  int k = 0;
+  for (size_t i = 0; i < n; i++) {
+    const char *name = outputs ? g->output[i]->name : g->input[i]->name;
+    if (!outputs && mlc_map_has(&im->known, mlc_intern(im->ctx, name))) continue; /* an initializer */
+    items[k++] = mlc_onnx__av_str(im->ctx, name);
+  }
+  return (MlcAttrValue){.kind = MLC_ATTR_LIST, .list = {items, k}};
+}
+
+static MlcAttrs io_names(MlcOnnxImporter *im, const Onnx__GraphProto *g) {
+  MlcAttr a[2] = {{"input_names", name_list(im, g, false)}, {"output_names", name_list(im, g, true)}};
+  return mlc_onnx__attrs(im->ctx, 2, a);
 }
 
 static bool find_opset(MlcOnnxImporter *im, const Onnx__ModelProto *mp) {
@@ -403,7 +582,7 @@ static MlcModule *import_graph(MlcOnnxImporter *im, const Onnx__ModelProto *mp, 
     MlcGExpr *body = bb ? mlc_g_seq(im->ctx, &bb, 1, result) : NULL;
     const char *fname = mlc_intern(im->ctx, opt && opt->func_name ? opt->func_name : "main");
     MlcGFunc *f = body ? mlc_gfunc_new(im->ctx, fname, mlc_vec_to_arena(&im->ctx->arena, &params),
-                                       (int)params.len, result->sinfo, body, (MlcAttrs){0}, true)
+                                       (int)params.len, result->sinfo, body, io_names(im, g), true)
                        : NULL;
     MlcFunc fn = {.kind = MLC_FUNC_GRAPH, .name = fname, .graph = f};
     if (f) m = mlc_module_new(im->ctx, mlc_intern(im->ctx, "Module"), &fn, 1, (MlcAttrs){0});

@@ -33,6 +33,7 @@ typedef struct MlcOnnxImporter {
   MlcMap dims;           /* interned dim_param -> int64 MlcExpr var */
   MlcOnnxBindings bindings;
   unsigned fresh;
+  int depth;             /* subgraphs being imported, nested */
 } MlcOnnxImporter;
 
 /* What a converter sees of one node: its inputs as graph values (NULL for an
@@ -54,6 +55,18 @@ typedef bool (*MlcOnnxConvertFn)(MlcOnnxNode *n);
 
 /* the converter of an op type at the model's opset; NULL when unsupported */
 MlcOnnxConvertFn mlc_onnx__converter(const char *op_type, int64_t opset);
+/* the converter of a com.microsoft contrib op (onnx_ops_contrib.c); NULL when unsupported */
+MlcOnnxConvertFn mlc_onnx__contrib_converter(const char *op_type);
+
+/* Import subgraph g of node n (an If branch) into the bindings being built:
+ * its initializers and nodes, reading the enclosing graphs' values by name;
+ * outs[i] gets the value of its output i.  Nesting is bounded. */
+bool mlc_onnx__import_subgraph(MlcOnnxNode *n, const Onnx__GraphProto *g, MlcGExpr **outs, int n_outs);
+/* the same for a loop body taking inputs ins[0..n_ins), imported in a scope
+ * of its own: the names it defines are forgotten afterwards, so the same
+ * body can be imported once per iteration */
+bool mlc_onnx__import_body(MlcOnnxNode *n, const Onnx__GraphProto *g, MlcGExpr **ins, int n_ins, MlcGExpr **outs,
+                           int n_outs);
 
 /* an error about node n: "file: node 'name' (Op, opset 13): message" */
 bool mlc_onnx__node_fail(MlcOnnxNode *n, const char *fmt, ...) MLC_PRINTF(2, 3);

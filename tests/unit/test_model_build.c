@@ -490,6 +490,57 @@ static void test_errors(void) {
   mlc_vec_free(&sb);
 }
 
+/* names given by the function's input_names/output_names (an imported
+ * model's own, not identifiers) reach the descriptor and model.h */
+#define NAMED_HEAD                                                                        \
+  "@I.ir_module\nclass Module:\n" PRIM_STATIC                                             \
+  "    @R.function\n"                                                                     \
+  "    def main(x: R.Tensor((4, 8), \"float32\"), y: R.Tensor((4, 8), \"float32\")):\n" \
+  "        R.func_attr({\"input_names\": [\"input.1\", \"2nd\"], \"output_names\": "
+#define NAMED_TAIL                                                                                        \
+  "})\n        cls = Module\n"                                                                          \
+  "        a = R.builtin.alloc_tensor(R.shape([4, 8]), R.dtype(\"float32\"), R.prim_value(0))\n"     \
+  "        _ = cls.add(x, y, a)\n"                                                                  \
+  "        b = R.builtin.alloc_tensor(R.shape([4, 8]), R.dtype(\"float32\"), R.prim_value(0))\n"     \
+  "        _ = cls.relu(a, b)\n"                                                                    \
+  "        return (a, b)\n"
+
+static void names_refused(const char *outputs, const char *msg) {
+  MlcStrBuf text = {0}, sb = {0};
+  mlc_sb_printf(&text, NAMED_HEAD "%s" NAMED_TAIL, outputs);
+  const MlcModule *m = read_text(mlc_sb_cstr(&text));
+  mlc_clear_error(ctx);
+  CHECK(m && !mlc_codegen_model_c(ctx, m, NULL, &sb));
+  if (!strstr(mlc_error_msg(ctx), msg)) printf("    got: %s\n", mlc_error_msg(ctx));
+  CHECK(strstr(mlc_error_msg(ctx), msg) != NULL);
+  mlc_vec_free(&text);
+  mlc_vec_free(&sb);
+}
+
+static void test_io_names(void) {
+  const MlcModule *m = read_text(NAMED_HEAD "[\"sum:0\", \"sum/0\"]" NAMED_TAIL);
+  Loaded l = {0};
+  CHECK(m && load(m, false, &l));
+  if (check__failed_now) return unload(&l);
+  CHECK_STR(l.desc->inputs[0].name, "input.1");
+  CHECK_STR(l.desc->inputs[1].name, "2nd");
+  CHECK_STR(l.desc->outputs[0].name, "sum:0");
+  CHECK_STR(l.desc->outputs[1].name, "sum/0");
+  unload(&l);
+  MlcStrBuf h = {0};
+  mlc_clear_error(ctx);
+  CHECK(mlc_codegen_model_header(ctx, m, NULL, &h));
+  const char *text = mlc_sb_cstr(&h);
+  CHECK(strstr(text, "model_input_names[] MLCRT_MODEL_UNUSED = {\"input.1\", \"2nd\"};") != NULL);
+  CHECK(strstr(text, "enum { MODEL_IN_input_1 = 0, MODEL_IN__2nd = 1 };") != NULL);
+  CHECK(strstr(text, "enum { MODEL_OUT_sum_0 = 0, MODEL_OUT_sum_0_2 = 1 };") != NULL);
+  mlc_vec_free(&h);
+  names_refused("[\"a\"]", "attribute output_names lists 1 names for 2 values");
+  names_refused("[\"a\", \"a\"]", "attribute output_names names 'a' twice");
+  names_refused("[\"a\", \"\"]", "attribute output_names: item 1 is not a non-empty string");
+  names_refused("\"a\"", "attribute output_names must be a list of strings");
+}
+
 /* ---- through the runtime's loader and model.h ---------------------------------------- */
 
 /* mlcrt_model_load checks the descriptor, reads params.bin and runs */
@@ -694,6 +745,7 @@ int main(void) {
   RUN(test_extern_call);
   RUN(test_params_layout);
   RUN(test_errors);
+  RUN(test_io_names);
   RUN(test_runtime_loader);
   RUN(test_header_consumer);
   RUN(test_after_pipeline);

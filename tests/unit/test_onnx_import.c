@@ -246,6 +246,207 @@ static void test_graph_errors(void) {
   CHECK(refused_with(&md, ".", "graph output 'nothing' is not defined"));
 }
 
+/* 60 unsupported nodes with long names: the message lists 50 whole lines and
+ * counts the rest, however long it gets */
+static void test_unsupported_list_whole(void) {
+  Model md;
+  model_init(&md, NULL);
+  enum { N = 60 };
+  Onnx__NodeProto nodes[N], *ptrs[N];
+  char names[N][80], outs[N][16], *out_ptrs[N], *in_ptrs[N];
+  for (int i = 0; i < N; i++) {
+    onnx__node_proto__init(&nodes[i]);
+    snprintf(names[i], sizeof names[i], "a_rather_long_node_name_for_node_number_%02d_of_the_graph", i);
+    snprintf(outs[i], sizeof outs[i], "t%d", i);
+    nodes[i].name = names[i];
+    nodes[i].op_type = "FancyOp";
+    in_ptrs[i] = i ? outs[i - 1] : "x";
+    out_ptrs[i] = i == N - 1 ? "y" : outs[i];
+    nodes[i].input = &in_ptrs[i], nodes[i].n_input = 1;
+    nodes[i].output = &out_ptrs[i], nodes[i].n_output = 1;
+    ptrs[i] = &nodes[i];
+  }
+  md.g.node = ptrs, md.g.n_node = N;
+  CHECK(refused_with(&md, ".", "60 unsupported nodes:\n  node 'a_rather_long_node_name_for_node_number_00_of_the_graph'"));
+  CHECK(refused_with(&md, ".", "  node 'a_rather_long_node_name_for_node_number_49_of_the_graph': op FancyOp, domain "
+                               "'ai.onnx', opset 13\n  ... and 10 more"));
+}
+
+/* an input given a value is a constant, no param; wrong counts and names are refused */
+static void test_input_values(void) {
+  Model md;
+  model_init(&md, NULL);
+  size_t len;
+  uint8_t *buf = pack(&md, &len);
+  double six[6] = {1, 2, 3, 4, 5, 6};
+  MlcOnnxInputValue v = {"x", 6, six};
+  MlcOnnxOptions opt = {.values = &v, .n_values = 1};
+  MlcCtx *ctx = mlc_ctx_new();
+  MlcModule *m = mlc_onnx_import(ctx, "model.onnx", buf, len, ".", &opt);
+  CHECK(m && m->funcs[0].graph->n_params == 0);
+  v.n = 2;
+  CHECK(mlc_onnx_import(ctx, "model.onnx", buf, len, ".", &opt) == NULL);
+  CHECK(strstr(mlc_error_msg(ctx), "input 'x' holds 6 values, 2 given") != NULL);
+  mlc_clear_error(ctx);
+  v.name = "nope";
+  CHECK(mlc_onnx_import(ctx, "model.onnx", buf, len, ".", &opt) == NULL);
+  CHECK(strstr(mlc_error_msg(ctx), "a value is given for 'nope', which is no input of the graph") != NULL);
+  mlc_ctx_free(ctx);
+  free(buf);
+}
+
+/* QuantizeLinear's scale must fit the axis it runs along; indices must be integers */
+static void test_quantize_refusals(void) {
+  Model md;
+  model_init(&md, NULL);
+  md.nodes[0].op_type = "QuantizeLinear";
+  Onnx__AttributeProto axis, *attrs[1] = {&axis};
+  onnx__attribute_proto__init(&axis);
+  axis.name = "axis";
+  axis.has_type = 1, axis.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+  axis.has_i = 1, axis.i = 0;
+  md.nodes[0].attribute = attrs, md.nodes[0].n_attribute = 1;
+  CHECK(refused_with(&md, ".", "node 'add0' (QuantizeLinear, opset 13): the scale has 3 elements, the input's axis 0 has 2"));
+  axis.i = 5;
+  CHECK(refused_with(&md, ".", "node 'add0' (QuantizeLinear, opset 13): axis 5 is out of range for rank 2"));
+  axis.name = "block_size", axis.i = 2;
+  CHECK(refused_with(&md, ".", "the scale: blocked quantization needs the input's rank 2, got 1"));
+  md.nodes[0].op_type = "MatMulInteger"; /* x is float */
+  CHECK(refused_with(&md, ".", "node 'add0' (MatMulInteger, opset 13): A must be int8 or uint8"));
+  md.nodes[0].n_attribute = 0;
+  md.nodes[0].op_type = "GatherND";
+  CHECK(refused_with(&md, ".", "node 'add0' (GatherND, opset 13): indices must be int32 or int64"));
+  md.nodes[0].op_type = "ReverseSequence";
+  CHECK(refused_with(&md, ".", "node 'add0' (ReverseSequence, opset 13): sequence_lens must be int32 or int64"));
+}
+
+/* an If whose condition is a constant (cond 0 or 1) imports the branch it
+ * selects; the branch reads the outer graph's 's', produced by a node listed
+ * after the If.  cond -1: the condition is a graph input */
+static bool if_imports(int cond, const char *want, const char *not_want) {
+  Model md;
+  model_init(&md, NULL);
+  /* nodes: If(c) -> y, Constant -> c, Add(x, w) -> s */
+  Onnx__NodeProto branch_node[2], *bn[2][1];
+  Onnx__GraphProto branch[2];
+  Onnx__ValueInfoProto bout[2], *bouts[2][1];
+  char *b_in[1] = {"s"}, *b_out[2][1] = {{"t_then"}, {"t_else"}};
+  const char *b_op[2] = {"Relu", "Neg"};
+  for (int k = 0; k < 2; k++) {
+    onnx__node_proto__init(&branch_node[k]);
+    branch_node[k].op_type = (char *)b_op[k];
+    branch_node[k].input = b_in, branch_node[k].n_input = 1;
+    branch_node[k].output = b_out[k], branch_node[k].n_output = 1;
+    bn[k][0] = &branch_node[k];
+    onnx__graph_proto__init(&branch[k]);
+    branch[k].node = bn[k], branch[k].n_node = 1;
+    onnx__value_info_proto__init(&bout[k]);
+    bout[k].name = b_out[k][0];
+    bouts[k][0] = &bout[k];
+    branch[k].output = bouts[k], branch[k].n_output = 1;
+  }
+  Onnx__AttributeProto ga[2], *gap[2] = {&ga[0], &ga[1]}, va, *vap[1] = {&va};
+  for (int k = 0; k < 2; k++) {
+    onnx__attribute_proto__init(&ga[k]);
+    ga[k].name = k ? "else_branch" : "then_branch";
+    ga[k].has_type = 1, ga[k].type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH;
+    ga[k].g = &branch[k];
+  }
+  Onnx__TensorProto ct;
+  onnx__tensor_proto__init(&ct);
+  uint8_t cv = cond;
+  ct.has_data_type = 1, ct.data_type = ONNX__TENSOR_PROTO__DATA_TYPE__BOOL;
+  ct.has_raw_data = 1, ct.raw_data.len = 1, ct.raw_data.data = &cv;
+  onnx__attribute_proto__init(&va);
+  va.name = "value";
+  va.has_type = 1, va.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR;
+  va.t = &ct;
+  Onnx__NodeProto nif, ncst;
+  char *if_in[1] = {"c"}, *if_out[1] = {"y"}, *c_out[1] = {"c"};
+  onnx__node_proto__init(&nif);
+  nif.op_type = "If", nif.name = "if0", nif.input = if_in, nif.n_input = 1, nif.output = if_out, nif.n_output = 1;
+  nif.attribute = gap, nif.n_attribute = 2;
+  onnx__node_proto__init(&ncst);
+  ncst.op_type = "Constant", ncst.output = c_out, ncst.n_output = 1, ncst.attribute = vap, ncst.n_attribute = 1;
+  Onnx__NodeProto *nodes[3] = {&nif, &ncst, &md.nodes[0]};
+  md.g.node = nodes, md.g.n_node = 3;
+  /* cond < 0: c is a bool graph input, known only at run time */
+  Onnx__ValueInfoProto cin, *ins[2] = {&md.in, &cin};
+  Onnx__TypeProto ct_t;
+  Onnx__TypeProto__Tensor ct_tt;
+  Onnx__TensorShapeProto ct_shape;
+  onnx__value_info_proto__init(&cin);
+  onnx__type_proto__init(&ct_t);
+  onnx__type_proto__tensor__init(&ct_tt);
+  onnx__tensor_shape_proto__init(&ct_shape);
+  ct_tt.has_elem_type = 1, ct_tt.elem_type = ONNX__TENSOR_PROTO__DATA_TYPE__BOOL, ct_tt.shape = &ct_shape;
+  ct_t.value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE, ct_t.tensor_type = &ct_tt;
+  cin.name = "c", cin.type = &ct_t;
+  if (cond < 0) {
+    nodes[1] = &md.nodes[0];
+    md.g.n_node = 2;
+    md.g.input = ins, md.g.n_input = 2;
+  }
+  size_t len;
+  uint8_t *buf = pack(&md, &len);
+  MlcCtx *ctx = mlc_ctx_new();
+  const char *msg;
+  MlcModule *m = import(ctx, buf, len, ".", &msg);
+  bool ok = m != NULL;
+  if (!m) printf("  %s\n", msg);
+  if (m) {
+    MlcStrBuf sb = {0};
+    mlc_print_module(m, &sb);
+    ok = strstr(mlc_sb_cstr(&sb), want) && !strstr(mlc_sb_cstr(&sb), not_want);
+    if (!ok) printf("%s\n", mlc_sb_cstr(&sb));
+    mlc_vec_free(&sb);
+  }
+  mlc_ctx_free(ctx);
+  free(buf);
+  return ok;
+}
+
+static void test_if_known_condition(void) {
+  CHECK(if_imports(1, "R.nn.relu(", "R.negative("));
+  CHECK(if_imports(0, "R.negative(", "R.nn.relu("));
+}
+
+/* a run-time condition: both branches, then a select */
+static void test_if_runtime_condition(void) {
+  CHECK(if_imports(-1, "R.nn.relu(", "R.no_such_op("));
+  CHECK(if_imports(-1, "R.negative(", "R.no_such_op("));
+  CHECK(if_imports(-1, "R.where(c, ", "R.no_such_op("));
+}
+
+/* the graph's own input and output names, identifiers or not, are kept as
+ * the function's input_names/output_names and survive the text form */
+static void test_io_names_kept(void) {
+  Model md;
+  model_init(&md, NULL);
+  md.in.name = "input:0";
+  md.node_in[0][0] = "input:0";
+  md.out.name = "1/y.out";
+  md.node_out[1][0] = "1/y.out";
+  size_t len;
+  uint8_t *buf = pack(&md, &len);
+  MlcCtx *ctx = mlc_ctx_new();
+  const char *msg;
+  MlcModule *m = import(ctx, buf, len, ".", &msg);
+  CHECK(m != NULL);
+  if (m) {
+    MlcStrBuf sb = {0};
+    mlc_print_module(m, &sb);
+    const char *text = mlc_sb_cstr(&sb);
+    if (!strstr(text, "R.func_attr({\"input_names\": [\"input:0\"], \"output_names\": [\"1/y.out\"]})")) printf("%s\n", text);
+    CHECK(strstr(text, "R.func_attr({\"input_names\": [\"input:0\"], \"output_names\": [\"1/y.out\"]})") != NULL);
+    MlcModule *back = mlc_read_module(ctx, "printed.py", text, sb.len);
+    CHECK(back && mlc_module_equal(m, back));
+    mlc_vec_free(&sb);
+  }
+  mlc_ctx_free(ctx);
+  free(buf);
+}
+
 /* ---- external data -------------------------------------------------------------------- */
 
 static char g_dir[64];
@@ -430,6 +631,12 @@ int main(void) {
   RUN(test_truncated_and_garbage);
   RUN(test_bad_dims);
   RUN(test_graph_errors);
+  RUN(test_unsupported_list_whole);
+  RUN(test_io_names_kept);
+  RUN(test_quantize_refusals);
+  RUN(test_if_known_condition);
+  RUN(test_if_runtime_condition);
+  RUN(test_input_values);
   RUN(test_external_data);
   RUN(test_huge_dims_small_data);
   RUN(test_external_data_hostile_files);

@@ -1,0 +1,166 @@
+/* onnx_ops_control.c - the converters of ONNX's If and Scan.
+ *
+ * A condition known at compile time (a constant, or folded from shapes and
+ * constants, as exporters' shape checks are) selects its branch, which is
+ * imported in place: its nodes become bindings of the enclosing function and
+ * read the enclosing graphs' values by name.  A condition computed at run
+ * time is if-converted: both branches are imported and each output selects
+ * between them with `where`, which is exact since ONNX graphs are pure (at
+ * the price of computing both); branches whose outputs differ in shape or
+ * dtype are refused, the executor having no branches yet.
+ *
+ * Scan (opset 9 on) is unrolled: its body is imported once per step, in a
+ * scope of its own, on the step's slices of the scan inputs and the states
+ * the step before left; the scan outputs are the steps' elements stacked.
+ * The number of steps must be static and is bounded (MAX_UNROLLED body
+ * nodes in all). */
+#include "onnx_convert.h"
+
+/* cond as a 0-d bool: ONNX allows a one-element tensor */
+static MlcGExpr *scalar_cond(MlcOnnxNode *n, MlcGExpr *c) {
+  const MlcSInfo *si = mlc_onnx__tensor_sinfo(c);
+  if (!si || !mlc_dtype_eq(si->tensor.dtype, MLC_BOOL)) return mlc_onnx__node_fail(n, "the condition must be a bool tensor"), NULL;
+  for (int i = 0; i < si->tensor.ndim; i++) {
+    int64_t d;
+    if (!mlc_onnx__const_dim(c, i, &d) || d != 1) return mlc_onnx__node_fail(n, "the condition must hold one element"), NULL;
+  }
+  if (si->tensor.ndim == 0) return c;
+  MlcAttr a = attr("shape", mlc_onnx__av_ints(n->im->ctx, NULL, 0));
+  return mlc_onnx__emit_attrs(n, "reshape", &c, 1, 1, &a);
+}
+
+static bool if_converted(MlcOnnxNode *n, const Onnx__GraphProto *then_g, const Onnx__GraphProto *else_g) {
+  MlcGExpr *c = scalar_cond(n, n->in[0]);
+  MlcGExpr *t[MLC_ONNX_MAX_IO], *e[MLC_ONNX_MAX_IO];
+  if (then_g->n_input || else_g->n_input) return mlc_onnx__node_fail(n, "a branch takes inputs; none are expected");
+  if (!c || !mlc_onnx__import_subgraph(n, then_g, t, n->n_out) || !mlc_onnx__import_subgraph(n, else_g, e, n->n_out))
+    return false;
+  for (int i = 0; i < n->n_out; i++) {
+    const MlcSInfo *a = mlc_onnx__tensor_sinfo(t[i]), *b = mlc_onnx__tensor_sinfo(e[i]);
+    bool same = a && b && mlc_dtype_eq(a->tensor.dtype, b->tensor.dtype) && a->tensor.ndim == b->tensor.ndim;
+    for (int d = 0; same && d < a->tensor.ndim; d++) same = mlc_expr_same(a->tensor.shape[d], b->tensor.shape[d]);
+    if (!same)
+      return mlc_onnx__node_fail(n, "with a condition computed at run time, output %d must have the same shape and "
+                                    "dtype in both branches", i);
+    MlcGExpr *args[3] = {c, t[i], e[i]};
+    if (!(n->out[i] = mlc_onnx__emit(n, "where", args, 3, (MlcAttrs){0}))) return false;
+  }
+  return true;
+}
+
+bool mlc_onnx__conv_if(MlcOnnxNode *n) {
+  const Onnx__AttributeProto *then_b = mlc_onnx__attr(n, "then_branch"), *else_b = mlc_onnx__attr(n, "else_branch");
+  if (!then_b || !then_b->g || !else_b || !else_b->g) return mlc_onnx__node_fail(n, "then_branch and else_branch must be graphs");
+  if (!mlc_onnx__input(n, 0)) return false;
+  double cond;
+  bool present;
+  if (!mlc_onnx__known_scalar(n, 0, &cond, &present)) {
+    mlc_clear_error(n->im->ctx);
+    return if_converted(n, then_b->g, else_b->g);
+  }
+  if (then_b->g->n_input || else_b->g->n_input) return mlc_onnx__node_fail(n, "a branch takes inputs; none are expected");
+  const Onnx__GraphProto *g = cond != 0 ? then_b->g : else_b->g;
+  MlcGExpr *outs[MLC_ONNX_MAX_IO];
+  if (!mlc_onnx__import_subgraph(n, g, outs, n->n_out)) return false;
+  for (int i = 0; i < n->n_out; i++) n->out[i] = outs[i];
+  return true;
+}
+
+/* ---- Scan ----------------------------------------------------------------------------- */
+
+#define MAX_UNROLLED (1 << 20) /* body nodes imported in all */
+#define MAX_RANK 32
+
+static MlcGExpr *with_ints(MlcOnnxNode *n, const char *op, MlcGExpr *x, const char *key, const int64_t *v, int k) {
+  MlcAttr a = attr(key, mlc_onnx__av_ints(n->im->ctx, v, k));
+  return x ? mlc_onnx__emit_attrs(n, op, &x, 1, 1, &a) : NULL;
+}
+
+/* x[.., i, ..] along axis, that axis dropped */
+static MlcGExpr *slice_at(MlcOnnxNode *n, MlcGExpr *x, int64_t i, int64_t axis) {
+  MlcCtx *ctx = n->im->ctx;
+  int64_t end = i + 1, one = 1;
+  MlcAttr a[4] = {attr("axes", mlc_onnx__av_ints(ctx, &axis, 1)), attr("begin", mlc_onnx__av_ints(ctx, &i, 1)),
+                  attr("end", mlc_onnx__av_ints(ctx, &end, 1)), attr("strides", mlc_onnx__av_ints(ctx, &one, 1))};
+  MlcGExpr *s = x ? mlc_onnx__emit_attrs(n, "strided_slice", &x, 1, 4, a) : NULL;
+  return with_ints(n, "squeeze", s, "axis", &axis, 1);
+}
+
+/* items[0..k) stacked along a new axis */
+static MlcGExpr *stack(MlcOnnxNode *n, MlcGExpr **items, int64_t k, int64_t axis) {
+  MlcGExpr **e = mlc_arena_array(&n->im->ctx->arena, (size_t)k, sizeof *e);
+  for (int64_t i = 0; i < k; i++)
+    if (!(e[i] = with_ints(n, "expand_dims", items[i], "axis", &axis, 1))) return NULL;
+  if (k == 1) return e[0];
+  MlcGExpr *t = mlc_g_tuple(n->im->ctx, e, (int)k);
+  MlcAttr a = attr("axis", mlc_onnx__av_int(axis));
+  return t ? mlc_onnx__emit_attrs(n, "concat", &t, 1, 1, &a) : NULL;
+}
+
+/* attribute `key`: k ints (default 0 each), each an axis of a rank (rank[i]) tensor, normalized */
+static bool axes_attr(MlcOnnxNode *n, const char *key, int k, const int *rank, int64_t *out) {
+  int got;
+  int64_t v[MLC_ONNX_MAX_IO];
+  if (!mlc_onnx__attr_ints(n, key, v, MLC_ONNX_MAX_IO, &got)) return false;
+  if (got >= 0 && got != k) return mlc_onnx__node_fail(n, "%s has %d values, %d expected", key, got, k);
+  for (int i = 0; i < k; i++) {
+    out[i] = got < 0 ? 0 : v[i];
+    if (rank && (out[i] < -rank[i] || out[i] >= rank[i]))
+      return mlc_onnx__node_fail(n, "%s: axis %lld is out of range for rank %d", key, (long long)out[i], rank[i]);
+    if (rank && out[i] < 0) out[i] += rank[i];
+  }
+  return true;
+}
+
+bool mlc_onnx__conv_scan(MlcOnnxNode *n) {
+  const Onnx__AttributeProto *ba = mlc_onnx__attr(n, "body");
+  int64_t m;
+  if (n->opset < 9) return mlc_onnx__node_fail(n, "Scan before opset 9 (with a batch axis) is not supported");
+  if (!ba || !ba->g) return mlc_onnx__node_fail(n, "body must be a graph");
+  if (!mlc_onnx__attr_int(n, "num_scan_inputs", 0, &m)) return false;
+  const Onnx__GraphProto *g = ba->g;
+  int ns = n->n_in - (int)m, k = (int)g->n_output - ns;
+  if (m < 1 || ns < 0 || k < 0 || n->n_out != ns + k)
+    return mlc_onnx__node_fail(n, "%lld scan inputs, %d inputs and %d outputs do not fit a body of %zu outputs",
+                               (long long)m, n->n_in, n->n_out, g->n_output);
+  int rank[MLC_ONNX_MAX_IO];
+  for (int j = 0; j < m; j++) {
+    if (!mlc_onnx__input(n, ns + j)) return false;
+    if ((rank[j] = mlc_onnx__rank(n->in[ns + j])) < 1) return mlc_onnx__node_fail(n, "scan input %d must have rank 1 or more", j);
+  }
+  int64_t in_axes[MLC_ONNX_MAX_IO], in_dirs[MLC_ONNX_MAX_IO], out_axes[MLC_ONNX_MAX_IO], out_dirs[MLC_ONNX_MAX_IO];
+  if (!axes_attr(n, "scan_input_axes", (int)m, rank, in_axes) || !axes_attr(n, "scan_input_directions", (int)m, NULL, in_dirs) ||
+      !axes_attr(n, "scan_output_axes", k, NULL, out_axes) || !axes_attr(n, "scan_output_directions", k, NULL, out_dirs))
+    return false;
+  int64_t steps = -1;
+  for (int j = 0; j < m; j++) {
+    int64_t t;
+    if (!mlc_onnx__const_dim(n->in[ns + j], (int)in_axes[j], &t)) return mlc_onnx__node_fail(n, "the number of steps must be static");
+    if (steps >= 0 && t != steps) return mlc_onnx__node_fail(n, "the scan inputs differ in length");
+    steps = t;
+  }
+  if (steps < 1 || steps * (int64_t)(g->n_node + 1) > MAX_UNROLLED)
+    return mlc_onnx__node_fail(n, "%lld steps of a %zu-node body: 1 to %d body nodes in all are supported", (long long)steps,
+                               g->n_node, MAX_UNROLLED);
+  MlcGExpr *state[MLC_ONNX_MAX_IO], *ins[MLC_ONNX_MAX_IO], *outs[MLC_ONNX_MAX_IO];
+  MlcGExpr **elems = mlc_arena_array(&n->im->ctx->arena, (size_t)(k ? k : 1) * (size_t)steps, sizeof *elems);
+  for (int i = 0; i < ns; i++)
+    if (!(state[i] = mlc_onnx__input(n, i))) return false;
+  for (int64_t t = 0; t < steps; t++) {
+    for (int i = 0; i < ns; i++) ins[i] = state[i];
+    for (int j = 0; j < m; j++)
+      if (!(ins[ns + j] = slice_at(n, n->in[ns + j], in_dirs[j] ? steps - 1 - t : t, in_axes[j]))) return false;
+    if (!mlc_onnx__import_body(n, g, ins, ns + (int)m, outs, ns + k)) return false;
+    for (int i = 0; i < ns; i++) state[i] = outs[i];
+    for (int j = 0; j < k; j++) elems[(size_t)j * (size_t)steps + (size_t)(out_dirs[j] ? steps - 1 - t : t)] = outs[ns + j];
+  }
+  for (int i = 0; i < ns; i++) n->out[i] = state[i];
+  for (int j = 0; j < k; j++) {
+    int r = mlc_onnx__rank(elems[(size_t)j * (size_t)steps]) + 1;
+    int64_t axis = out_axes[j];
+    if (r < 1 || axis < -r || axis >= r) return mlc_onnx__node_fail(n, "scan_output_axes: axis %lld is out of range", (long long)axis);
+    if (axis < 0) axis += r;
+    if (!(n->out[ns + j] = stack(n, elems + (size_t)j * (size_t)steps, steps, axis))) return false;
+  }
+  return true;
+}

@@ -1,0 +1,264 @@
+/* test_onnx_rnn.c - ONNX's RNN, GRU and LSTM imported, compiled, run and
+ * compared with a plain C reference of the cells: both directions,
+ * sequence lengths shorter than the input, initial states, biases,
+ * peepholes, clip and GRU's linear_before_reset, which the conformance
+ * suite leaves out. */
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "onnx_build.h"
+#include "rand_util.h"
+
+enum { T = 4, B = 3, I = 2, H = 3, D = 2, MAXG = 4 };
+
+typedef enum { K_RNN, K_GRU, K_LSTM } Kind;
+static const int GATES[] = {1, 3, 4};
+static const char *const OP[] = {"RNN", "GRU", "LSTM"};
+
+typedef struct Case {
+  Kind kind;
+  int dirs;          /* 1 (forward or reverse) or 2 */
+  bool reverse;      /* with dirs 1 */
+  bool lbr;          /* GRU linear_before_reset */
+  float clip;        /* 0: none */
+  float x[T][B][I], w[D][MAXG * H][I], r[D][MAXG * H][H], b[D][2 * MAXG * H], p[D][3 * H];
+  float h0[D][B][H], c0[D][B][H];
+  int32_t lens[B];
+} Case;
+
+static char tmpdir[4096];
+
+/* ---- the plain C reference ------------------------------------------------------------- */
+
+static float sigm(float v) { return 1.0f / (1.0f + expf(-v)); }
+static float clipv(const Case *c, float v) { return c->clip > 0 ? fminf(fmaxf(v, -c->clip), c->clip) : v; }
+
+/* y[t][d][b][h], yh[d][b][h], yc[d][b][h] */
+static void reference(const Case *c, float y[T][D][B][H], float yh[D][B][H], float yc[D][B][H]) {
+  int G = GATES[c->kind];
+  memset(y, 0, sizeof(float) * T * D * B * H);
+  for (int d = 0; d < c->dirs; d++)
+    for (int bi = 0; bi < B; bi++) {
+      float h[H], cc[H];
+      memcpy(h, c->h0[d][bi], sizeof h);
+      memcpy(cc, c->c0[d][bi], sizeof cc);
+      bool rev = c->dirs == 2 ? d == 1 : c->reverse;
+      int len = c->lens[bi];
+      for (int s = 0; s < len; s++) {
+        int t = rev ? len - 1 - s : s;
+        float xg[MAXG * H], hg[MAXG * H], hn[H], cn[H];
+        for (int g = 0; g < G * H; g++) {
+          xg[g] = c->b[d][g], hg[g] = c->b[d][G * H + g];
+          for (int k = 0; k < I; k++) xg[g] += c->w[d][g][k] * c->x[t][bi][k];
+          for (int k = 0; k < H; k++) hg[g] += c->r[d][g][k] * h[k];
+        }
+        for (int j = 0; j < H; j++) {
+          if (c->kind == K_RNN) {
+            hn[j] = tanhf(clipv(c, xg[j] + hg[j]));
+          } else if (c->kind == K_GRU) {
+            float z = sigm(clipv(c, xg[j] + hg[j]));
+            float pre = xg[2 * H + j];
+            if (c->lbr) {
+              pre += sigm(clipv(c, xg[H + j] + hg[H + j])) * hg[2 * H + j];
+            } else {
+              pre += c->b[d][G * H + 2 * H + j];
+              for (int k = 0; k < H; k++) pre += c->r[d][2 * H + j][k] * sigm(clipv(c, xg[H + k] + hg[H + k])) * h[k];
+            }
+            hn[j] = (1 - z) * tanhf(clipv(c, pre)) + z * h[j];
+          } else {
+            float gi = xg[j] + hg[j] + c->p[d][j] * cc[j];
+            float go = xg[H + j] + hg[H + j];
+            float gf = xg[2 * H + j] + hg[2 * H + j] + c->p[d][2 * H + j] * cc[j];
+            float gc = xg[3 * H + j] + hg[3 * H + j];
+            cn[j] = sigm(clipv(c, gf)) * cc[j] + sigm(clipv(c, gi)) * tanhf(clipv(c, gc));
+            hn[j] = sigm(clipv(c, go + c->p[d][H + j] * cn[j])) * tanhf(clipv(c, cn[j]));
+          }
+        }
+        memcpy(h, hn, sizeof h);
+        if (c->kind == K_LSTM) memcpy(cc, cn, sizeof cc);
+        for (int j = 0; j < H; j++) y[t][d][bi][j] = h[j];
+      }
+      memcpy(yh[d][bi], h, sizeof h);
+      memcpy(yc[d][bi], cc, sizeof cc);
+    }
+}
+
+/* ---- the ONNX model -------------------------------------------------------------------- */
+
+/* the packed model of case c */
+static uint8_t *pack_case(const Case *c, size_t *len) {
+  int G = GATES[c->kind], nd = c->dirs;
+  static float w[D * MAXG * H * I], r[D * MAXG * H * H], b[D * 2 * MAXG * H], p[D * 3 * H], h0[D * B * H], c0[D * B * H];
+  for (int d = 0; d < nd; d++) {
+    memcpy(w + d * G * H * I, c->w[d], sizeof(float) * (size_t)(G * H * I));
+    for (int g = 0; g < G * H; g++) memcpy(r + (d * G * H + g) * H, c->r[d][g], sizeof(float) * H);
+    memcpy(b + d * 2 * G * H, c->b[d], sizeof(float) * (size_t)(2 * G * H));
+    memcpy(p + d * 3 * H, c->p[d], sizeof(float) * 3 * H);
+    memcpy(h0 + d * B * H, c->h0[d], sizeof(float) * B * H);
+    memcpy(c0 + d * B * H, c->c0[d], sizeof(float) * B * H);
+  }
+  for (int d = 0; d < nd; d++)
+    for (int g = 0; g < G * H; g++) memcpy(w + (d * G * H + g) * I, c->w[d][g], sizeof(float) * I);
+  const int F = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+  Init inits[7] = {
+      {"W", 3, {nd, G * H, I}, w, sizeof(float) * (size_t)(nd * G * H * I), F},
+      {"R", 3, {nd, G * H, H}, r, sizeof(float) * (size_t)(nd * G * H * H), F},
+      {"B", 2, {nd, 2 * G * H}, b, sizeof(float) * (size_t)(nd * 2 * G * H), F},
+      {"lens", 1, {B}, c->lens, sizeof c->lens, ONNX__TENSOR_PROTO__DATA_TYPE__INT32},
+      {"h0", 3, {nd, B, H}, h0, sizeof(float) * (size_t)(nd * B * H), F},
+      {"c0", 3, {nd, B, H}, c0, sizeof(float) * (size_t)(nd * B * H), F},
+      {"P", 2, {nd, 3 * H}, p, sizeof(float) * (size_t)(nd * 3 * H), F},
+  };
+  int n_init = c->kind == K_LSTM ? 7 : 5;
+  Onnx__TensorProto *tps[7];
+  for (int i = 0; i < n_init; i++) tps[i] = tensor(&inits[i]);
+  char *ins[8] = {"X", "W", "R", "B", "lens", "h0", "c0", "P"};
+  char *outs[3] = {"Y", "Y_h", "Y_c"};
+  Onnx__AttributeProto *attrs[4] = {int_attr("hidden_size", H),
+                                    str_attr("direction", nd == 2 ? "bidirectional" : c->reverse ? "reverse" : "forward"),
+                                    c->kind == K_GRU ? int_attr("linear_before_reset", c->lbr) : int_attr("layout", 0),
+                                    c->clip > 0 ? float_attr("clip", c->clip) : int_attr("layout", 0)};
+  Onnx__NodeProto node;
+  onnx__node_proto__init(&node);
+  node.op_type = (char *)OP[c->kind], node.name = "cell";
+  node.input = ins, node.n_input = c->kind == K_LSTM ? 8 : 6;
+  node.output = outs, node.n_output = c->kind == K_LSTM ? 3 : 2;
+  node.attribute = attrs, node.n_attribute = c->clip > 0 || c->kind == K_GRU ? 4 : 2;
+  if (c->kind == K_GRU && !(c->clip > 0)) node.n_attribute = 3;
+  Onnx__NodeProto *nodes[1] = {&node};
+  int64_t xd[3] = {T, B, I};
+  Onnx__ValueInfoProto *gin[1] = {value("X", xd, 3)};
+  Onnx__ValueInfoProto *gout[3] = {value("Y", NULL, 0), value("Y_h", NULL, 0), value("Y_c", NULL, 0)};
+  Onnx__GraphProto g;
+  onnx__graph_proto__init(&g);
+  g.name = "g", g.node = nodes, g.n_node = 1, g.input = gin, g.n_input = 1;
+  g.output = gout, g.n_output = c->kind == K_LSTM ? 3 : 2, g.initializer = tps, g.n_initializer = (size_t)n_init;
+  Onnx__OperatorSetIdProto os, *osp[1] = {&os};
+  onnx__operator_set_id_proto__init(&os);
+  os.domain = "", os.has_version = 1, os.version = 14;
+  Onnx__ModelProto m;
+  onnx__model_proto__init(&m);
+  m.has_ir_version = 1, m.ir_version = 7, m.graph = &g, m.opset_import = osp, m.n_opset_import = 1;
+  *len = onnx__model_proto__get_packed_size(&m);
+  uint8_t *buf = malloc(*len);
+  onnx__model_proto__pack(&m, buf);
+  for (int i = 0; i < n_init; i++) free(tps[i]);
+  for (int i = 0; i < 4; i++) free(attrs[i]);
+  free_value(gin[0]);
+  for (int i = 0; i < 3; i++) free_value(gout[i]);
+  return buf;
+}
+
+/* ---- running a case ----------------------------------------------------------------------- */
+
+static void fill_case(Case *c, Kind kind, int dirs, uint64_t seed) {
+  memset(c, 0, sizeof *c);
+  c->kind = kind, c->dirs = dirs;
+  rand_util_state = seed;
+  float *all = (float *)c->x;
+  size_t n = (offsetof(Case, lens) - offsetof(Case, x)) / sizeof(float);
+  for (size_t i = 0; i < n; i++) all[i] = (float)urand() * 1.6f - 0.8f;
+  c->lens[0] = T, c->lens[1] = 2, c->lens[2] = 1;
+}
+
+static bool close_all(const float *got, const float *want, size_t n, const char *what) {
+  for (size_t i = 0; i < n; i++)
+    if (!(fabsf(got[i] - want[i]) <= 1e-5f + 1e-4f * fabsf(want[i]))) {
+      printf("    %s[%zu]: %g, expected %g\n", what, i, got[i], want[i]);
+      return false;
+    }
+  return true;
+}
+
+static void run_case(const Case *c) {
+  size_t len;
+  uint8_t *buf = pack_case(c, &len);
+  char dir[4200];
+  static int count;
+  snprintf(dir, sizeof dir, "%s/m%d", tmpdir, count++);
+  MlcrtModel *rm = onnx_build_load(buf, len, dir);
+  free(buf);
+  CHECK(rm != NULL);
+  if (rm) {
+    int64_t xs[3] = {T, B, I};
+    DLTensor x = {.data = (void *)c->x, .device = {kDLCPU, 0}, .ndim = 3, .dtype = {kDLFloat, 32, 1}, .shape = xs};
+    DLTensor *in[1] = {&x}, *out[3] = {NULL};
+    int n_out = c->kind == K_LSTM ? 3 : 2;
+    int rc = mlcrt_model_run(rm, in, 1, out, n_out);
+    if (rc) printf("    run: %s\n", mlcrt_last_error());
+    CHECK(rc == 0);
+    static float y[T][D][B][H], yh[D][B][H], yc[D][B][H];
+    reference(c, y, yh, yc);
+    if (rc == 0) {
+      /* Y is [T, dirs, B, H]: repack the reference's first dirs directions */
+      static float yw[T * D * B * H];
+      size_t k = 0;
+      for (int t = 0; t < T; t++)
+        for (int d = 0; d < c->dirs; d++)
+          for (int bi = 0; bi < B; bi++)
+            for (int j = 0; j < H; j++) yw[k++] = y[t][d][bi][j];
+      CHECK(out[0]->ndim == 4 && out[0]->shape[0] == T && out[0]->shape[1] == c->dirs);
+      CHECK(close_all(out[0]->data, yw, k, "Y"));
+      CHECK(close_all(out[1]->data, &yh[0][0][0], (size_t)(c->dirs * B * H), "Y_h"));
+      if (c->kind == K_LSTM) CHECK(close_all(out[2]->data, &yc[0][0][0], (size_t)(c->dirs * B * H), "Y_c"));
+    }
+    mlcrt_model_free(rm);
+  }
+  bu_remove_dir(dir);
+}
+
+static void test_rnn_reverse(void) {
+  Case c;
+  fill_case(&c, K_RNN, 1, 11);
+  c.reverse = true;
+  run_case(&c);
+}
+
+static void test_rnn_bidirectional_clip(void) {
+  Case c;
+  fill_case(&c, K_RNN, 2, 12);
+  c.clip = 0.5f;
+  run_case(&c);
+}
+
+static void test_gru_bidirectional(void) {
+  Case c;
+  fill_case(&c, K_GRU, 2, 13);
+  run_case(&c);
+}
+
+static void test_gru_linear_before_reset(void) {
+  Case c;
+  fill_case(&c, K_GRU, 2, 14);
+  c.lbr = true;
+  run_case(&c);
+  fill_case(&c, K_GRU, 1, 15);
+  c.lbr = true, c.reverse = true, c.clip = 0.7f;
+  run_case(&c);
+}
+
+static void test_lstm_bidirectional_peepholes(void) {
+  Case c;
+  fill_case(&c, K_LSTM, 2, 16);
+  run_case(&c);
+  fill_case(&c, K_LSTM, 1, 17);
+  c.reverse = true, c.clip = 0.6f;
+  run_case(&c);
+}
+
+int main(void) {
+  if (!bu_make_tmpdir(tmpdir, sizeof tmpdir, "mlcc-rnn")) {
+    printf("FAIL setup: cannot create a temporary directory\n");
+    return 1;
+  }
+  RUN(test_rnn_reverse);
+  RUN(test_rnn_bidirectional_clip);
+  RUN(test_gru_bidirectional);
+  RUN(test_gru_linear_before_reset);
+  RUN(test_lstm_bidirectional_peepholes);
+  bu_remove_dir(tmpdir);
+  return CHECK_DONE();
+}
