@@ -418,9 +418,15 @@ MlcModule *mlc_onnx_import(MlcCtx *ctx, const char *file, const void *buf, size_
   MlcOnnxImporter im = {.ctx = ctx, .file = file, .dir = dir};
   MlcLoc saved = ctx->build_loc;
   ctx->build_loc = (MlcLoc){mlc_intern(ctx, file), 0, 0};
-  Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, buf);
+  /* the decoder recurses into nested messages: bound their depth first */
+  bool too_deep = mlc_onnx__wire_depth(buf, len, &onnx__model_proto__descriptor, MLC_ONNX_MAX_NESTING) ==
+                  MLC_ONNX_WIRE_TOO_DEEP;
+  Onnx__ModelProto *mp = too_deep ? NULL : onnx__model_proto__unpack(NULL, len, buf);
   MlcModule *m = NULL;
-  if (!mp) model_fail(&im, "not a valid ONNX model (the protobuf does not decode)");
+  if (too_deep)
+    model_fail(&im, "messages nest more than %d levels deep (subgraphs or type protos within each other)",
+               MLC_ONNX_MAX_NESTING);
+  else if (!mp) model_fail(&im, "not a valid ONNX model (the protobuf does not decode)");
   else m = import_graph(&im, mp, opt);
   if (mp) onnx__model_proto__free_unpacked(mp, NULL);
   mlc_map_free(&im.values);
