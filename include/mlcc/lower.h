@@ -15,8 +15,10 @@
  *     buffers are introduced by MLC_STMT_ALLOCATE with their scope;
  *   - no vectorized loops: their bodies use vector expressions (ramp,
  *     broadcast, vector loads and stores) of the loop's lanes;
- *   - unrolled loops of constant extent <= MLC_LOWER_MAX_UNROLL expanded;
- *     others remain serial loops with kind MLC_FOR_UNROLLED as a hint;
+ *   - unrolled loops of constant extent <= MLC_LOWER_MAX_UNROLL expanded,
+ *     as long as the copies stay within MLC_LOWER_MAX_UNROLL_NODES IR nodes
+ *     (nested unrolled loops multiply); others remain serial loops with
+ *     kind MLC_FOR_UNROLLED as a hint;
  *   - parallel loops kept (MLC_FOR_PARALLEL), for the code generator to hand
  *     to the runtime thread pool; thread-bound loops kept for GPU targets;
  *   - indices simplified (mlc_arith_simplify with loop ranges known).
@@ -28,6 +30,8 @@
 #include "mlcc/ir.h"
 
 #define MLC_LOWER_MAX_UNROLL 64
+/* statements and expressions one unrolled loop may expand into */
+#define MLC_LOWER_MAX_UNROLL_NODES 16384
 
 typedef enum MlcLowerStage {
   MLC_LOWER_BLOCKS,     /* blocks -> loops, allocations */
