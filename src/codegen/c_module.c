@@ -186,7 +186,10 @@ static void emit_kernel(CEmit *e, const MlcPrimFunc *orig, const MlcPrimFunc *lo
                         const char *kname) {
   const MlcAttrValue *na = mlc_attrs_get(orig->attrs, mlc_intern(e->ctx, "tir.noalias"));
   e->noalias = na && ((na->kind == MLC_ATTR_BOOL && na->b) || (na->kind == MLC_ATTR_INT && na->i));
-  c_line(e, "static int32_t %s(void *const *mlc_args, const int64_t *mlc_syms, const MlcrtEnv *env) {", kname);
+  /* never inlined: a model's executor may call one kernel from thousands of
+   * sites, and a copy at each would make the C compiler's work explode */
+  c_line(e, "__attribute__((noinline)) static int32_t %s(void *const *mlc_args, const int64_t *mlc_syms, "
+            "const MlcrtEnv *env) {", kname);
   e->indent = 1;
   for (int i = 0; i < low->n_params; i++) {
     const MlcParam *p = &low->params[i];
