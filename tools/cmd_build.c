@@ -208,6 +208,8 @@ int cmd_build(int argc, char **argv) {
   if (rc != EXIT_YES) return rc;
   MlcCtx *ctx = mlc_ctx_new();
   MlcModule *m = cli_load_module(ctx, a.in, NULL, NULL);
+  /* what building refuses (a loop too wide to vectorize) names the file */
+  ctx->build_loc = (MlcLoc){.file = mlc_intern(ctx, strcmp(a.in, "-") ? a.in : "<stdin>")};
   if (ends_with(a.out, ".so")) rc = (m && mlc_build_shared(ctx, m, a.out, &a.opt)) ? EXIT_YES : cli_report(ctx);
   else rc = m ? build_model(ctx, m, &a) : cli_report(ctx);
   mlc_ctx_free(ctx);

@@ -48,6 +48,10 @@ const char *mlc_dtype_str(MlcDType t, char buf[32]);
 bool mlc_dtype_parse(const char *s, MlcDType *out);
 static inline bool mlc_dtype_is_int(MlcDType t) { return t.code == MLC_TC_INT || t.code == MLC_TC_UINT; }
 static inline bool mlc_dtype_is_float(MlcDType t) { return t.code == MLC_TC_FLOAT || t.code == MLC_TC_BFLOAT; }
+/* the most lanes a vectorized loop may have (the C vector types the code
+ * generator writes stay within what compilers build) */
+#define MLC_MAX_VECTOR_LANES 64
+
 static inline MlcDType mlc_dtype_with_lanes(MlcDType t, int lanes) { t.lanes = (uint16_t)lanes; return t; }
 static inline MlcDType mlc_dtype_elem(MlcDType t) { t.lanes = 1; return t; }
 size_t mlc_dtype_bytes(MlcDType t); /* storage bytes of one element (bool: 1) */
