@@ -215,6 +215,21 @@ cli "report of a profile without kernels" 2 err "no \"kernels\" array" report "$
 cli "report of a kernel without its fields" 2 err "kernel #1 needs" report "$tmp/p3.json" -o "$tmp/r.html"
 cli "report without -o" 2 err "needs PROFILE.json and -o REPORT.html" report "$tmp/p3.json"
 
+# each command has its own help; an option without its value is named;
+# --input-shape must name an input (cli/chain3.onnx: x -> Add, Relu, MatMul -> y)
+onnx=$GOLDEN/cli/chain3.onnx
+cli "help COMMAND" 0 out "mlcc compile MODEL.onnx -o DIR" help compile
+cli "COMMAND --help" 0 out "mlcc import MODEL.onnx" import --help
+cli "help of an unknown command" 2 err "no command named: frobnicate" help frobnicate
+cli "-o without its value" 2 err "mlcc compile: option '-o' needs a value" compile "$onnx" -o
+cli "--in without its value" 2 err "mlcc run: option '--in' needs a value" run "$tmp" --in
+cli "--input-shape of an unknown input" 2 err "input 'z', but the model has no such input (its inputs: 'x')" \
+  import "$onnx" --input-shape z:1x16
+cli "--input-shape of the input" 0 out "R.Tensor((1, 16)" import "$onnx" --input-shape x:1x16
+# the file is named once, by the location
+printf 'not a model' >"$tmp/m.onnx"
+cli "an ONNX error names the file once" 2 err "$tmp/m.onnx: error: not a valid ONNX model" import "$tmp/m.onnx"
+
 # one byte over the limit (a sparse file: nothing is written to disk)
 if dd if=/dev/null of="$tmp/big.py" bs=1 seek=67108865 2>/dev/null; then
   cli "input over 64 MiB refused" 2 err "error:" fmt "$tmp/big.py"

@@ -273,7 +273,7 @@ bool mlc_onnx__conv_constant(MlcOnnxNode *n) {
   const char *name = a->name ? a->name : "";
   MlcTensorData *d = NULL;
   if (!strcmp(name, "value") && a->t) {
-    d = mlc_onnx__tensor_data(ctx, mlc_internf(ctx, "%s: Constant '%s'", n->im->file, n->proto->name ? n->proto->name : ""),
+    d = mlc_onnx__tensor_data(ctx, mlc_internf(ctx, "Constant '%s'", n->proto->name ? n->proto->name : ""),
                               a->t, n->im->dir);
     if (!d) return false;
   } else if (!strcmp(name, "value_float")) {
