@@ -1,6 +1,6 @@
 #!/bin/sh
 # fuzz.sh SECONDS [TARGET...] - run libFuzzer targets for SECONDS each
-# (default targets: reader onnx npy).
+# (default targets: reader onnx npy schedule).
 #
 #   reader  the TVMScript reader and printer; its corpus (build/fuzz/corpus)
 #           is seeded from the golden test files each time, so a fresh
@@ -14,7 +14,10 @@
 #   npy     the runtime's .npy and .npz readers (the input's first byte picks
 #           which); its corpus (build/fuzz/corpus_npy) is seeded with .npy
 #           and .npz files written by the unit tests' fixtures and by numpy
-#           when python3 with numpy is found.
+#           when python3 with numpy is found;
+#   schedule  schedule scripts applied to a fixed matmul + relu module; its
+#           corpus (build/fuzz/corpus_schedule) is seeded with the golden
+#           schedule scripts.
 #
 # Fails (non-zero) when a fuzzer reports a crash, a leak or a sanitizer
 # error; crash inputs are left in build/fuzz/.
@@ -25,7 +28,7 @@ case "$secs" in
   ''|*[!0-9]*) echo "usage: scripts/fuzz.sh SECONDS [TARGET...]" >&2; exit 2 ;;
 esac
 [ $# -gt 0 ] && shift
-targets=${*:-reader onnx npy}
+targets=${*:-reader onnx npy schedule}
 
 cd "$(dirname "$0")/.."
 make -j2 fuzz
@@ -68,12 +71,19 @@ PY
   return 0
 }
 
+seed_schedule() {
+  for f in tests/golden/schedule/*/schedule.py; do
+    cp "$f" "$1/$(basename "$(dirname "$f")").py"
+  done
+}
+
 status=0
 for t in $targets; do
   case "$t" in
     reader) corpus=build/fuzz/corpus ;;
     onnx) corpus=build/fuzz/corpus_onnx ;;
     npy) corpus=build/fuzz/corpus_npy ;;
+    schedule) corpus=build/fuzz/corpus_schedule ;;
     *) echo "fuzz.sh: unknown target '$t'" >&2; exit 2 ;;
   esac
   mkdir -p "$corpus"

@@ -77,6 +77,8 @@ run_unit() { # BINARY
   failed=$((failed + n_fail))
   grep '^FAIL ' "$out"
   [ "$VERBOSE" = 1 ] && grep '^ok ' "$out"
+  # progress: some binaries run for a minute without a word
+  echo "  $name: $n_ok passed$([ "$n_fail" -gt 0 ] && echo ", $n_fail failed")"
   if crashed "$rc" "$err"; then
     fail "$name" "$(crash_reason "$rc")" "$err"
   elif [ "$rc" -ne 0 ] && [ "$n_fail" -eq 0 ]; then
@@ -276,10 +278,24 @@ for f in "$GOLDEN"/onnx_errors/*.onnx; do
   esac
 done
 
+# ---- hostile inputs (tests/hostile) under memory and time limits ----------------
+if [ -f tests/hostile/run.sh ]; then
+  echo "  hostile inputs..."
+  sh tests/hostile/run.sh "$MLCC" "$tmp/hostile" >"$tmp/hostile.out" 2>&1
+  while IFS= read -r line; do
+    case "$line" in
+      "ok "*) pass "${line#ok }" ;;
+      "FAIL "*) failed=$((failed + 1)); echo "$line" ;;
+      "    "*) echo "$line" ;;
+    esac
+  done <"$tmp/hostile.out"
+fi
+
 # ---- end to end: compiled models (tests/e2e) -----------------------------------
 # tests/e2e/run.sh builds a model with mlcc, links a C program against its
 # model.h, model.so and the runtime library, and prints ok/FAIL lines.
 if [ -f tests/e2e/run.sh ]; then
+  echo "  end to end and the demo..."
   limited "$UNIT_TIME_LIMIT" sh tests/e2e/run.sh "$MLCC" "$tmp/e2e" >"$tmp/e2e.out" 2>"$tmp/e2e.err"
   e2e_rc=$?
   while IFS= read -r line; do
