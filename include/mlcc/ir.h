@@ -107,10 +107,14 @@ extern const MlcBinOpInfo mlc_binop_info[MLC_BIN_COUNT];
  * division by -1 is 0. */
 #define MLC_DIV_BY_ZERO_MSG "integer division by zero"
 #define MLC_DIV_OVERFLOW_MSG "integer division overflows (the most negative value divided by -1)"
+/* T.checked_index(i, n) is i when 0 <= i < n, else this run-time error: what
+ * ops that take indices from data (gather) read through */
+#define MLC_INDEX_RANGE_MSG "index out of range"
 
 /* Intrinsic calls: enum suffix, TVMScript spelling, arity (-1 variadic),
  * result dtype rule: 0 = same as first float arg, 1 = dtype of arg 1 (for
- * if_then_else), 2 = given explicitly by the call. */
+ * if_then_else), 2 = given explicitly by the call, 3 = same as the first
+ * integer arg (checked_index). */
 #define MLC_INTRINSICS(X)                 \
   X(EXP, "T.exp", 1, 0)                   \
   X(LOG, "T.log", 1, 0)                   \
@@ -126,7 +130,8 @@ extern const MlcBinOpInfo mlc_binop_info[MLC_BIN_COUNT];
   X(SIN, "T.sin", 1, 0)                   \
   X(COS, "T.cos", 1, 0)                   \
   X(POW, "T.pow", 2, 0)                   \
-  X(IF_THEN_ELSE, "T.if_then_else", 3, 1)
+  X(IF_THEN_ELSE, "T.if_then_else", 3, 1) \
+  X(CHECKED_INDEX, "T.checked_index", 2, 3)
 
 typedef enum MlcIntrin {
 #define X(n, name, arity, rule) MLC_INTRIN_##n,
