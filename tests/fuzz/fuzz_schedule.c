@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "mlcc/mlcc.h"
+#include "mlcc/schedule.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
