@@ -92,9 +92,11 @@ FUZZ_SRC := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=build/fuzz/%)
 # The ONNX importer's target needs the generated schema code and the layers
 # the importer calls (ops, te, arith, and the interpreter that folds constants);
-# the .npy/.npz target needs the runtime.
+# the .npy/.npz target needs the runtime, the schedule-script target the
+# schedule primitives.
 FUZZ_LIB_SRC := $(sort $(wildcard src/support/*.c src/ir/*.c src/text/*.c src/arith/*.c \
-                                  src/te/*.c src/ops/*.c src/frontend/*.c src/interp/*.c src/runtime/*.c) \
+                                  src/te/*.c src/ops/*.c src/frontend/*.c src/interp/*.c src/runtime/*.c \
+                                  src/schedule/*.c) \
                           src/tune/database.c src/tune/target.c)
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=build/fuzz/obj/%.o) build/fuzz/obj/gen/onnx.pb-c.o
 FUZZ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Iinclude -Isrc -Ibuild/gen \

@@ -1,6 +1,6 @@
 #!/bin/sh
 # fuzz.sh SECONDS [TARGET...] - run libFuzzer targets for SECONDS each
-# (default targets: reader onnx npy records).
+# (default targets: reader onnx npy records schedule).
 #
 #   reader  the TVMScript reader and printer; its corpus (build/fuzz/corpus)
 #           is seeded from the golden test files each time, so a fresh
@@ -18,6 +18,9 @@
 #   records the tuning database's reader (JSON lines); its corpus
 #           (build/fuzz/corpus_records) is seeded with tests/e2e/tuning.jsonl
 #           and a record as `mlcc tune` writes it.
+#   schedule  schedule scripts applied to a fixed matmul + relu module; its
+#           corpus (build/fuzz/corpus_schedule) is seeded with the golden
+#           schedule scripts.
 #
 # Fails (non-zero) when a fuzzer reports a crash, a leak or a sanitizer
 # error; crash inputs are left in build/fuzz/.
@@ -28,7 +31,7 @@ case "$secs" in
   ''|*[!0-9]*) echo "usage: scripts/fuzz.sh SECONDS [TARGET...]" >&2; exit 2 ;;
 esac
 [ $# -gt 0 ] && shift
-targets=${*:-reader onnx npy records}
+targets=${*:-reader onnx npy records schedule}
 
 cd "$(dirname "$0")/.."
 make -j2 fuzz
@@ -80,6 +83,12 @@ JSONL
   return 0
 }
 
+seed_schedule() {
+  for f in tests/golden/schedule/*/schedule.py; do
+    cp "$f" "$1/$(basename "$(dirname "$f")").py"
+  done
+}
+
 status=0
 for t in $targets; do
   case "$t" in
@@ -87,6 +96,7 @@ for t in $targets; do
     onnx) corpus=build/fuzz/corpus_onnx ;;
     npy) corpus=build/fuzz/corpus_npy ;;
     records) corpus=build/fuzz/corpus_records ;;
+    schedule) corpus=build/fuzz/corpus_schedule ;;
     *) echo "fuzz.sh: unknown target '$t'" >&2; exit 2 ;;
   esac
   mkdir -p "$corpus"

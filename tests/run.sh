@@ -81,6 +81,8 @@ run_unit() { # BINARY
   skipped=$((skipped + n_skip))
   grep -e '^FAIL ' -e '^skip ' "$out"
   [ "$VERBOSE" = 1 ] && grep '^ok ' "$out"
+  # progress: some binaries run for a minute without a word
+  echo "  $name: $n_ok passed$([ "$n_fail" -gt 0 ] && echo ", $n_fail failed")"
   if crashed "$rc" "$err"; then
     fail "$name" "$(crash_reason "$rc")" "$err"
   elif [ "$rc" -ne 0 ] && [ "$n_fail" -eq 0 ]; then
@@ -225,6 +227,21 @@ cli "report of a profile without kernels" 2 err "no \"kernels\" array" report "$
 cli "report of a kernel without its fields" 2 err "kernel #1 needs" report "$tmp/p3.json" -o "$tmp/r.html"
 cli "report without -o" 2 err "needs PROFILE.json and -o REPORT.html" report "$tmp/p3.json"
 
+# each command has its own help; an option without its value is named;
+# --input-shape must name an input (cli/chain3.onnx: x -> Add, Relu, MatMul -> y)
+onnx=$GOLDEN/cli/chain3.onnx
+cli "help COMMAND" 0 out "mlcc compile MODEL.onnx -o DIR" help compile
+cli "COMMAND --help" 0 out "mlcc import MODEL.onnx" import --help
+cli "help of an unknown command" 2 err "no command named: frobnicate" help frobnicate
+cli "-o without its value" 2 err "mlcc compile: option '-o' needs a value" compile "$onnx" -o
+cli "--in without its value" 2 err "mlcc run: option '--in' needs a value" run "$tmp" --in
+cli "--input-shape of an unknown input" 2 err "input 'z', but the model has no such input (its inputs: 'x')" \
+  import "$onnx" --input-shape z:1x16
+cli "--input-shape of the input" 0 out "R.Tensor((1, 16)" import "$onnx" --input-shape x:1x16
+# the file is named once, by the location
+printf 'not a model' >"$tmp/m.onnx"
+cli "an ONNX error names the file once" 2 err "$tmp/m.onnx: error: not a valid ONNX model" import "$tmp/m.onnx"
+
 # one byte over the limit (a sparse file: nothing is written to disk)
 if dd if=/dev/null of="$tmp/big.py" bs=1 seek=67108865 2>/dev/null; then
   cli "input over 64 MiB refused" 2 err "error:" fmt "$tmp/big.py"
@@ -271,10 +288,24 @@ for f in "$GOLDEN"/onnx_errors/*.onnx; do
   esac
 done
 
+# ---- hostile inputs (tests/hostile) under memory and time limits ----------------
+if [ -f tests/hostile/run.sh ]; then
+  echo "  hostile inputs..."
+  sh tests/hostile/run.sh "$MLCC" "$tmp/hostile" >"$tmp/hostile.out" 2>&1
+  while IFS= read -r line; do
+    case "$line" in
+      "ok "*) pass "${line#ok }" ;;
+      "FAIL "*) failed=$((failed + 1)); echo "$line" ;;
+      "    "*) echo "$line" ;;
+    esac
+  done <"$tmp/hostile.out"
+fi
+
 # ---- end to end: compiled models (tests/e2e) -----------------------------------
 # tests/e2e/run.sh builds a model with mlcc, links a C program against its
 # model.h, model.so and the runtime library, and prints ok/FAIL lines.
 if [ -f tests/e2e/run.sh ]; then
+  echo "  end to end and the demo..."
   limited "$UNIT_TIME_LIMIT" sh tests/e2e/run.sh "$MLCC" "$tmp/e2e" >"$tmp/e2e.out" 2>"$tmp/e2e.err"
   e2e_rc=$?
   while IFS= read -r line; do

@@ -277,6 +277,8 @@ int cmd_build(int argc, char **argv) {
   if (rc != EXIT_YES) return rc;
   MlcCtx *ctx = mlc_ctx_new();
   MlcModule *m = cli_load_module(ctx, a.in, NULL, NULL);
+  /* what building refuses (a loop too wide to vectorize) names the file */
+  ctx->build_loc = (MlcLoc){.file = mlc_intern(ctx, strcmp(a.in, "-") ? a.in : "<stdin>")};
   if (m && ends_with(a.out, ".so") && a.n_records) {
     MlcTuneDB *db = cli_load_records(ctx, a.records, a.n_records);
     m = db ? cli_apply_records(ctx, m, db) : NULL;

@@ -104,7 +104,7 @@ int cmd_run(int argc, char **argv) {
               d->params[i].name);
       rc = EXIT_ERR;
     } else if (mlcrt_npy_load(ins[i], &tensors[i]) != 0) {
-      fprintf(stderr, "mlcc: run: %s: %s\n", ins[i], mlcrt_last_error());
+      fprintf(stderr, "mlcc: run: %s\n", mlcrt_last_error()); /* it names the file */
       rc = EXIT_ERR;
     } else {
       const MlcrtParamDesc *p = &d->params[i];

@@ -16,13 +16,14 @@
 /* ---- commands ------------------------------------------------------------ */
 
 
-/* name, handler, argument synopsis, one-line description */
+/* name, handler, options that take a value (space-separated), argument
+ * synopsis, description */
 #define MLCC_COMMANDS(X)                                                          \
-  X("fmt", cmd_fmt, "[--check] FILE",                                             \
+  X("fmt", cmd_fmt, "", "[--check] FILE",                                         \
     "print FILE in canonical TVMScript; --check: print nothing, exit 1 if FILE differs") \
-  X("equal", cmd_equal, "A B",                                                    \
+  X("equal", cmd_equal, "", "A B",                                                    \
     "exit 0 if A and B hold structurally equal modules, else show the first difference and exit 1") \
-  X("build", cmd_build, "MODULE.py -o LIB.so [--target native|generic|opencl|cuda] [--link FILE]... [--records DB.jsonl]...\n"     \
+  X("build", cmd_build, "-o --params --entry --dump-after --target --link --records", "MODULE.py -o LIB.so [--target native|generic|opencl|cuda] [--link FILE]... [--records DB.jsonl]...\n"     \
     "  mlcc build MODULE.py -o DIR [--params W.npz] [--embed-params] [--entry F] [--dump-after PASS] [--explain]\n" \
     "      [--no-default-schedule] [--target native|generic|opencl|cuda] [--link FILE]... [--records DB.jsonl]...", \
     "compile every prim func of MODULE.py into a shared library (the generated .c is kept beside it;\n" \
@@ -31,24 +32,24 @@
     "      params.bin (the weights bound from W.npz by parameter name; --embed-params: inside model.so);\n" \
     "      --link builds a C file, object or library in (its functions serve call_extern and, named\n" \
     "      after the extern with '.' as '_', call_dps_packed)") \
-  X("run", cmd_run, "LIB.so [--func F] [--in X.npy]... [--out Y.npy]... [--fill zeros|ones|random] [--time]\n" \
+  X("run", cmd_run, "--func --in --out --fill --threads --profile-json", "LIB.so [--func F] [--in X.npy]... [--out Y.npy]... [--fill zeros|ones|random] [--time]\n" \
     "  mlcc run DIR [--in X.npy|--in IN.npz|--fill random] [--out Y.npz] [--time] [--threads N]\n" \
     "               [--profile] [--profile-json P.json]",                                  \
     "call F of a compiled library on .npy inputs, write its outputs, optionally time it;\n" \
     "      with a model DIR, bind one .npy per input in order or an .npz by input name (or make them\n" \
     "      with --fill), and save the outputs by name (without --out: print a summary of each);\n" \
     "      --profile prints the time per kernel, --profile-json writes it for `mlcc report`") \
-  X("report", cmd_report, "PROFILE.json [TUNING.jsonl]... -o REPORT.html",                  \
+  X("report", cmd_report, "-o", "PROFILE.json [TUNING.jsonl]... -o REPORT.html",                  \
     "draw a profile (and tuning records) as one self-contained HTML page with SVG charts") \
-  X("schedule", cmd_schedule, "MODULE.py SCRIPT.py [--func NAME] [--seed N] [--intrin FILE.py] [--trace]",     \
+  X("schedule", cmd_schedule, "--func --seed --intrin", "MODULE.py SCRIPT.py [--func NAME] [--seed N] [--intrin FILE.py] [--trace]",     \
     "apply a schedule script to a prim func; print the result, or with --trace the trace (--intrin registers the NAME_desc/NAME_impl tensor intrinsics of FILE.py)") \
-  X("import", cmd_import, "MODEL.onnx [--input-shape NAME:1x3x224x224]... [--input-value NAME=V,...]...", \
+  X("import", cmd_import, "--input-shape --input-value", "MODEL.onnx [--input-shape NAME:1x3x224x224]... [--input-value NAME=V,...]...", \
     "import an ONNX model and print it as TVMScript (weights as constants)")             \
-  X("compile", cmd_compile, "MODEL.onnx -o DIR [--input-shape NAME:DIMS]... [--input-value NAME=V,...]... [--embed-params]\n" \
+  X("compile", cmd_compile, "-o --input-shape --input-value --dump-after --target --link --records", "MODEL.onnx -o DIR [--input-shape NAME:DIMS]... [--input-value NAME=V,...]... [--embed-params]\n" \
     "      [--dump-after PASS] [--explain] [--no-default-schedule] [--target native|opencl|cuda] [--link FILE]... [--records DB.jsonl]...", \
     "import an ONNX model and build its deployment folder, as `build -o DIR` does (run it with `mlcc run DIR`);\n" \
     "      opencl/cuda: its kernels bound to GPU threads by the default GPU rule, run through the runtime") \
-  X("tune", cmd_tune, "MODEL.onnx|MODULE.py -o DB.jsonl [--trials N] [--time-budget 20m] [--threads N] [--batch N]\n" \
+  X("tune", cmd_tune, "-o --trials --time-budget --threads --batch --seed --timeout --records", "MODEL.onnx|MODULE.py -o DB.jsonl [--trials N] [--time-budget 20m] [--threads N] [--batch N]\n" \
     "      [--seed N] [--timeout 10s] [--records MORE.jsonl]...\n" \
     "  mlcc tune MODULE.py --print-space", \
     "search schedules for every kernel (design spaces, evolutionary search, XGBoost cost model, measured in\n" \
@@ -57,23 +58,47 @@
 typedef struct Command {
   const char *name;
   int (*run)(int argc, char **argv); /* argv after the command name */
-  const char *synopsis, *help;
+  const char *value_opts, *synopsis, *help;
 } Command;
 
 static const Command commands[] = {
-#define X(name, fn, syn, help) {name, fn, syn, help},
+#define X(name, fn, opts, syn, help) {name, fn, opts, syn, help},
     MLCC_COMMANDS(X)
 #undef X
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
+static void command_usage(FILE *out, const Command *c) {
+  fprintf(out, "  mlcc %s %s\n      %s\n", c->name, c->synopsis, c->help);
+}
+
 void cli_usage(FILE *out) {
   fprintf(out, "usage: mlcc COMMAND ARGS...\n\ncommands:\n");
-  for (size_t i = 0; i < N_COMMANDS; i++)
-    fprintf(out, "  mlcc %s %s\n      %s\n", commands[i].name, commands[i].synopsis,
-            commands[i].help);
-  fprintf(out, "  mlcc --help | --version\n\n"
+  for (size_t i = 0; i < N_COMMANDS; i++) command_usage(out, &commands[i]);
+  fprintf(out, "  mlcc help COMMAND | mlcc COMMAND --help\n      the usage of one command\n"
+               "  mlcc --help | --version\n\n"
                "FILE may be - for standard input.  Exit status: 0 yes, 1 no, 2 error.\n");
+}
+
+static const Command *find_command(const char *name) {
+  for (size_t i = 0; i < N_COMMANDS; i++)
+    if (strcmp(name, commands[i].name) == 0) return &commands[i];
+  return NULL;
+}
+
+static int command_help(const Command *c) {
+  printf("usage:\n");
+  command_usage(stdout, c);
+  printf("\nFILE may be - for standard input.  Exit status: 0 yes, 1 no, 2 error.\n");
+  return EXIT_YES;
+}
+
+/* is arg one of the space-separated options in list? */
+static bool takes_value(const char *list, const char *arg) {
+  size_t n = strlen(arg);
+  for (const char *p = list; n && (p = strstr(p, arg)); p += n)
+    if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == 0)) return true;
+  return false;
 }
 
 int cli_bad_usage(const char *what, const char *arg) {
@@ -130,6 +155,10 @@ bool cli_write_stdout(const char *s, size_t n) {
 int main(int argc, char **argv) {
   if (argc < 2) return cli_bad_usage("missing command", NULL);
   const char *cmd = argv[1];
+  if (strcmp(cmd, "help") == 0 && argc > 2) {
+    const Command *c = find_command(argv[2]);
+    return c ? command_help(c) : cli_bad_usage("help: no command named", argv[2]);
+  }
   if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
     cli_usage(stdout);
     return EXIT_YES;
@@ -138,7 +167,16 @@ int main(int argc, char **argv) {
     printf("mlcc %s\n", MLCC_VERSION);
     return EXIT_YES;
   }
-  for (size_t i = 0; i < N_COMMANDS; i++)
-    if (strcmp(cmd, commands[i].name) == 0) return commands[i].run(argc - 2, argv + 2);
-  return cli_bad_usage("unknown command", cmd);
+  const Command *c = find_command(cmd);
+  if (!c) return cli_bad_usage("unknown command", cmd);
+  for (int i = 2; i < argc; i++) {
+    if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) return command_help(c);
+    if (takes_value(c->value_opts, argv[i]) && i + 1 == argc) {
+      fprintf(stderr, "mlcc %s: option '%s' needs a value\n", c->name, argv[i]);
+      command_usage(stderr, c);
+      return EXIT_ERR;
+    }
+    if (takes_value(c->value_opts, argv[i])) i++; /* its value may look like anything */
+  }
+  return c->run(argc - 2, argv + 2);
 }

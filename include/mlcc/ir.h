@@ -48,6 +48,10 @@ const char *mlc_dtype_str(MlcDType t, char buf[32]);
 bool mlc_dtype_parse(const char *s, MlcDType *out);
 static inline bool mlc_dtype_is_int(MlcDType t) { return t.code == MLC_TC_INT || t.code == MLC_TC_UINT; }
 static inline bool mlc_dtype_is_float(MlcDType t) { return t.code == MLC_TC_FLOAT || t.code == MLC_TC_BFLOAT; }
+/* the most lanes a vectorized loop may have (the C vector types the code
+ * generator writes stay within what compilers build) */
+#define MLC_MAX_VECTOR_LANES 64
+
 static inline MlcDType mlc_dtype_with_lanes(MlcDType t, int lanes) { t.lanes = (uint16_t)lanes; return t; }
 static inline MlcDType mlc_dtype_elem(MlcDType t) { t.lanes = 1; return t; }
 size_t mlc_dtype_bytes(MlcDType t); /* storage bytes of one element (bool: 1) */
@@ -103,11 +107,14 @@ extern const MlcBinOpInfo mlc_binop_info[MLC_BIN_COUNT];
  * division by -1 is 0. */
 #define MLC_DIV_BY_ZERO_MSG "integer division by zero"
 #define MLC_DIV_OVERFLOW_MSG "integer division overflows (the most negative value divided by -1)"
+/* T.checked_index(i, n) is i when 0 <= i < n, else this run-time error: what
+ * ops that take indices from data (gather) read through */
+#define MLC_INDEX_RANGE_MSG "index out of range"
 
 /* Intrinsic calls: enum suffix, TVMScript spelling, arity (-1 variadic),
  * result dtype rule: 0 = same as first float arg, 1 = dtype of arg 1 (for
  * if_then_else), 2 = given explicitly by the call (mlc_e_call_typed), 3 = a
- * handle.  call_extern / call_packed take the function's name (a string)
+ * handle, 4 = same as the first integer arg (checked_index).  call_extern / call_packed take the function's name (a string)
  * first, then its arguments; address_of takes a buffer load and is the
  * address of that element (what `A.access_ptr("r")` reads as: A[0, ..]). */
 #define MLC_INTRINSICS(X)                 \
@@ -128,7 +135,8 @@ extern const MlcBinOpInfo mlc_binop_info[MLC_BIN_COUNT];
   X(IF_THEN_ELSE, "T.if_then_else", 3, 1) \
   X(CALL_EXTERN, "T.call_extern", -1, 2)  \
   X(CALL_PACKED, "T.call_packed", -1, 2)  \
-  X(ADDRESS_OF, "T.address_of", 1, 3)
+  X(ADDRESS_OF, "T.address_of", 1, 3)    \
+  X(CHECKED_INDEX, "T.checked_index", 2, 4)
 
 typedef enum MlcIntrin {
 #define X(n, name, arity, rule) MLC_INTRIN_##n,

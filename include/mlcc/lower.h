@@ -17,7 +17,8 @@
  *     broadcast, vector loads and stores) of the loop's lanes, at most
  *     MLC_LOWER_MAX_VECTOR_BYTES wide (a longer loop in chunks);
  *   - unrolled loops of constant extent <= MLC_LOWER_MAX_UNROLL expanded
- *     when the copies stay within MLC_LOWER_MAX_UNROLL_STEPS statements;
+ *     when the copies stay within MLC_LOWER_MAX_UNROLL_STEPS statements and
+ *     MLC_LOWER_MAX_UNROLL_NODES IR nodes (nested unrolled loops multiply);
  *     others remain loops with kind MLC_FOR_UNROLLED as a hint; loops under
  *     a `pragma_auto_unroll_max_step` annotation whose nest is that short
  *     count as unrolled (expanded only with `pragma_unroll_explicit` = 1);
@@ -41,6 +42,8 @@
 /* the widest vector a vectorized loop becomes (AVX-512: 64 bytes); a
  * longer loop is vectorized in chunks of this width */
 #define MLC_LOWER_MAX_VECTOR_BYTES 64
+/* statements and expressions one unrolled loop may expand into */
+#define MLC_LOWER_MAX_UNROLL_NODES 16384
 
 typedef enum MlcLowerStage {
   MLC_LOWER_BLOCKS,     /* blocks -> loops, allocations */

@@ -29,7 +29,7 @@ static double expr_flops(const MlcExpr *e) {
   case MLC_EXPR_BROADCAST: return expr_flops(e->bcast.value);
   case MLC_EXPR_LET: sub = expr_flops(e->let.value) + expr_flops(e->let.body); break;
   case MLC_EXPR_CALL:
-    own = is_float && e->call.op != MLC_INTRIN_IF_THEN_ELSE;
+    own = is_float && e->call.op != MLC_INTRIN_IF_THEN_ELSE && e->call.op != MLC_INTRIN_CHECKED_INDEX;
     for (int i = 0; i < e->call.n; i++) sub += expr_flops(e->call.args[i]);
     break;
   }

@@ -271,6 +271,24 @@ static bool emit_checked_div(CEmit *e, const MlcExpr *x, const char *lane, MlcSt
   return true;
 }
 
+/* T.checked_index(i, n): i, or the function's failure exit with
+ * MLC_INDEX_RANGE_MSG (the same path as a division by zero) */
+static void emit_checked_index(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb) {
+  const char *ct = c_scalar_type(mlc_dtype_elem(x->dtype));
+  if (helper_once(e, "mlc_index_fault"))
+    mlc_sb_puts(e->helpers,
+                "__attribute__((cold, noinline)) static int32_t mlc_index_fault(const MlcrtEnv *env) {\n"
+                "  env->set_error(\"" MLC_INDEX_RANGE_MSG "\");\n"
+                "  return -1;\n}\n");
+  int id = e->n_tmps++;
+  mlc_sb_printf(sb, "({ %s mlc_r%d = ", ct, id);
+  emit(e, x->call.args[0], lane, sb);
+  mlc_sb_printf(sb, "; %s mlc_n%d = ", ct, id);
+  emit(e, x->call.args[1], lane, sb);
+  mlc_sb_printf(sb, "; if (__builtin_expect(mlc_r%d < 0 || mlc_r%d >= mlc_n%d, 0)) { mlc_status = mlc_index_fault(env); goto %s; } mlc_r%d; })",
+                id, id, id, c_exit_jump(e), id);
+}
+
 /* Float min/max with fmin/fmax's meaning (a NaN operand yields the other
  * one) written as comparisons: libm's fminf/fmaxf are out-of-line calls the
  * compiler neither inlines nor vectorizes, which made every relu a loop of
@@ -412,7 +430,7 @@ static void emit_node(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *s
   case MLC_EXPR_BROADCAST: emit(e, x->bcast.value, NULL, sb); return;
   case MLC_EXPR_LET: c_fail(e, "expression-level let is not supported by the C generator"); return;
   case MLC_EXPR_CALL: {
-    if (mlc_intrin_info[x->call.op].rule >= 2) { /* calls out of the program */
+    if (mlc_intrin_info[x->call.op].rule == 2 || mlc_intrin_info[x->call.op].rule == 3) { /* calls out of the program */
       c_extern_call(e, x, sb);
       return;
     }
@@ -424,6 +442,10 @@ static void emit_node(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *s
       mlc_sb_puts(sb, " : ");
       emit(e, x->call.args[2], L, sb);
       mlc_sb_puts(sb, ")");
+      return;
+    }
+    if (x->call.op == MLC_INTRIN_CHECKED_INDEX) {
+      emit_checked_index(e, x, L, sb);
       return;
     }
     MlcDType et = mlc_dtype_elem(t);
@@ -456,7 +478,7 @@ static bool rounds_to_bf16(const MlcExpr *x) {
   switch (x->kind) {
   case MLC_EXPR_BINARY: return x->bin.op != MLC_BIN_MIN && x->bin.op != MLC_BIN_MAX;
   case MLC_EXPR_CAST: return x->operand->dtype.code != MLC_TC_BFLOAT;
-  case MLC_EXPR_CALL: return x->call.op != MLC_INTRIN_IF_THEN_ELSE;
+  case MLC_EXPR_CALL: return x->call.op != MLC_INTRIN_IF_THEN_ELSE && x->call.op != MLC_INTRIN_CHECKED_INDEX;
   default: return false;
   }
 }

@@ -11,13 +11,23 @@
  * depends on those sizes: allocation sizes, kernels' own syms[] and the
  * shape checks that static analysis could not settle.  Run-time allocations
  * live until the end of run; those that are outputs move into the state
- * and live until the next run, as the model ABI promises. */
+ * and live until the next run, as the model ABI promises.
+ *
+ * A model of tens of thousands of nodes would make one C function the C
+ * compiler takes superlinear time over, so the run is cut between bindings
+ * into pieces of at most PIECE_SITES calls, each a function of its own;
+ * what the pieces share (inputs, run-time allocations, the profiler) lives
+ * in a frame struct that run owns and passes down. */
 #include "c_model.h"
 #include "mlcc/arith.h"
 
 #include <assert.h>
 #include <stdio.h>
 #include <string.h>
+
+/* call sites per piece of the run function: the C compiler's time per call
+ * grows with the size of the function it is in, and is least from here on */
+#define PIECE_SITES 32
 
 typedef enum GvKind { GV_NONE, GV_TENSOR, GV_TUPLE, GV_STORAGE, GV_EXPR } GvKind;
 
@@ -58,6 +68,7 @@ typedef struct G {
   MlcMap site_of_out;               /* a call's output var -> its site number + 1 */
   MlcMap kernel_cost;               /* prim func -> its {flops, bytes}, estimated once */
   MlcStrBuf fields, create, destroy, decls, body;
+  MLC_VEC(size_t) cuts;             /* offsets in body where a piece of the run ends */
   int n_allocs, n_storages;
   CIo *inputs;
   int n_inputs;
@@ -303,11 +314,11 @@ static GVal *alloc_dynamic(G *g, const MlcGExpr *call) {
   if (!t) return NULL;
   t->alloc = g->n_allocs++;
   t->align = C_PARAM_ALIGN;
-  t->data = mlc_internf(g->ctx, "mlc_a%d", t->alloc);
-  mlc_sb_printf(&g->decls, "  void *mlc_a%d = NULL; /* %s */\n", t->alloc, g->bname);
+  t->data = mlc_internf(g->ctx, "fr->mlc_a%d", t->alloc);
+  mlc_sb_printf(&g->decls, "  void *mlc_a%d; /* %s */\n", t->alloc, g->bname);
   mlc_sb_printf(&g->body, "  { /* %s */\n", g->bname);
   if (!emit_nbytes(g, t, g->bname)) return NULL;
-  mlc_sb_printf(&g->body, "    if (!(mlc_a%d = env->workspace_alloc(mlc_nb, %d))) {\n      rc = -1;\n      goto mlc_done;\n    }\n  }\n",
+  mlc_sb_printf(&g->body, "    if (!(fr->mlc_a%d = env->workspace_alloc(mlc_nb, %d))) {\n      rc = -1;\n      goto mlc_done;\n    }\n  }\n",
                 t->alloc, C_PARAM_ALIGN);
   return t;
 }
@@ -481,9 +492,8 @@ static bool call_kernel(G *g, const CKernel *k, const MlcGExpr *call) {
     const double *cost = kernel_cost(g, f);
     int site = add_site(g, f->name, kernel_ops(g, f), kernel_kind(g, f), cost[0], cost[1],
                         f->n_params ? call->call.args[f->n_params - 1] : NULL);
-    mlc_sb_printf(&g->body, "  MLC_PROF(%d, 0);\n", site);
-    mlc_sb_printf(&g->body, "  if ((rc = %s(%s%s%s, ", k->cname, f->n_params ? "(void *[]){" : "NULL", mlc_sb_cstr(&args),
-                  f->n_params ? "}" : "");
+    mlc_sb_printf(&g->body, "  if ((rc = mlc_call(mlc_prof, %d, %s, %s%s%s, ", site, k->cname,
+                  f->n_params ? "(void *[]){" : "NULL", mlc_sb_cstr(&args), f->n_params ? "}" : "");
     if (k->n_syms) {
       mlc_sb_puts(&g->body, "(const int64_t[]){");
       for (int s = 0; s < k->n_syms; s++) mlc_sb_printf(&g->body, "%s%s", s ? ", " : "", sym_c[s]);
@@ -491,7 +501,7 @@ static bool call_kernel(G *g, const CKernel *k, const MlcGExpr *call) {
     } else {
       mlc_sb_puts(&g->body, "NULL");
     }
-    mlc_sb_printf(&g->body, ", env)) != 0) goto mlc_done;\n  MLC_PROF(%d, 1);\n", site);
+    mlc_sb_puts(&g->body, ", env)) != 0) goto mlc_done;\n");
   }
   mlc_vec_free(&args);
   return ok;
@@ -615,12 +625,12 @@ static bool compile_inputs(G *g) {
       }
     }
     GVal *t = gv_new(g, GV_TENSOR);
-    t->data = mlc_internf(g->ctx, "mlc_in%d", i);
+    t->data = mlc_internf(g->ctx, "fr->mlc_in%d", i);
     t->ndim = io->ndim;
     t->shape = s->tensor.shape;
     t->dtype = io->dtype;
     t->input = i;
-    mlc_sb_printf(&g->decls, "  void *mlc_in%d = mlc_inputs[%d]; /* %s */\n", i, i, p->var.name);
+    mlc_sb_printf(&g->decls, "  void *mlc_in%d; /* %s */\n", i, p->var.name);
     mlc_map_put(&g->vals, p, t);
   }
   return true;
@@ -645,7 +655,7 @@ static const char *output_data(G *g, const GVal *t) {
   size_t j = g->kept.len;
   mlc_vec_push(&g->kept, t->alloc);
   if (t->alloc >= 0) {
-    mlc_sb_printf(&g->body, "  st->mlc_kept[%zu] = mlc_a%d;\n  mlc_a%d = NULL;\n", j, t->alloc, t->alloc);
+    mlc_sb_printf(&g->body, "  st->mlc_kept[%zu] = fr->mlc_a%d;\n  fr->mlc_a%d = NULL;\n", j, t->alloc, t->alloc);
   } else { /* an input returned as it is: the model owns a copy */
     mlc_sb_printf(&g->body, "  { /* a copy of input '%s' */\n", g->inputs[t->input].name);
     if (!emit_nbytes(g, t, g->inputs[t->input].name)) return NULL;
@@ -697,6 +707,10 @@ static bool compile_outputs(G *g, GVal *result, CGraph *out) {
 
 static const char EXEC_PREAMBLE[] =
     "#include <string.h>\n\n"
+    "/* The executor is glue between kernels, which keep the optimization level\n"
+    " * they were compiled with; optimizing it harder costs the C compiler time\n"
+    " * in proportion to the model's size and buys nothing at run time. */\n"
+    "#pragma GCC optimize(\"O1\")\n\n"
     "/* the runtime's model ABI (docs/runtime.md): DLPack tensors, externs */\n"
     "typedef struct {\n"
     "  void *data;\n"
@@ -735,7 +749,48 @@ static const char EXEC_PREAMBLE[] =
     "static inline int64_t mlc_min(int64_t a, int64_t b) { return a < b ? a : b; }\n"
     "static inline int64_t mlc_max(int64_t a, int64_t b) { return a > b ? a : b; }\n"
     "/* call site s begins (e = 0) or ends (e = 1), for a profiling runtime */\n"
-    "#define MLC_PROF(s, e) do { if (mlc_prof) mlc_prof(env->profile_data, (s), (e)); } while (0)\n\n";
+    "#define MLC_PROF(s, e) do { if (mlc_prof) mlc_prof(env->profile_data, (s), (e)); } while (0)\n"
+    "/* kernel call site s: out of line, so that each site is one line of C */\n"
+    "typedef int32_t (*mlc_kernel_fn)(void *const *, const int64_t *, const MlcrtEnv *);\n"
+    "__attribute__((noinline)) static int32_t mlc_call(void (*mlc_prof)(void *, int32_t, int32_t), int32_t s,\n"
+    "                                                 mlc_kernel_fn k, void *const *args, const int64_t *syms,\n"
+    "                                                 const MlcrtEnv *env) {\n"
+    "  MLC_PROF(s, 0);\n"
+    "  int32_t rc = k(args, syms, env);\n"
+    "  if (rc == 0) MLC_PROF(s, 1);\n"
+    "  return rc;\n"
+    "}\n\n";
+
+/* The run function: a frame of what the pieces share, the pieces in order,
+ * and the release of run-time allocations however it ends. */
+static void emit_run(G *g, MlcStrBuf *o) {
+  mlc_sb_printf(o, "typedef struct {\n  void (*mlc_prof)(void *, int32_t, int32_t);\n%s} mlc_run_frame;\n\n",
+                mlc_sb_cstr(&g->decls));
+  size_t n_pieces = g->cuts.len + 1;
+  for (size_t k = 0; k < n_pieces; k++) {
+    size_t from = k ? g->cuts.data[k - 1] : 0, to = k < g->cuts.len ? g->cuts.data[k] : g->body.len;
+    /* noinline: the compiler would otherwise fold the pieces back into one */
+    mlc_sb_printf(o, "__attribute__((noinline)) static int32_t mlc_model_run%zu(\n"
+                     "    mlc_model_state *st, mlc_run_frame *fr, const int64_t *mlc_syms, mlc_dltensor **mlc_outputs,\n"
+                     "    const MlcrtEnv *env) {\n"
+                     "  int32_t rc = 0;\n  void (*mlc_prof)(void *, int32_t, int32_t) = fr->mlc_prof;\n"
+                     "  (void)st;\n  (void)fr;\n  (void)mlc_prof;\n  (void)mlc_syms;\n  (void)mlc_outputs;\n", k);
+    mlc_sb_printf(o, "%.*s", (int)(to - from), g->body.data + from);
+    mlc_sb_puts(o, "  goto mlc_done;\nmlc_done:\n  return rc;\n}\n\n");
+  }
+  mlc_sb_puts(o, "static int32_t mlc_model_run(void *mlc_state, void *const *mlc_inputs, const int64_t *mlc_syms,\n"
+                 "                             mlc_dltensor **mlc_outputs, const MlcrtEnv *env) {\n"
+                 "  mlc_model_state *st = (mlc_model_state *)mlc_state;\n  int32_t rc = 0;\n"
+                 "  mlc_run_frame mlc_fr, *fr = &mlc_fr;\n  memset(fr, 0, sizeof *fr);\n"
+                 "  fr->mlc_prof = env->version >= 3 ? env->profile : NULL;\n  (void)mlc_inputs;\n");
+  for (int i = 0; i < g->n_inputs; i++) mlc_sb_printf(o, "  fr->mlc_in%d = mlc_inputs[%d];\n", i, i);
+  mlc_sb_puts(o, "  mlc_model_release(st, env);\n");
+  for (size_t k = 0; k < n_pieces; k++)
+    mlc_sb_printf(o, "  if ((rc = mlc_model_run%zu(st, fr, mlc_syms, mlc_outputs, env)) != 0) goto mlc_done;\n", k);
+  mlc_sb_puts(o, "mlc_done:\n");
+  for (int a = 0; a < g->n_allocs; a++) mlc_sb_printf(o, "  if (fr->mlc_a%d) env->workspace_free(fr->mlc_a%d);\n", a, a);
+  mlc_sb_puts(o, "  return rc;\n}\n");
+}
 
 static void emit_text(G *g, size_t nparams, CGraph *out) {
   MlcStrBuf *o = &out->code;
@@ -764,16 +819,7 @@ static void emit_text(G *g, size_t nparams, CGraph *out) {
   mlc_sb_printf(o, "%s  *mlc_out = st;\n  return 0;\n", mlc_sb_cstr(&g->create));
   if (g->create.len) mlc_sb_puts(o, "mlc_fail:\n  mlc_model_destroy(st, env);\n  return -1;\n");
   mlc_sb_puts(o, "}\n\n");
-  mlc_sb_puts(o, "static int32_t mlc_model_run(void *mlc_state, void *const *mlc_inputs, const int64_t *mlc_syms,\n"
-                 "                             mlc_dltensor **mlc_outputs, const MlcrtEnv *env) {\n"
-                 "  mlc_model_state *st = (mlc_model_state *)mlc_state;\n  int32_t rc = 0;\n"
-                 "  void (*mlc_prof)(void *, int32_t, int32_t) = env->version >= 3 ? env->profile : NULL;\n"
-                 "  (void)mlc_prof;\n");
-  mlc_sb_printf(o, "%s  (void)mlc_inputs;\n  (void)mlc_syms;\n  (void)mlc_outputs;\n", mlc_sb_cstr(&g->decls));
-  mlc_sb_printf(o, "  mlc_model_release(st, env);\n%s", mlc_sb_cstr(&g->body));
-  mlc_sb_puts(o, "  goto mlc_done;\nmlc_done:\n");
-  for (int a = 0; a < g->n_allocs; a++) mlc_sb_printf(o, "  if (mlc_a%d) env->workspace_free(mlc_a%d);\n", a, a);
-  mlc_sb_puts(o, "  return rc;\n}\n");
+  emit_run(g, o);
 }
 
 static void g_free(G *g) {
@@ -789,6 +835,7 @@ static void g_free(G *g) {
   mlc_vec_free(&g->destroy);
   mlc_vec_free(&g->decls);
   mlc_vec_free(&g->body);
+  mlc_vec_free(&g->cuts);
 }
 
 bool c_graph_compile(MlcCtx *ctx, const MlcModule *m, const char *entry, const CKernelVec *kernels,
@@ -805,7 +852,11 @@ bool c_graph_compile(MlcCtx *ctx, const MlcModule *m, const char *entry, const C
   GVal *result = NULL;
   if (ok && body->kind == MLC_G_SEQ) {
     for (int b = 0; ok && b < body->seq.n; b++)
-      for (int i = 0; ok && i < body->seq.blocks[b]->n; i++) ok = compile_binding(&g, &body->seq.blocks[b]->bindings[i]);
+      for (int i = 0; ok && i < body->seq.blocks[b]->n; i++) {
+        ok = compile_binding(&g, &body->seq.blocks[b]->bindings[i]);
+        size_t done = g.cuts.len ? g.cuts.data[g.cuts.len - 1] : 0;
+        if (g.sites.len >= PIECE_SITES * (g.cuts.len + 1) && g.body.len > done) mlc_vec_push(&g.cuts, g.body.len);
+      }
     body = body->seq.result;
   }
   g.bname = "";

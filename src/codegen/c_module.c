@@ -322,6 +322,9 @@ static void emit_dim_checks(CEmit *e, const Sig *sig) {
   }
 }
 
+/* A kernel is never inlined: a model's executor may call one kernel from
+ * thousands of sites, and a copy at each would make the C compiler's work
+ * explode. */
 static void emit_kernel(CEmit *e, const MlcPrimFunc *orig, const MlcPrimFunc *low, const Sig *sig,
                         const char *kname) {
   const MlcAttrValue *na = mlc_attrs_get(orig->attrs, mlc_intern(e->ctx, "tir.noalias"));
@@ -337,7 +340,8 @@ static void emit_kernel(CEmit *e, const MlcPrimFunc *orig, const MlcPrimFunc *lo
     for (size_t k = 0; k < sig->syms.len; k++)
       if (sig->syms.data[k]->kind == MLC_EXPR_VAR) mlc_vec_push(&e->scope_vars, sig->syms.data[k]);
   } else {
-    c_line(e, "static int32_t %s(void *const *mlc_args, const int64_t *mlc_syms, const MlcrtEnv *env) {", kname);
+    c_line(e, "__attribute__((noinline)) static int32_t %s(void *const *mlc_args, const int64_t *mlc_syms, "
+              "const MlcrtEnv *env) {", kname);
     e->indent = 1;
     emit_unpack(e, low, sig, true);
   }
@@ -353,7 +357,8 @@ static void emit_kernel(CEmit *e, const MlcPrimFunc *orig, const MlcPrimFunc *lo
   e->indent = 0;
   c_line(e, "}\n");
   if (e->noalias) {
-    c_line(e, "static int32_t %s(void *const *mlc_args, const int64_t *mlc_syms, const MlcrtEnv *env) {", kname);
+    c_line(e, "__attribute__((noinline)) static int32_t %s(void *const *mlc_args, const int64_t *mlc_syms, "
+              "const MlcrtEnv *env) {", kname);
     e->indent = 1;
     emit_unpack(e, low, sig, false);
     emit_dim_checks(e, sig);

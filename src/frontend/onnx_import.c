@@ -369,7 +369,7 @@ static bool read_initializers(MlcOnnxImporter *im, const Onnx__GraphProto *g) {
     if (!t->name || !*t->name) return model_fail(im, "initializer #%zu has no name", i);
     const char *key = mlc_intern(im->ctx, t->name);
     if (mlc_map_has(&im->values, key)) return model_fail(im, "initializer '%s' is defined twice", t->name);
-    const char *where = mlc_internf(im->ctx, "%s: initializer '%s'", im->file, t->name);
+    const char *where = mlc_internf(im->ctx, "initializer '%s'", t->name); /* the location names the file */
     MlcTensorData *d = mlc_onnx__tensor_data(im->ctx, where, t, im->dir);
     if (!d) return false;
     mlc_map_put(&im->values, key, mlc_g_const(im->ctx, d));
@@ -513,6 +513,31 @@ bool mlc_onnx__import_subgraph(MlcOnnxNode *n, const Onnx__GraphProto *g, MlcGEx
   return ok;
 }
 
+/* every shape given names an input of the graph (not an initializer) */
+static bool check_shapes(MlcOnnxImporter *im, const Onnx__GraphProto *g, const MlcOnnxOptions *opt) {
+  for (int i = 0; opt && i < opt->n_shapes; i++) {
+    const char *name = opt->shapes[i].name;
+    bool found = false;
+    for (size_t k = 0; k < g->n_input && !found; k++)
+      found = g->input[k]->name && !strcmp(g->input[k]->name, name) &&
+              !mlc_map_has(&im->known, mlc_intern(im->ctx, name));
+    if (found) continue;
+    MlcStrBuf sb = {0};
+    int listed = 0;
+    for (size_t k = 0; k < g->n_input; k++) {
+      const char *in = g->input[k]->name;
+      if (!in || mlc_map_has(&im->known, mlc_intern(im->ctx, in))) continue;
+      if (listed++ < 20) mlc_sb_printf(&sb, "%s'%s'", listed > 1 ? ", " : "", in);
+    }
+    if (listed > 20) mlc_sb_printf(&sb, " and %d more", listed - 20);
+    bool r = model_fail(im, "a shape is given for input '%s', but the model has no such input (its inputs: %s)", name,
+                        listed ? mlc_sb_cstr(&sb) : "none");
+    mlc_vec_free(&sb);
+    return r;
+  }
+  return true;
+}
+
 /* the outputs, bound to plain vars at the end of the dataflow block */
 static MlcGExpr *read_outputs(MlcOnnxImporter *im, const Onnx__GraphProto *g) {
   if (g->n_output == 0) return model_fail(im, "the graph has no outputs"), NULL;
@@ -572,7 +597,7 @@ static MlcModule *import_graph(MlcOnnxImporter *im, const Onnx__ModelProto *mp, 
   GExprVec params = {0};
   MlcModule *m = NULL;
   int *order = calloc(g->n_node ? g->n_node : 1, sizeof *order);
-  bool ok = find_opset(im, mp) && read_initializers(im, g) && read_inputs(im, g, opt, &params) &&
+  bool ok = find_opset(im, mp) && read_initializers(im, g) && read_inputs(im, g, opt, &params) && check_shapes(im, g, opt) &&
             topo_order(im, g, order) && check_supported(im, g);
   for (size_t i = 0; ok && i < g->n_node; i++) ok = convert_node(im, g->node[order[i]]);
   MlcGExpr *result = ok ? read_outputs(im, g) : NULL;
@@ -597,9 +622,15 @@ MlcModule *mlc_onnx_import(MlcCtx *ctx, const char *file, const void *buf, size_
   MlcOnnxImporter im = {.ctx = ctx, .file = file, .dir = dir};
   MlcLoc saved = ctx->build_loc;
   ctx->build_loc = (MlcLoc){mlc_intern(ctx, file), 0, 0};
-  Onnx__ModelProto *mp = onnx__model_proto__unpack(NULL, len, buf);
+  /* the decoder recurses into nested messages: bound their depth first */
+  bool too_deep = mlc_onnx__wire_depth(buf, len, &onnx__model_proto__descriptor, MLC_ONNX_MAX_NESTING) ==
+                  MLC_ONNX_WIRE_TOO_DEEP;
+  Onnx__ModelProto *mp = too_deep ? NULL : onnx__model_proto__unpack(NULL, len, buf);
   MlcModule *m = NULL;
-  if (!mp) model_fail(&im, "not a valid ONNX model (the protobuf does not decode)");
+  if (too_deep)
+    model_fail(&im, "messages nest more than %d levels deep (subgraphs or type protos within each other)",
+               MLC_ONNX_MAX_NESTING);
+  else if (!mp) model_fail(&im, "not a valid ONNX model (the protobuf does not decode)");
   else m = import_graph(&im, mp, opt);
   if (mp) onnx__model_proto__free_unpacked(mp, NULL);
   mlc_map_free(&im.values);

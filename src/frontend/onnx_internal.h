@@ -17,6 +17,20 @@ const char *mlc_onnx__dtype_name(int32_t onnx_type);
 MlcTensorData *mlc_onnx__tensor_data(MlcCtx *ctx, const char *where, const Onnx__TensorProto *t,
                                      const char *dir);
 
+/* ---- the wire format --------------------------------------------------------- */
+
+/* How deep messages may nest (a model is level 0, its graph 1, a node 2, a
+ * subgraph attribute 3, its graph 4, ...): a few dozen If-within-If levels,
+ * far beyond real models, and far below what overflows the decoder's stack. */
+#define MLC_ONNX_MAX_NESTING 100
+
+typedef enum MlcOnnxWire { MLC_ONNX_WIRE_OK, MLC_ONNX_WIRE_TOO_DEEP, MLC_ONNX_WIRE_MALFORMED } MlcOnnxWire;
+
+/* Scan the encoded message (of type root) without recursion; TOO_DEEP when
+ * messages nest more than max_depth (at most MLC_ONNX_MAX_NESTING) levels. */
+MlcOnnxWire mlc_onnx__wire_depth(const void *data, size_t len, const ProtobufCMessageDescriptor *root,
+                                 int max_depth);
+
 /* ---- import state and node conversion -------------------------------------- */
 
 #define MLC_ONNX_MAX_IO 64 /* inputs / outputs of one node */

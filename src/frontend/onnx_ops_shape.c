@@ -216,9 +216,9 @@ bool mlc_onnx__conv_gather(MlcOnnxNode *n) {
   MlcGExpr *w[3] = {neg, wrapped, idx};
   MlcGExpr *fixed = neg && wrapped ? mlc_onnx__emit(n, "where", w, 3, (MlcAttrs){0}) : NULL;
   MlcGExpr *args[2] = {x, fixed};
-  MlcAttr a = attr("axis", mlc_onnx__av_int(axis));
-  (void)ctx;
-  return fixed && (n->out[0] = mlc_onnx__emit_attrs(n, "take", args, 2, 1, &a)) != NULL;
+  /* "fast": indices out of range even after wrapping are a run-time error */
+  MlcAttr a[2] = {attr("axis", mlc_onnx__av_int(axis)), attr("mode", mlc_onnx__av_str(ctx, "fast"))};
+  return fixed && (n->out[0] = mlc_onnx__emit_attrs(n, "take", args, 2, 2, a)) != NULL;
 }
 
 /* ---- shapes and constants ----------------------------------------------------------------- */
@@ -273,7 +273,7 @@ bool mlc_onnx__conv_constant(MlcOnnxNode *n) {
   const char *name = a->name ? a->name : "";
   MlcTensorData *d = NULL;
   if (!strcmp(name, "value") && a->t) {
-    d = mlc_onnx__tensor_data(ctx, mlc_internf(ctx, "%s: Constant '%s'", n->im->file, n->proto->name ? n->proto->name : ""),
+    d = mlc_onnx__tensor_data(ctx, mlc_internf(ctx, "Constant '%s'", n->proto->name ? n->proto->name : ""),
                               a->t, n->im->dir);
     if (!d) return false;
   } else if (!strcmp(name, "value_float")) {

@@ -275,6 +275,13 @@ MlcExpr *mlc_e_call(MlcCtx *ctx, MlcIntrin op, MlcExpr **args, int n) {
       return NULL;
     }
     t = args[1]->dtype;
+  } else if (info->rule == 4) { /* checked_index(i, n): integers of one dtype */
+    t = args[0]->dtype;
+    if (!mlc_dtype_is_int(t) || !mlc_dtype_eq(mlc_dtype_elem(args[1]->dtype), mlc_dtype_elem(t))) {
+      mlc_error(ctx, (MlcLoc){0}, "%s needs two integers of one dtype, got %s and %s", info->name,
+                mlc_dtype_str(t, ba), mlc_dtype_str(args[1]->dtype, bb));
+      return NULL;
+    }
   } else {
     t = args[0]->dtype;
     if (!mlc_dtype_is_float(t)) {

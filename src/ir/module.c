@@ -4,12 +4,17 @@
 #include <string.h>
 
 MlcModule *mlc_module_new(MlcCtx *ctx, const char *name, MlcFunc *funcs, int n, MlcAttrs attrs) {
+  MlcMap names = {0}; /* a map, not a scan per function: modules may hold thousands */
   for (int i = 0; i < n; i++) {
-    if (!funcs[i].prim) return NULL; /* a failed function: its error is recorded */
-    for (int j = 0; j < i; j++)
-      if (funcs[j].name == funcs[i].name)
-        return mlc_error(ctx, (MlcLoc){0}, "the module defines function '%s' twice", funcs[i].name), NULL;
+    const char *dup = NULL;
+    if (funcs[i].prim && !(dup = mlc_map_get(&names, funcs[i].name))) mlc_map_put(&names, funcs[i].name, (void *)funcs[i].name);
+    if (!funcs[i].prim || dup) {
+      mlc_map_free(&names);
+      /* a failed function (NULL) has its error recorded already */
+      return funcs[i].prim ? (mlc_error(ctx, (MlcLoc){0}, "the module defines function '%s' twice", dup), NULL) : NULL;
+    }
   }
+  mlc_map_free(&names);
   MlcModule *m = mlc_arena_alloc(&ctx->arena, sizeof *m);
   m->name = mlc_intern(ctx, name && *name ? name : "Module");
   m->funcs = n ? mlc_arena_dup(&ctx->arena, funcs, (size_t)n * sizeof *funcs) : NULL;

@@ -14,8 +14,11 @@
  * A loop is expanded into copies of its body when its extent is constant,
  * at most MLC_LOWER_MAX_UNROLL, and the copies hold at most
  * MLC_LOWER_MAX_UNROLL_STEPS statements in all (inner unrolled loops
- * counted expanded); longer or symbolic ones stay loops with the unroll
- * hint, so no annotation makes the code grow without bound. */
+ * counted expanded) and at most MLC_LOWER_MAX_UNROLL_NODES IR nodes
+ * (loops are expanded inside out, so nested unrolled loops multiply: five
+ * levels of 64 would be 64^5 copies; the body, already expanded, is
+ * counted, never past the bound); longer or symbolic ones stay loops with
+ * the unroll hint, so no annotation makes the code grow without bound. */
 #include "mlcc/lower.h"
 
 #include <string.h>
@@ -97,6 +100,28 @@ static MlcStmt *mark_stmt(MlcMutator *m, MlcStmt *s) {
 
 /* ---- expansion ------------------------------------------------------------------ */
 
+typedef struct Count {
+  int64_t n, limit;
+} Count;
+
+static bool count_expr(MlcVisitor *v, const MlcExpr *e) {
+  Count *c = v->user;
+  return ++c->n <= c->limit;
+}
+
+static bool count_stmt(MlcVisitor *v, const MlcStmt *s) {
+  Count *c = v->user;
+  return ++c->n <= c->limit;
+}
+
+/* the IR nodes of s, or some number over limit */
+static int64_t size_upto(const MlcStmt *s, int64_t limit) {
+  Count c = {0, limit};
+  MlcVisitor v = {.user = &c, .expr = count_expr, .stmt = count_stmt};
+  mlc_visit_stmt(&v, s);
+  return c.n;
+}
+
 static MlcStmt *unroll_stmt(MlcMutator *m, MlcStmt *s) {
   MlcStmt *r = mlc_mutate_stmt_children(m, s);
   if (!r || r->kind != MLC_STMT_FOR || r->loop.kind != MLC_FOR_UNROLLED) return r;
@@ -105,6 +130,7 @@ static MlcStmt *unroll_stmt(MlcMutator *m, MlcStmt *s) {
       n > MLC_LOWER_MAX_UNROLL || attr_int(r->loop.annotations, "pragma_unroll_explicit", 1) == 0 ||
       sat_mul(n, steps(r->loop.body)) > MLC_LOWER_MAX_UNROLL_STEPS)
     return r;
+  if (size_upto(r->loop.body, MLC_LOWER_MAX_UNROLL_NODES / n) * n > MLC_LOWER_MAX_UNROLL_NODES) return r;
   MlcCtx *ctx = m->ctx;
   MlcStmt **copies = mlc_arena_array(&ctx->arena, (size_t)n, sizeof *copies);
   for (int64_t k = 0; k < n; k++) {

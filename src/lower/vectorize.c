@@ -26,7 +26,7 @@ typedef struct Vec {
 } Vec;
 
 static bool refuse(Vec *v, const char *why) {
-  if (!v->failed) mlc_error(v->ctx, (MlcLoc){0}, "cannot vectorize loop '%s': %s", v->var->var.name, why);
+  if (!v->failed) mlc_error(v->ctx, v->ctx->build_loc, "cannot vectorize loop '%s': %s", v->var->var.name, why);
   v->failed = true;
   return false;
 }
@@ -248,9 +248,9 @@ static MlcStmt *vectorize_stmt(MlcMutator *m, MlcStmt *s) {
   int64_t n;
   Vec v = {.ctx = ctx, .var = r->loop.var};
   if (!mlc_e_is_const_int(r->loop.extent, &n)) return refuse(&v, "its extent is not a constant"), NULL;
-  if (n < 1 || n > 64) {
-    mlc_error(ctx, (MlcLoc){0}, "cannot vectorize loop '%s': extent %lld is outside [1, 64]; split it first",
-              r->loop.var->var.name, (long long)n);
+  if (n < 1 || n > MLC_MAX_VECTOR_LANES) {
+    mlc_error(ctx, ctx->build_loc, "function '%s': cannot vectorize loop '%s': extent %lld is outside [1, %d]; split it first",
+              (const char *)m->user, r->loop.var->var.name, (long long)n, MLC_MAX_VECTOR_LANES);
     return NULL;
   }
   if (n == 1) {
@@ -280,7 +280,7 @@ static MlcStmt *vectorize_stmt(MlcMutator *m, MlcStmt *s) {
 }
 
 MlcPrimFunc *mlc_lower_vectorize(MlcCtx *ctx, const MlcPrimFunc *f) {
-  MlcMutator m = {.ctx = ctx, .stmt = vectorize_stmt};
+  MlcMutator m = {.ctx = ctx, .user = (void *)f->name, .stmt = vectorize_stmt};
   MlcStmt *body = mlc_mutate_stmt(&m, f->body);
   mlc_map_free(&m.buffer_map);
   if (!body) return NULL;

@@ -35,23 +35,17 @@ static MlcExpr *if_then_else(MlcCtx *ctx, MlcExpr *c, MlcExpr *t, MlcExpr *f) {
 
 static MlcExpr *and_(MlcCtx *ctx, MlcExpr *c, MlcExpr *d) { return c ? bin(ctx, MLC_BIN_AND, c, d) : d; }
 
-/* e clamped into [0, extent - 1] */
-static MlcExpr *clamp_index(MlcCtx *ctx, MlcExpr *e, MlcExpr *extent) {
-  MlcExpr *lo = bin(ctx, MLC_BIN_MAX, e, i64(ctx, 0));
-  return bin(ctx, MLC_BIN_MIN, lo, bin(ctx, MLC_BIN_SUB, extent, i64(ctx, 1)));
-}
-
 /* an index read from an integer tensor, as int64 */
 static MlcExpr *read_index(MlcCtx *ctx, const MlcTeTensor *t, MlcExpr **idx) {
   MlcExpr *v = mlc_te_read(ctx, t, idx, t->ndim);
   return v && !mlc_dtype_eq(v->dtype, MLC_I64) ? mlc_e_cast(ctx, MLC_I64, v) : v;
 }
 
-/* ONNX's negative indices count from the end; the result is then clamped
- * so that an out-of-range index cannot read outside the buffer */
+/* ONNX's negative indices count from the end; an index still out of range
+ * is a run-time error (T.checked_index), never a read outside the buffer */
 static MlcExpr *wrap_clamp(MlcCtx *ctx, MlcExpr *v, MlcExpr *extent) {
   MlcExpr *w = if_then_else(ctx, bin(ctx, MLC_BIN_LT, v, i64(ctx, 0)), bin(ctx, MLC_BIN_ADD, v, extent), v);
-  return clamp_index(ctx, w, extent);
+  return mlc_e_call(ctx, MLC_INTRIN_CHECKED_INDEX, (MlcExpr *[]){w, extent}, 2);
 }
 
 /* tensor parameter i with known dims and dtype */

@@ -788,7 +788,7 @@ bool mlc_op_te_strided_slice(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **inpu
  * else clipped into range -- also for the field's "fast" mode, whose
  * unchecked reads have no place in code that must stay in bounds */
 static bool take_plan(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo *x, const MlcSInfo *ind,
-                      int *axis, bool *wrap) {
+                      int *axis, bool *wrap, bool *fast) {
   const char *mode;
   int64_t ax;
   char b[32];
@@ -798,6 +798,7 @@ static bool take_plan(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo *x, const 
   if (strcmp(mode, "clip") && strcmp(mode, "wrap") && strcmp(mode, "fast"))
     return mlc_op_fail(ctx, a, "mode must be \"clip\", \"wrap\" or \"fast\", not \"%s\"", mode);
   *wrap = strcmp(mode, "wrap") == 0;
+  *fast = strcmp(mode, "fast") == 0;
   *axis = -1;
   if (given(a, "axis") &&
       (!mlc_op_attr_int(ctx, a, "axis", 0, &ax) || !mlc_op_axis(ctx, a, ax, x->tensor.ndim, axis)))
@@ -816,8 +817,8 @@ static bool take_plan(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo *x, const 
 MlcSInfo *mlc_op_infer_take(MlcCtx *ctx, const MlcOpArgs *a) {
   const MlcSInfo *x = dims_of(ctx, a, 0, "x"), *ind = x ? dims_of(ctx, a, 1, "indices") : NULL;
   int axis;
-  bool wrap;
-  if (!ind || !take_plan(ctx, a, x, ind, &axis, &wrap)) return NULL;
+  bool wrap, fast;
+  if (!ind || !take_plan(ctx, a, x, ind, &axis, &wrap, &fast)) return NULL;
   if (axis < 0) return mlc_op_tensor_sinfo(ctx, ind->tensor.shape, ind->tensor.ndim, x->tensor.dtype);
   int nd = x->tensor.ndim - 1 + ind->tensor.ndim, k = 0;
   MlcExpr **shape = exprs(ctx, nd);
@@ -832,15 +833,19 @@ bool mlc_op_te_take(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **inputs, int n
   const MlcSInfo *out = mlc_op_infer_take(ctx, a);
   const MlcSInfo *x = mlc_op_tensor(ctx, a, 0, true), *ind = mlc_op_tensor(ctx, a, 1, true);
   int axis;
-  bool wrap;
-  if (!out || !x || !ind || !take_plan(ctx, a, x, ind, &axis, &wrap)) return false;
+  bool wrap, fast;
+  if (!out || !x || !ind || !take_plan(ctx, a, x, ind, &axis, &wrap, &fast)) return false;
   const MlcTeTensor *xt = inputs[0], *it = inputs[1];
   int lead = axis < 0 ? 0 : axis;
   MlcExpr **ax = new_axes(ctx, out->tensor.ndim), **in = exprs(ctx, xt->ndim);
   MlcExpr *pos = mlc_te_read(ctx, it, ax + lead, it->ndim);
   if (pos && !mlc_dtype_eq(pos->dtype, MLC_I64)) pos = mlc_e_cast(ctx, MLC_I64, pos);
   MlcExpr *extent = axis < 0 ? numel_expr(ctx, a, xt->shape, xt->ndim) : xt->shape[axis];
-  pos = wrap ? mlc_e_bin(ctx, MLC_BIN_FLOORMOD, pos, extent) : clip_index(ctx, pos, extent);
+  /* "fast" promises every index in range: a broken promise is a run-time
+   * error (T.checked_index), never a read outside the buffer */
+  if (wrap) pos = mlc_e_bin(ctx, MLC_BIN_FLOORMOD, pos, extent);
+  else if (fast) pos = mlc_e_call(ctx, MLC_INTRIN_CHECKED_INDEX, (MlcExpr *[]){pos, extent}, 2);
+  else pos = clip_index(ctx, pos, extent);
   if (axis < 0) {
     delinearize(ctx, pos, xt->shape, xt->ndim, in);
   } else {

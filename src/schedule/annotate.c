@@ -84,6 +84,10 @@ static bool set_kind(MlcSchedule *s, const MlcSchVal *loop_arg, MlcForKind kind,
     mlc_visit_stmt(&kc.v, loop->loop.body);
     if (!kc.ok) return false;
   }
+  int64_t n;
+  if (kind == MLC_FOR_VECTORIZED && mlc_e_is_const_int(loop->loop.extent, &n) && n > MLC_MAX_VECTOR_LANES)
+    return sch_error(s, "cannot vectorize loop '%s': its extent %lld is more than the %d lanes vector code can have; "
+                        "split it first", var->var.name, (long long)n, MLC_MAX_VECTOR_LANES);
   MlcStmt *repl = mlc_s_for(s->ctx, loop->loop.var, loop->loop.min, loop->loop.extent, kind, thread,
                             loop->loop.annotations, loop->loop.body);
   MlcStmt *body = repl ? sch_replace(s, loop, repl) : NULL;
@@ -95,6 +99,8 @@ bool sch_prim_parallel(MlcSchedule *s, const MlcSchVal *args, MlcSchVal *outs, i
   return set_kind(s, &args[0], MLC_FOR_PARALLEL, NULL, RULE_SPATIAL);
 }
 
+/* A constant extent beyond what vector code can hold is refused here, where
+ * the script line is known, not when the C is built. */
 bool sch_prim_vectorize(MlcSchedule *s, const MlcSchVal *args, MlcSchVal *outs, int *n_outs) {
   *n_outs = 0;
   return set_kind(s, &args[0], MLC_FOR_VECTORIZED, NULL, RULE_SPATIAL);

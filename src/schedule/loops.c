@@ -11,6 +11,8 @@
  * reference for names, results and refusals.  Every precondition is checked
  * before anything is built and the result goes through sch_commit, so a
  * refused primitive leaves the schedule as it was. */
+#include <string.h>
+
 #include "schedule/state.h"
 
 #include <stdio.h>
@@ -20,6 +22,16 @@
 enum { MAX_LOOPS = 16 };
 
 static const char *loop_name(const MlcStmt *loop) { return loop->loop.var->var.name; }
+
+/* New loops are named after old ones (i -> i_0, i_1; i, j -> i_j_fused), so
+ * a script that splits and fuses the same loop again and again would double
+ * a name's length at each fuse: a base longer than this is cut, keeping
+ * every step's work the same however long the script. */
+#define MAX_DERIVED_NAME 40
+
+static const char *derived_base(MlcCtx *ctx, const char *name, size_t len) {
+  return mlc_intern_n(ctx, name, len > MAX_DERIVED_NAME ? MAX_DERIVED_NAME : len);
+}
 
 static bool is_const(const MlcExpr *e, int64_t v) {
   int64_t x;
@@ -419,7 +431,8 @@ bool sch_prim_split(MlcSchedule *s, const MlcSchVal *args, MlcSchVal *outs, int 
   rewrite_init(&rw, s, &path);
   sch_path_free(&path);
   for (int i = 0; i < p.n; i++) {
-    vars[i] = sch_fresh_var(s, mlc_internf(ctx, "%s_%d", loop_name(loop), i), lvar->dtype);
+    const char *base = derived_base(ctx, loop_name(loop), strlen(loop_name(loop)));
+    vars[i] = sch_fresh_var(s, mlc_internf(ctx, "%s_%d", base, i), lvar->dtype);
     int64_t e;
     if (mlc_e_is_const_int(p.ext[i], &e) && e > 0) mlc_arith_bind(&rw.az, vars[i], 0, e);
   }
@@ -513,9 +526,12 @@ bool sch_prim_fuse(MlcSchedule *s, const MlcSchVal *args, MlcSchVal *outs, int *
   MlcExpr *extent = fused_extent(s, loops, n);
   if (!extent) return sch_error(s, "the fused extent of loop '%s' overflows", loop_name(loops[0]));
   MlcStrBuf name = {0};
-  for (int i = 0; i < n; i++) mlc_sb_printf(&name, "%s_", loop_name(loops[i]));
-  mlc_sb_puts(&name, "fused");
-  MlcExpr *fused = sch_fresh_var(s, mlc_intern(ctx, mlc_sb_cstr(&name)), loops[0]->loop.var->dtype);
+  for (int i = 0; i < n && name.len <= MAX_DERIVED_NAME; i++) {
+    const char *ln = loop_name(loops[i]);
+    mlc_sb_printf(&name, "%s_", derived_base(ctx, ln, strlen(ln)));
+  }
+  const char *base = name.len > MAX_DERIVED_NAME ? "fused" : mlc_internf(ctx, "%sfused", mlc_sb_cstr(&name));
+  MlcExpr *fused = sch_fresh_var(s, mlc_intern(ctx, base), loops[0]->loop.var->dtype);
   mlc_vec_free(&name);
 
   SchPath path = {0};

@@ -745,6 +745,13 @@ static bool call_intrin(MlcRdScope *s, const Ast *call, const char *fname, MlcIn
         !rd(s, call->items.items[1], &t) || !rd(s, call->items.items[2], &f) ||
         !mlc_rd_unify(s, call->loc, fname, &t, &f, &args[1], &args[2]))
       return false;
+  } else if (rule == 4) { /* checked_index(i, n): integers, n taking i's dtype */
+    MlcRdVal i, n;
+    if (!rd(s, call->items.items[0], &i) || !rd(s, call->items.items[1], &n) ||
+        !mlc_rd_unify(s, call->loc, fname, &i, &n, &args[0], &args[1]))
+      return false;
+    if (!mlc_dtype_is_int(args[0]->dtype))
+      return mlc_error(ctx, call->loc, "%s expects integers, got %s", fname, mlc_dtype_str(args[0]->dtype, b));
   } else { /* float math: literals take the dtype of the first typed argument */
     MlcRdVal v[4];
     MlcDType t = MLC_F32;

@@ -163,18 +163,24 @@ static bool collect_defs(MlcCtx *ctx, const char *text, size_t len, const Ast *u
   return true;
 }
 
-/* every name known before any body is read; a name defined twice is refused */
+/* every name known before any body is read; a name defined twice is
+ * refused (a map of the names so far: modules of thousands of functions) */
 static bool declare_globals(MlcReader *r, const char *text, size_t len, const Unit *u) {
-  for (size_t i = 0; i < u->defs.len; i++) {
-    const Ast *def = u->defs.data[i];
-    for (size_t j = 0; j < i; j++)
-      if (u->defs.data[j]->name == def->name)
-        return mlc_error(r->ctx, name_loc(text, len, def->loc), "duplicate function name '%s' (first defined at line %d)",
-                         def->name, u->defs.data[j]->loc.line);
+  MlcMap first = {0}; /* interned name -> its first definition */
+  bool ok = true;
+  for (size_t i = 0; ok && i < u->defs.len; i++) {
+    const Ast *def = u->defs.data[i], *prev = mlc_map_get(&first, def->name);
+    if (prev) {
+      ok = mlc_error(r->ctx, name_loc(text, len, def->loc), "duplicate function name '%s' (first defined at line %d)",
+                     def->name, prev->loc.line);
+      break;
+    }
+    mlc_map_put(&first, def->name, (void *)def);
     MlcFuncKind kind = mlc_rd_decorator(def, NULL) == MLC_RD_DECOR_PRIM ? MLC_FUNC_PRIM : MLC_FUNC_GRAPH;
     mlc_map_put(&r->globals, def->name, (void *)(intptr_t)(kind + 1));
   }
-  return true;
+  mlc_map_free(&first);
+  return ok;
 }
 
 static bool read_funcs(MlcReader *r, const Unit *u, MlcFunc *funcs) {

@@ -30,6 +30,7 @@
 #include "transform/pass.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mlcc/arith.h"
@@ -317,11 +318,11 @@ static MlcGFunc *group_func(Fuser *f, const char *name, const int *members, int 
 }
 
 /* one group: its function (an equal one made before, or new) and the
- * bindings' fate */
-static bool plan_group(Fuser *f, Plan *p, int g, const MlcMap *index) {
-  int *members = mlc_arena_array(&f->ctx->arena, (size_t)f->n, sizeof *members), n = 0;
-  for (int i = 0; i < f->n; i++)
-    if (find(f, i) == g) members[n++] = i;
+ * bindings' fate.  next[] links each group's members in block order from
+ * its root g's first member first; members is scratch of the block's size. */
+static bool plan_group(Fuser *f, Plan *p, int g, int first, const int *next, int *members, const MlcMap *index) {
+  int n = 0;
+  for (int i = first; i >= 0; i = next[i]) members[n++] = i;
   /* the last member is the one value leaving the group; any other use of
    * a member from outside would make the group wrong, so it stays unfused */
   for (int i = 0; i < n - 1; i++) {
@@ -367,9 +368,20 @@ static bool plan_block(MlcCtx *ctx, const MlcModule *m, const MlcBindingBlock *b
   partition(&f);
   MlcMap index = {0};
   for (int i = 0; i < f.n; i++) mlc_map_put(&index, f.nodes[i].b->var, (void *)(intptr_t)(i + 1));
-  bool ok = true;
+  /* each group's members, listed once for all groups (not a scan per group) */
+  int *first = malloc((size_t)f.n * sizeof *first), *next = malloc((size_t)f.n * sizeof *next);
+  int *members = malloc((size_t)f.n * sizeof *members);
+  bool ok = first && next && members;
+  if (!ok) mlc_error(ctx, ctx->build_loc, "fuse_ops: out of memory for a block of %d bindings", f.n);
+  for (int i = 0; ok && i < f.n; i++) first[i] = -1;
+  for (int i = f.n - 1; ok && i >= 0; i--) {
+    int r = find(&f, i);
+    next[i] = first[r];
+    first[r] = i;
+  }
   for (int i = 0; ok && i < f.n; i++)
-    if (find(&f, i) == i && f.nodes[i].gsize > 1) ok = plan_group(&f, p, i, &index);
+    if (find(&f, i) == i && f.nodes[i].gsize > 1) ok = plan_group(&f, p, i, first[i], next, members, &index);
+  free(first), free(next), free(members);
   mlc_map_free(&index);
   for (int i = 0; i < f.n; i++) mlc_vec_free(&f.nodes[i].outs);
   return ok;

@@ -12,6 +12,8 @@
  * inside if branches stay as they are (their uses still count). */
 #include "transform/pass.h"
 
+#include <stdlib.h>
+
 #include "mlcc/runtime.h"
 
 typedef struct Tensor {
@@ -106,18 +108,16 @@ static void scan_func(Plan *p, const MlcGFunc *f) {
 
 static int64_t align_up(int64_t v) { return (v + MLCRT_ALIGN - 1) / MLCRT_ALIGN * MLCRT_ALIGN; }
 
-static bool overlaps(const Tensor *a, const Tensor *b) { return a->start <= b->end && b->start <= a->end; }
-
 /* the lowest aligned offset where t fits beside every placed tensor live
- * with it; retried after each collision, which only moves the offset up */
-static int64_t first_fit(Plan *p, int k) {
-  Tensor *t = &p->t.data[k];
+ * with it (those in active[]: placed before t, in order, and live at t's
+ * start or later); retried after each collision, which only moves the
+ * offset up */
+static int64_t first_fit(Plan *p, const Tensor *t, const int *active, int n_active) {
   int64_t off = 0;
   for (bool moved = true; moved;) {
     moved = false;
-    for (int i = 0; i < k; i++) {
-      const Tensor *o = &p->t.data[i];
-      if (o->escapes || !overlaps(o, t)) continue;
+    for (int a = 0; a < n_active; a++) {
+      const Tensor *o = &p->t.data[active[a]];
       if (off < o->offset + align_up(o->bytes) && o->offset < off + align_up(t->bytes)) {
         off = o->offset + align_up(o->bytes);
         moved = true;
@@ -127,25 +127,44 @@ static int64_t first_fit(Plan *p, int k) {
   return off;
 }
 
-static void place_all(Plan *p) {
+/* Tensors come in order of their allocation (start), so one that ended
+ * before a tensor starts overlaps no later tensor either: the active list
+ * drops it, and placement costs the tensors live together, not all of them
+ * before.  The lower bound is a sweep over the start and end events. */
+static bool place_all(Plan *p) {
+  size_t n = p->t.len;
+  int *active = malloc((n ? n : 1) * sizeof *active), n_active = 0;
+  int64_t *delta = calloc((size_t)p->pos + 2, sizeof *delta); /* live bytes change at each binding */
+  if (!active || !delta) {
+    free(active), free(delta);
+    return mlc_error(p->ctx, p->ctx->build_loc, "plan_memory: out of memory for %zu tensors", n);
+  }
   int64_t top = 0;
-  for (size_t k = 0; k < p->t.len; k++) {
+  for (size_t k = 0; k < n; k++) {
     Tensor *t = &p->t.data[k];
     if (t->escapes) continue;
-    t->offset = first_fit(p, (int)k);
+    int kept = 0;
+    for (int a = 0; a < n_active; a++)
+      if (p->t.data[active[a]].end >= t->start) active[kept++] = active[a];
+    n_active = kept;
+    t->offset = first_fit(p, t, active, n_active);
+    active[n_active++] = (int)k;
     if (t->offset + align_up(t->bytes) > top) top = t->offset + align_up(t->bytes);
     p->st.n_tensors++;
     p->st.naive_bytes += t->bytes;
     mlc_map_put(&p->planned, t->var, (void *)(intptr_t)(k + 1));
+    delta[t->start] += t->bytes;
+    delta[t->end + 1] -= t->bytes;
   }
   p->st.planned_bytes = top;
+  int64_t live = 0;
   for (int pos = 0; pos < p->pos; pos++) {
-    int64_t live = 0;
-    for (size_t k = 0; k < p->t.len; k++)
-      if (!p->t.data[k].escapes && p->t.data[k].start <= pos && pos <= p->t.data[k].end)
-        live += p->t.data[k].bytes;
+    live += delta[pos];
     if (live > p->st.lower_bound) p->st.lower_bound = live;
   }
+  free(active);
+  free(delta);
+  return true;
 }
 
 /* ---- rewriting --------------------------------------------------------------- */
@@ -185,9 +204,8 @@ static MlcGFunc *plan_func(MlcCtx *ctx, const MlcGFunc *f, MlcMemPlanStats *st) 
   Plan p = {.ctx = ctx};
   p.st.func = f->name;
   scan_func(&p, f);
-  place_all(&p);
-  MlcGFunc *nf = (MlcGFunc *)f;
-  if (p.st.n_tensors) {
+  MlcGFunc *nf = place_all(&p) ? (MlcGFunc *)f : NULL;
+  if (nf && p.st.n_tensors) {
     p.storage = mlc_g_var(ctx, "storage", mlc_sinfo_object(ctx), false);
     TfRw rw = {.ctx = ctx, .user = &p, .on_binding = plan_binding};
     nf = tf_rewrite_func(&rw, f, NULL);

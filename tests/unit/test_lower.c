@@ -443,6 +443,87 @@ static void test_strided_stages(void) {
   CHECK(inexact == 0);
 }
 
+/* ---- nested unrolled loops: expanded only while the copies stay small ---------------------------- */
+
+/* 64 * 64 * 4 * 4 * 4 copies of the store if every level were expanded */
+static const char UNROLL_NEST[] =
+    "from tvm.script import tir as T\n"
+    "@T.prim_func\n"
+    "def unroll_nest(A: T.Buffer((64, 64, 4, 4, 4), \"float32\"), B: T.Buffer((64, 64, 4, 4, 4), \"float32\")):\n"
+    "    for i in T.unroll(64):\n"
+    "        for j in T.unroll(64):\n"
+    "            for k in T.unroll(4):\n"
+    "                for l in T.unroll(4):\n"
+    "                    for m in T.unroll(4):\n"
+    "                        with T.block(\"B\"):\n"
+    "                            vi, vj, vk, vl, vm = T.axis.remap(\"SSSSS\", [i, j, k, l, m])\n"
+    "                            B[vi, vj, vk, vl, vm] = A[vi, vj, vk, vl, vm] * T.float32(2) + T.float32(1)\n";
+
+typedef struct Sizes { int64_t nodes, stores, unrolled_loops; } Sizes;
+static bool size_stmt(MlcVisitor *v, const MlcStmt *s) {
+  Sizes *z = v->user;
+  z->nodes++;
+  z->stores += s->kind == MLC_STMT_STORE;
+  z->unrolled_loops += s->kind == MLC_STMT_FOR && s->loop.kind == MLC_FOR_UNROLLED;
+  return true;
+}
+static bool size_expr(MlcVisitor *v, const MlcExpr *e) {
+  ((Sizes *)v->user)->nodes++;
+  return true;
+}
+
+/* five levels of 64: 64^5 copies (8.5 GB of IR) if each were expanded */
+static const char UNROLL_BOMB[] =
+    "from tvm.script import tir as T\n"
+    "@T.prim_func\n"
+    "def unroll_bomb(A: T.Buffer((64, 64, 64, 64, 64), \"float32\")):\n"
+    "    for i in T.unroll(64):\n"
+    "        for j in T.unroll(64):\n"
+    "            for k in T.unroll(64):\n"
+    "                for l in T.unroll(64):\n"
+    "                    for m in T.unroll(64):\n"
+    "                        with T.block(\"A\"):\n"
+    "                            vi, vj, vk, vl, vm = T.axis.remap(\"SSSSS\", [i, j, k, l, m])\n"
+    "                            A[vi, vj, vk, vl, vm] = A[vi, vj, vk, vl, vm] + T.float32(1)\n";
+
+static Sizes lowered_sizes(const MlcPrimFunc *low) {
+  Sizes z = {0};
+  MlcVisitor v = {.user = &z, .stmt = size_stmt, .expr = size_expr};
+  mlc_visit_prim_func(&v, low);
+  return z;
+}
+
+static void test_unroll_bomb_stays_small(void) {
+  const MlcModule *m = read_text("unroll_bomb.py", UNROLL_BOMB, sizeof UNROLL_BOMB - 1);
+  CHECK(m != NULL);
+  if (!m) return;
+  const MlcPrimFunc *f = m->funcs[0].prim;
+  const MlcPrimFunc *low = f ? mlc_lower_prim_func(ctx, f, MLC_LOWER_VECTORIZE, NULL, NULL) : NULL;
+  CHECK(low != NULL);
+  if (!low) return;
+  Sizes z = lowered_sizes(low);
+  CHECK(z.nodes <= MLC_LOWER_MAX_UNROLL_NODES);
+  CHECK(z.stores >= 64 && z.unrolled_loops >= 1);
+}
+
+static void test_nested_unroll_is_capped(void) {
+  const MlcModule *m = read_text("unroll_nest.py", UNROLL_NEST, sizeof UNROLL_NEST - 1);
+  CHECK(m != NULL);
+  if (!m) return;
+  const MlcPrimFunc *low = mlc_lower_prim_func(ctx, m->funcs[0].prim, MLC_LOWER_VECTORIZE, NULL, NULL);
+  CHECK(low != NULL);
+  if (!low) return;
+  Sizes z = lowered_sizes(low);
+  /* the inner levels were expanded (64 stores), the outer two stay loops */
+  CHECK(z.stores == 64);
+  CHECK(z.unrolled_loops == 2);
+  CHECK(z.nodes <= MLC_LOWER_MAX_UNROLL_NODES);
+  /* and every stage computes what the program as written does */
+  long inexact = 0;
+  CHECK(check_stages(m->funcs[0].prim, NULL, &inexact));
+  CHECK(inexact == 0);
+}
+
 /* ---- vectorization: done where it can be, refused with the loop's name where not ---------------- */
 
 static void test_vectorized_becomes_vector_ops(void) {
@@ -686,6 +767,8 @@ int main(void) {
   RUN(test_run_stages);
   RUN(test_random_index_arithmetic);
   RUN(test_strided_stages);
+  RUN(test_nested_unroll_is_capped);
+  RUN(test_unroll_bomb_stays_small);
   RUN(test_vectorized_becomes_vector_ops);
   RUN(test_vectorize_refusals);
   RUN(test_auto_unroll);
