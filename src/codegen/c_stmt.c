@@ -91,6 +91,23 @@ static const char *var_decl_type(CEmit *e, MlcDType t) {
 
 static void emit_parallel(CEmit *e, const MlcStmt *s);
 
+static bool note_loop(MlcVisitor *v, const MlcStmt *s) {
+  bool *found = v->user;
+  if (s->kind == MLC_STMT_FOR) *found = true;
+  return !*found;
+}
+
+/* Whether s holds a loop.  Only innermost loops marked unrolled (those
+ * lowering left as loops) are handed to the C compiler to unroll: asking
+ * it of an outer loop would multiply the copies of every loop inside it,
+ * and nested marks (five levels of 64) would make its work explode. */
+static bool holds_loop(const MlcStmt *s) {
+  bool found = false;
+  MlcVisitor v = {.user = &found, .stmt = note_loop};
+  mlc_visit_stmt(&v, s);
+  return found;
+}
+
 static void emit_for(CEmit *e, const MlcStmt *s) {
   if (s->loop.kind == MLC_FOR_THREAD) {
     c_fail(e, "loop '%s' is bound to %s, which the C target has no threads for", s->loop.var->var.name,
@@ -111,9 +128,15 @@ static void emit_for(CEmit *e, const MlcStmt *s) {
   const char *ct = c_scalar_type(s->loop.var->dtype);
   const char *v = c_name(e, s->loop.var, s->loop.var->var.name);
   int64_t n_iter;
-  if (s->loop.kind == MLC_FOR_UNROLLED) /* a whole short loop, else by 8 */
-    c_line(e, "#pragma GCC unroll %d",
-           mlc_e_is_const_int(s->loop.extent, &n_iter) && n_iter > 0 && n_iter <= MLC_LOWER_MAX_UNROLL ? (int)n_iter : 8);
+  if (s->loop.kind == MLC_FOR_UNROLLED && !holds_loop(s->loop.body)) {
+    /* a short nest left to the compiler (`pragma_unroll_explicit = 0`,
+     * within `pragma_auto_unroll_max_step`) whole; a loop lowering did not
+     * expand because its copies would be too big, by 8 */
+    const MlcAttrValue *ex = mlc_attrs_get(s->loop.annotations, mlc_intern(e->ctx, "pragma_unroll_explicit"));
+    bool whole = ex && ex->kind == MLC_ATTR_INT && ex->i == 0 && mlc_e_is_const_int(s->loop.extent, &n_iter) &&
+                 n_iter > 0 && n_iter <= MLC_LOWER_MAX_UNROLL;
+    c_line(e, "#pragma GCC unroll %d", whole ? (int)n_iter : 8);
+  }
   int64_t zero;
   if (mlc_e_is_const_int(s->loop.min, &zero) && zero == 0)
     c_line(e, "for (%s %s = 0; %s < %s; ++%s) {", ct, v, v, mlc_sb_cstr(&ext), v);
