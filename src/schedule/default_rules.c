@@ -644,8 +644,9 @@ static bool rule_contraction(Rules *r, MlcBlockRV b) {
  * output channels is one contiguous load, and the other operand (the input,
  * which does not use the channel axis) is broadcast.  The register tile is
  * rows output pixels (along the output's innermost axis) x cols vectors of
- * channels, accumulated in a "local" tile whose layout puts the channel
- * lanes last too; after the long reduction the tile is written back to
+ * channels, accumulated in a "local" tile laid out with the channel axis
+ * last (NHWC: no div or mod, so lowering shrinks it to the tile and keeps
+ * it in registers); after the long reduction the tile is written back to
  * the NCHW output (with its epilogue) element by element. */
 
 enum { MAX_CHANNEL_ROWS = 14 }; /* pixels per tile: one broadcast each, reused by every column vector */
@@ -727,6 +728,20 @@ static const char *block_map(MlcCtx *ctx, int n, int d, int lanes) {
   return text;
 }
 
+/* "lambda a0, ..: (a0, .., a<d-1>, a<d+1>, .., a<d>)": dim d moved last */
+static const char *last_map(MlcCtx *ctx, int n, int d) {
+  MlcStrBuf sb = {0};
+  mlc_sb_puts(&sb, "lambda ");
+  for (int k = 0; k < n; k++) mlc_sb_printf(&sb, "%sa%d", k ? ", " : "", k);
+  mlc_sb_puts(&sb, ": (");
+  for (int k = 0; k < n; k++)
+    if (k != d) mlc_sb_printf(&sb, "a%d, ", k);
+  mlc_sb_printf(&sb, "a%d)", d);
+  const char *text = mlc_intern(ctx, mlc_sb_cstr(&sb));
+  mlc_vec_free(&sb);
+  return text;
+}
+
 static bool relayout(MlcSchedule *s, MlcBlockRV b, MlcSchVal buffer, const char *map) {
   MlcSchVal a[8] = {v_block(b), buffer, {.kind = MLC_SV_LAMBDA, .s = map}};
   return apply(s, MLC_SCH_transform_layout, a, NULL, NULL);
@@ -734,7 +749,7 @@ static bool relayout(MlcSchedule *s, MlcBlockRV b, MlcSchVal buffer, const char 
 
 static bool rule_contraction_channels(Rules *r, MlcBlockRV b) {
   Nest t;
-  ChanTile p;
+  ChanTile p = {0};
   if (!nest_of(r->s, b, &t) || !plan_channels(r, &t, &p)) return false;
   MlcCtx *ctx = r->s->ctx;
   MlcSchVal wbuf = {.kind = MLC_SV_STR, .s = p.w->name};
@@ -761,7 +776,7 @@ static bool rule_contraction_channels(Rules *r, MlcBlockRV b) {
   MlcBlockRV store, init;
   if (first_reduce < 0 || !reorder(r->s, order, n) || !cache_write_local(r->s, b, &store) ||
       !reverse_compute_at(r->s, store, jp[0]) ||
-      !relayout(r->s, b, local, block_map(ctx, t.store->store.n, p.out_dim, p.lanes)) ||
+      !relayout(r->s, b, local, last_map(ctx, t.store->store.n, p.out_dim)) ||
       !decompose(r->s, b, order[first_reduce], &init) ||
       !loop_kind(r->s, MLC_SCH_vectorize, op[2]) || !loop_kind(r->s, MLC_SCH_unroll, op[1]) ||
       !loop_kind(r->s, MLC_SCH_unroll, jp[1]))
@@ -770,7 +785,11 @@ static bool rule_contraction_channels(Rules *r, MlcBlockRV b) {
    * vectorized or unrolled there); it is a small part of the work */
   epilogues(r, store, jp[0], 0);
   tile_inner(r, init, jp[0], p.lanes, true);
-  parallel_outer(r, outer, n_outer, work(&t));
+  /* the channel blocks alone in parallel when there are enough of them: a
+   * fused loop's index (a div and a mod) would keep lowering from shrinking
+   * the tile to registers */
+  bool blocks_enough = t.ext[p.o] / (p.cols * p.lanes) >= r->t->threads;
+  parallel_outer(r, outer, blocks_enough ? 1 : n_outer, work(&t));
   return true;
 }
 

@@ -16,7 +16,7 @@ class Module:
     def fused_conv2d_add_relu(x: T.Buffer((T.int64(1), T.int64(2), T.int64(7), T.int64(7)), "float32"), c1: T.Buffer((T.int64(2), T.int64(2), T.int64(1), T.int64(1), T.int64(8)), "float32"), c2: T.Buffer((T.int64(16), T.int64(1), T.int64(1)), "float32"), relu: T.Buffer((T.int64(1), T.int64(16), T.int64(7), T.int64(7)), "float32")):
         T.func_attr({"global_symbol": "fused_conv2d_add_relu", "tir.noalias": T.bool(True), "fused_ops": "conv2d+add+relu", "layout_rewrites": [[1, "lambda a0, a1, a2, a3: (a0 // 8, a1, a2, a3, a0 % 8)"]], "schedule": "default rules (avx2)"})
         c = T.alloc_buffer((T.int64(1), T.int64(16), T.int64(7), T.int64(7)))
-        c_local = T.alloc_buffer((T.int64(1), T.int64(2), T.int64(7), T.int64(7), T.int64(8)), scope="local")
+        c_local = T.alloc_buffer((T.int64(1), T.int64(7), T.int64(7), T.int64(16)), scope="local")
         for ax1_0, ax0, ax2, ax3_0 in T.grid(T.int64(2), T.int64(1), T.int64(7), T.int64(1)):
             for ax3_1_init in T.unroll(T.int64(7)):
                 for ax1_1_init in T.unroll(T.int64(1)):
@@ -27,8 +27,8 @@ class Module:
                             vax2 = T.axis.spatial(T.int64(7), ax2)
                             vax3 = T.axis.spatial(T.int64(7), ax3_0 * T.int64(7) + ax3_1_init)
                             T.reads()
-                            T.writes(c_local[vax0, vax1 // T.int64(8), vax2, vax3, vax1 % T.int64(8)])
-                            c_local[vax0, vax1 // T.int64(8), vax2, vax3, vax1 % T.int64(8)] = T.float32(0.0)
+                            T.writes(c_local[vax0, vax2, vax3, vax1])
+                            c_local[vax0, vax2, vax3, vax1] = T.float32(0.0)
             for rc, rh, rw in T.grid(T.int64(2), T.int64(1), T.int64(1)):
                 for ax3_1 in T.unroll(T.int64(7)):
                     for ax1_1 in T.unroll(T.int64(1)):
@@ -41,18 +41,18 @@ class Module:
                                 vrc = T.axis.reduce(T.int64(2), rc)
                                 vrh = T.axis.reduce(T.int64(1), rh)
                                 vrw = T.axis.reduce(T.int64(1), rw)
-                                T.reads(c_local[vax0, vax1 // T.int64(8), vax2, vax3, vax1 % T.int64(8)], x[vax0, vrc, vax2 + vrh, vax3 + vrw], c1[vax1 // T.int64(8), vrc, vrh, vrw, vax1 % T.int64(8)])
-                                T.writes(c_local[vax0, vax1 // T.int64(8), vax2, vax3, vax1 % T.int64(8)])
-                                c_local[vax0, vax1 // T.int64(8), vax2, vax3, vax1 % T.int64(8)] = c_local[vax0, vax1 // T.int64(8), vax2, vax3, vax1 % T.int64(8)] + x[vax0, vrc, vax2 + vrh, vax3 + vrw] * c1[vax1 // T.int64(8), vrc, vrh, vrw, vax1 % T.int64(8)]
+                                T.reads(c_local[vax0, vax2, vax3, vax1], x[vax0, vrc, vax2 + vrh, vax3 + vrw], c1[vax1 // T.int64(8), vrc, vrh, vrw, vax1 % T.int64(8)])
+                                T.writes(c_local[vax0, vax2, vax3, vax1])
+                                c_local[vax0, vax2, vax3, vax1] = c_local[vax0, vax2, vax3, vax1] + x[vax0, vrc, vax2 + vrh, vax3 + vrw] * c1[vax1 // T.int64(8), vrc, vrh, vrw, vax1 % T.int64(8)]
             for ax0_1, ax1_3 in T.grid(T.int64(8), T.int64(7)):
                 with T.block("c_local"):
                     v0 = T.axis.spatial(T.int64(1), ax0)
                     v1 = T.axis.spatial(T.int64(16), ax1_0 * T.int64(8) + ax0_1)
                     v2 = T.axis.spatial(T.int64(7), ax2)
                     v3 = T.axis.spatial(T.int64(7), ax3_0 * T.int64(7) + ax1_3)
-                    T.reads(c_local[v0, v1 // T.int64(8), v2, v3, v1 % T.int64(8)])
+                    T.reads(c_local[v0, v2, v3, v1])
                     T.writes(c[v0, v1, v2, v3])
-                    c[v0, v1, v2, v3] = c_local[v0, v1 // T.int64(8), v2, v3, v1 % T.int64(8)]
+                    c[v0, v1, v2, v3] = c_local[v0, v2, v3, v1]
         for ax0, ax1, ax2, ax3 in T.grid(T.int64(1), T.int64(16), T.int64(7), T.int64(7)):
             with T.block("relu"):
                 vax0, vax1, vax2, vax3 = T.axis.remap("SSSS", [ax0, ax1, ax2, ax3])
