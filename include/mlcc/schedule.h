@@ -189,6 +189,14 @@ void mlc_sch_target_march(MlcSchTarget *t, const char *march);
  * no error afterwards when it returns true. */
 bool mlc_sch_apply_default(MlcSchedule *s, const MlcSchTarget *t);
 
+/* The data laid out by an index map as transform_layout takes it (the text
+ * of a lambda, e.g. "lambda o, i, h, w: (o // 8, i, h, w, o % 8)"):
+ * out[map(idx)] = in[idx].  This is what a caller passes for a param whose
+ * layout a schedule changed (the function's "layout_rewrites" attribute
+ * lists [param, map] pairs).  NULL + error when the map is no bijection of
+ * in's shape. */
+MlcTensorData *mlc_sch_layout_apply(MlcCtx *ctx, const char *index_map, const MlcTensorData *in);
+
 /* m with mlc_sch_apply_default applied to each prim func for which want
  * says yes (want NULL: every one); graph functions are kept.  NULL + error
  * only when a schedule cannot be made. */

@@ -634,6 +634,165 @@ static bool rule_contraction(Rules *r, MlcBlockRV b) {
   return true;
 }
 
+/* ---- contractions over output channels ------------------------------------------------- */
+
+/* A conv's output rows (7 or 14 wide late in a network) rarely fit a vector;
+ * its output channels do.  When the operand indexed by the channel axis is
+ * a param the function may lay out anew ("layout_free_buffers": a constant
+ * weight), its layout becomes blocked -- the channel dim c split into
+ * c // lanes and c % lanes last, OIHW -> O/v I H W v -- so that a vector of
+ * output channels is one contiguous load, and the other operand (the input,
+ * which does not use the channel axis) is broadcast.  The register tile is
+ * rows output pixels (along the output's innermost axis) x cols vectors of
+ * channels, accumulated in a "local" tile laid out with the channel axis
+ * last (NHWC: no div or mod, so lowering shrinks it to the tile and keeps
+ * it in registers); after the long reduction the tile is written back to
+ * the NCHW output (with its epilogue) element by element. */
+
+enum { MAX_CHANNEL_ROWS = 14 }; /* pixels per tile: one broadcast each, reused by every column vector */
+
+typedef struct ChanTile {
+  int o, j;           /* the channel loop (lanes) and the row loop (the output's innermost axis) */
+  int out_dim;        /* the output dim o indexes */
+  const MlcBuffer *w; /* the free operand and its dim o indexes */
+  int w_dim;
+  int lanes, cols, rows;
+} ChanTile;
+
+static bool layout_free_param(MlcSchedule *s, const MlcBuffer *buf) {
+  const MlcPrimFunc *f = sch_func(s);
+  const MlcAttrValue *v = mlc_attrs_get(f->attrs, mlc_intern(s->ctx, "layout_free_buffers"));
+  for (int k = 0; k < f->n_params; k++)
+    if (f->params[k].buf == buf)
+      for (int i = 0; v && v->kind == MLC_ATTR_LIST && i < v->list.n; i++)
+        if (v->list.items[i].kind == MLC_ATTR_INT && v->list.items[i].i == k) return true;
+  return false;
+}
+
+/* the dim of a load indexed by exactly var (and no other dim using it), -1 */
+static int dim_of(const MlcExpr *load, const MlcExpr *var) {
+  int at = -1;
+  for (int d = 0; d < load->load.n; d++) {
+    if (load->load.idx[d] == var && at < 0) at = d;
+    else if (uses(load->load.idx[d], var)) return -1;
+  }
+  return at;
+}
+
+static bool plan_channels(Rules *r, const Nest *t, ChanTile *p) {
+  const MlcExpr *a, *b;
+  if (!t->b->init || !product_update(t->store, &a, &b)) return false;
+  MlcDType dt = t->store->store.buf->dtype;
+  if (dt.lanes != 1 || dt.code != MLC_TC_FLOAT) return false;
+  p->j = lane_loop(t);
+  if (p->j < 0) return false;
+  for (p->o = 0; p->o < t->n; p->o++) {
+    if (p->o == p->j || kind_of(t, p->o) != MLC_ITER_SPATIAL) continue;
+    const MlcExpr *v = iter_var(t, p->o);
+    if (uses(a, v) == uses(b, v)) continue;
+    const MlcExpr *w = strip_cast(uses(a, v) ? a : b), *x = uses(a, v) ? b : a;
+    if (w->kind != MLC_EXPR_LOAD || uses(x, iter_var(t, p->j)) == false) continue;
+    if (uses(w, iter_var(t, p->j)) || !layout_free_param(r->s, w->load.buf)) continue;
+    p->w = w->load.buf, p->w_dim = dim_of(w, v);
+    p->out_dim = -1;
+    for (int d = 0; d < t->store->store.n; d++)
+      if (t->store->store.idx[d] == v) p->out_dim = d;
+    if (p->w_dim < 0 || p->out_dim < 0) continue;
+    p->lanes = lanes(r, dt, t->ext[p->o]);
+    if (!p->lanes) continue;
+    int best = 0;
+    for (int cols = 1; cols <= 2; cols++) {
+      if ((t->ext[p->o] / p->lanes) % cols) continue;
+      int max_rows = (r->t->vector_regs - cols - 1) / cols;
+      int rows = (int)divisor_at_most(t->ext[p->j], max_rows < MAX_CHANNEL_ROWS ? max_rows : MAX_CHANNEL_ROWS);
+      if (rows * cols > best) best = rows * cols, p->rows = rows, p->cols = cols;
+    }
+    return best >= 4;
+  }
+  return false;
+}
+
+/* "lambda a0, ..: (a0, .., a<d> // lanes, .., a<d> % lanes)" for rank n */
+static const char *block_map(MlcCtx *ctx, int n, int d, int lanes) {
+  MlcStrBuf sb = {0};
+  mlc_sb_puts(&sb, "lambda ");
+  for (int k = 0; k < n; k++) mlc_sb_printf(&sb, "%sa%d", k ? ", " : "", k);
+  mlc_sb_puts(&sb, ": (");
+  for (int k = 0; k < n; k++) {
+    if (k == d) mlc_sb_printf(&sb, "a%d // %d, ", k, lanes);
+    else mlc_sb_printf(&sb, "a%d, ", k);
+  }
+  mlc_sb_printf(&sb, "a%d %% %d)", d, lanes);
+  const char *text = mlc_intern(ctx, mlc_sb_cstr(&sb));
+  mlc_vec_free(&sb);
+  return text;
+}
+
+/* "lambda a0, ..: (a0, .., a<d-1>, a<d+1>, .., a<d>)": dim d moved last */
+static const char *last_map(MlcCtx *ctx, int n, int d) {
+  MlcStrBuf sb = {0};
+  mlc_sb_puts(&sb, "lambda ");
+  for (int k = 0; k < n; k++) mlc_sb_printf(&sb, "%sa%d", k ? ", " : "", k);
+  mlc_sb_puts(&sb, ": (");
+  for (int k = 0; k < n; k++)
+    if (k != d) mlc_sb_printf(&sb, "a%d, ", k);
+  mlc_sb_printf(&sb, "a%d)", d);
+  const char *text = mlc_intern(ctx, mlc_sb_cstr(&sb));
+  mlc_vec_free(&sb);
+  return text;
+}
+
+static bool relayout(MlcSchedule *s, MlcBlockRV b, MlcSchVal buffer, const char *map) {
+  MlcSchVal a[8] = {v_block(b), buffer, {.kind = MLC_SV_LAMBDA, .s = map}};
+  return apply(s, MLC_SCH_transform_layout, a, NULL, NULL);
+}
+
+static bool rule_contraction_channels(Rules *r, MlcBlockRV b) {
+  Nest t;
+  ChanTile p = {0};
+  if (!nest_of(r->s, b, &t) || !plan_channels(r, &t, &p)) return false;
+  MlcCtx *ctx = r->s->ctx;
+  MlcSchVal wbuf = {.kind = MLC_SV_STR, .s = p.w->name};
+  MlcSchVal write0[2] = {{.kind = MLC_SV_STR, .s = mlc_intern(ctx, "write")}, v_int(0)};
+  MlcSchVal local = {.kind = MLC_SV_LIST, .list = {write0, 2}};
+  MlcLoopRV op[3], jp[2], order[MAX_NEST + 3], outer[MAX_NEST];
+  int n = 0, n_outer = 0, first_reduce = -1;
+  if (!relayout(r->s, b, wbuf, block_map(ctx, p.w->ndim, p.w_dim, p.lanes)) ||
+      !mlc_sch_split(r->s, t.loops[p.o], (int64_t[]){0, p.cols, p.lanes}, 3, op) ||
+      !mlc_sch_split(r->s, t.loops[p.j], (int64_t[]){0, p.rows}, 2, jp))
+    return false;
+  /* the channel blocks outermost: each block's weight panel is read by
+   * every row of the output before the next one is */
+  outer[n_outer++] = order[n++] = op[0];
+  for (int i = 0; i < t.n; i++)
+    if (i != p.o && i != p.j && kind_of(&t, i) == MLC_ITER_SPATIAL) outer[n_outer++] = order[n++] = t.loops[i];
+  order[n++] = jp[0];
+  for (int i = 0; i < t.n; i++)
+    if (kind_of(&t, i) == MLC_ITER_REDUCE) {
+      if (first_reduce < 0) first_reduce = n;
+      order[n++] = t.loops[i];
+    }
+  order[n++] = jp[1], order[n++] = op[1], order[n++] = op[2];
+  MlcBlockRV store, init;
+  if (first_reduce < 0 || !reorder(r->s, order, n) || !cache_write_local(r->s, b, &store) ||
+      !reverse_compute_at(r->s, store, jp[0]) ||
+      !relayout(r->s, b, local, last_map(ctx, t.store->store.n, p.out_dim)) ||
+      !decompose(r->s, b, order[first_reduce], &init) ||
+      !loop_kind(r->s, MLC_SCH_vectorize, op[2]) || !loop_kind(r->s, MLC_SCH_unroll, op[1]) ||
+      !loop_kind(r->s, MLC_SCH_unroll, jp[1]))
+    return false;
+  /* the write-back goes element by element into NCHW (lanes 0: nothing
+   * vectorized or unrolled there); it is a small part of the work */
+  epilogues(r, store, jp[0], 0);
+  tile_inner(r, init, jp[0], p.lanes, true);
+  /* the channel blocks alone in parallel when there are enough of them: a
+   * fused loop's index (a div and a mod) would keep lowering from shrinking
+   * the tile to registers */
+  bool blocks_enough = t.ext[p.o] / (p.cols * p.lanes) >= r->t->threads;
+  parallel_outer(r, outer, blocks_enough ? 1 : n_outer, work(&t));
+  return true;
+}
+
 /* ---- applying the rules -------------------------------------------------------------------------- */
 
 typedef MLC_VEC(const char *) Names;
@@ -661,7 +820,7 @@ static void leaf_blocks(const MlcStmt *s, Names *out) {
 }
 
 /* the rules in the order they are tried; the first that applies wins */
-#define DEFAULT_RULES(X) X(contraction) X(reduction) X(injective)
+#define DEFAULT_RULES(X) X(contraction_channels) X(contraction) X(reduction) X(injective)
 
 typedef bool (*RuleFn)(Rules *r, MlcBlockRV b);
 static const RuleFn rules[] = {

@@ -12,8 +12,13 @@
  * symbolic proof would be partial, and the buffers of a tensor program are
  * small enough for it (the check refuses shapes over MAP_MAX_POINTS).
  *
- * Buffer params are refused: changing their layout changes the function's
- * signature, which its callers depend on.
+ * A buffer param changes layout only when the function lists it in its
+ * "layout_free_buffers" attribute (param indices): its callers then agree to
+ * pass the data laid out by the same map.  The function records each such
+ * change in its "layout_rewrites" attribute, [[param index, "lambda ..."]],
+ * which mlc_sch_layout_apply applies to the data (the graph pipeline does so
+ * to constant weights at compile time).  Any other param is refused, since
+ * its callers depend on the signature.
  *
  * Accesses are rewritten by substituting the indices into the map and
  * simplifying with the ranges of the enclosing loops and iter vars known;
@@ -26,6 +31,7 @@
 #include <string.h>
 
 #define MAP_MAX_POINTS ((int64_t)1 << 24)
+#define NOLOC ((MlcLoc){0})
 #define MAP_MAX_RANK 16
 
 enum { TL_BLOCK, TL_BUFFER, TL_INDEX_MAP };
@@ -72,13 +78,27 @@ static bool find_alloc_block(MlcVisitor *v, const MlcBlock *b) {
   return !f->found;
 }
 
-static bool check_allocated(MlcSchedule *s, const MlcBuffer *buf) {
+/* true when f's "layout_free_buffers" attribute lists param k */
+static bool layout_free(MlcCtx *ctx, const MlcPrimFunc *f, int k) {
+  const MlcAttrValue *v = mlc_attrs_get(f->attrs, mlc_intern(ctx, "layout_free_buffers"));
+  for (int i = 0; v && v->kind == MLC_ATTR_LIST && i < v->list.n; i++)
+    if (v->list.items[i].kind == MLC_ATTR_INT && v->list.items[i].i == k) return true;
+  return false;
+}
+
+/* *param: the index of buf among f's params (a free one), -1 for an
+ * allocated buffer */
+static bool check_allocated(MlcSchedule *s, const MlcBuffer *buf, int *param) {
   const MlcPrimFunc *f = sch_func(s);
+  *param = -1;
   for (int i = 0; i < f->n_params; i++)
-    if (f->params[i].buf == buf)
+    if (f->params[i].buf == buf) {
+      if (layout_free(s->ctx, f, i)) return *param = i, true;
       return sch_error(s, "transform_layout: buffer '%s' is a parameter of '%s'; only buffers "
-                          "allocated in the function can change layout (the signature would change)",
+                          "allocated in the function, or params listed in its layout_free_buffers, "
+                          "can change layout (the signature would change)",
                        buf->name, f->name);
+    }
   AllocFind af = {buf, false};
   MlcVisitor v = {.user = &af, .block = find_alloc_block};
   mlc_visit_stmt(&v, f->body);
@@ -88,31 +108,30 @@ static bool check_allocated(MlcSchedule *s, const MlcBuffer *buf) {
 
 /* ---- reading the map ------------------------------------------------------------ */
 
-static bool read_outputs(MlcSchedule *s, MlcRdScope *sc, const Ast *body, IndexMap *map) {
+static bool read_outputs(MlcCtx *ctx, MlcRdScope *sc, const Ast *body, IndexMap *map) {
   const AstList *items = &body->items;
   AstList one = {(Ast **)&body, 1};
   if (body->kind != AST_TUPLE && body->kind != AST_LIST) items = &one;
   if (items->n < 1 || items->n > MAP_MAX_RANK)
-    return sch_error(s, "transform_layout: the index map must give 1..%d indices", MAP_MAX_RANK);
+    return mlc_error(ctx, NOLOC, "transform_layout: the index map must give 1..%d indices", MAP_MAX_RANK);
   map->n_out = items->n;
   for (int k = 0; k < items->n; k++) {
     map->outs[k] = mlc_rd_int_expr(sc, items->items[k], "index map output");
     if (!map->outs[k]) return false;
     if (map->outs[k]->dtype.lanes != 1 || !mlc_dtype_is_int(map->outs[k]->dtype))
-      return sch_error(s, "transform_layout: index map output %d is not a scalar integer", k);
+      return mlc_error(ctx, NOLOC, "transform_layout: index map output %d is not a scalar integer", k);
   }
   return true;
 }
 
-static bool read_index_map(MlcSchedule *s, const char *text, const MlcBuffer *buf, IndexMap *map) {
-  MlcCtx *ctx = s->ctx;
+static bool read_index_map(MlcCtx *ctx, const char *text, const MlcBuffer *buf, IndexMap *map) {
   AstList top = {0};
   if (!mlc_parse(ctx, "<index_map>", text, strlen(text), &top)) return false;
   const Ast *lam = top.n == 1 && top.items[0]->kind == AST_EXPR_STMT ? top.items[0]->lhs : NULL;
   if (!lam || lam->kind != AST_LAMBDA)
-    return sch_error(s, "transform_layout: index_map must be a lambda, e.g. lambda i, j: (j, i)");
+    return mlc_error(ctx, NOLOC, "transform_layout: index_map must be a lambda, e.g. lambda i, j: (j, i)");
   if (lam->items.n != buf->ndim)
-    return sch_error(s, "transform_layout: the index map takes %d indices, buffer '%s' has %d dimensions",
+    return mlc_error(ctx, NOLOC, "transform_layout: the index map takes %d indices, buffer '%s' has %d dimensions",
                      lam->items.n, buf->name, buf->ndim);
   MlcDType t = buf->ndim ? buf->shape[0]->dtype : MLC_I32;
   MlcRdScope sc;
@@ -123,14 +142,14 @@ static bool read_index_map(MlcSchedule *s, const char *text, const MlcBuffer *bu
   for (int d = 0; d < buf->ndim && ok; d++) {
     const Ast *p = lam->items.items[d];
     if (p->kind != AST_NAME) {
-      ok = sch_error(s, "transform_layout: index map parameters must be names");
+      ok = mlc_error(ctx, NOLOC, "transform_layout: index map parameters must be names");
       break;
     }
     MlcRdSym *sym = mlc_rd_define(&sc, p->name, MLC_RD_VAR, p->loc, true, "index map parameter");
     if (!sym) ok = false;
     else sym->var = map->params[d] = mlc_e_var(ctx, p->name, t);
   }
-  ok = ok && read_outputs(s, &sc, lam->lhs, map);
+  ok = ok && read_outputs(ctx, &sc, lam->lhs, map);
   mlc_rd_scope_free(&sc);
   return ok;
 }
@@ -253,54 +272,146 @@ static void fmt_point(MlcStrBuf *sb, const int64_t *p, int n) {
   mlc_sb_putc(sb, ')');
 }
 
-static bool report_collision(MlcSchedule *s, const MlcBuffer *buf, const IndexMap *map, const Cover *c) {
+static bool report_collision(MlcCtx *ctx, const MlcBuffer *buf, const IndexMap *map, const Cover *c) {
   MlcStrBuf sb = {0};
   fmt_point(&sb, c->pre[0], map->n_in);
   mlc_sb_puts(&sb, " and ");
   fmt_point(&sb, c->pre[1], map->n_in);
-  sch_error(s, "transform_layout: buffer '%s': the index map is not bijective: %s map to the same element",
+  mlc_error(ctx, NOLOC, "transform_layout: buffer '%s': the index map is not bijective: %s map to the same element",
             buf->name, mlc_sb_cstr(&sb));
   mlc_vec_free(&sb);
   return false;
 }
 
+/* ---- separable maps: one input dim per output ------------------------------------ */
+
+/* A map whose every output uses at most one input dim (a blocking such as
+ * (o // 16, i, h, w, o % 16), a permutation) is a product of per-dim maps:
+ * it is a bijection exactly when each dim's map is one onto the box of its
+ * outputs and constant outputs are 0.  Checking (and applying) it per dim
+ * costs the sum of the extents instead of their product, which is what
+ * makes laying out million-element weights cheap. */
+typedef struct DimsUsed { const IndexMap *map; unsigned mask; } DimsUsed;
+
+static bool dims_visit(MlcVisitor *v, const MlcExpr *e) {
+  DimsUsed *u = v->user;
+  for (int d = 0; d < u->map->n_in && e->kind == MLC_EXPR_VAR; d++)
+    if (u->map->params[d] == e) u->mask |= 1u << d;
+  return true;
+}
+
+/* the one input dim output k uses: -1 for none, -2 for several */
+static int dim_of_output(const IndexMap *map, int k) {
+  DimsUsed u = {map, 0};
+  MlcVisitor v = {.user = &u, .expr = dims_visit};
+  mlc_visit_expr(&v, map->outs[k]);
+  if (!u.mask) return -1;
+  if (u.mask & (u.mask - 1)) return -2;
+  return __builtin_ctz(u.mask);
+}
+
+/* For a separable bijection: the new shape and, per input dim d and index
+ * i, its part of the row-major offset in the new shape (off[d][i]).  False
+ * (nothing reported) when the map is not separable or not a bijection: the
+ * point-by-point check then says why. */
+static bool separable(const IndexMap *map, const int64_t *shape, int64_t *new_shape, int64_t **off) {
+  int dim[MAP_MAX_RANK];
+  Runner r = {.map = map};
+  int64_t stride[MAP_MAX_RANK], total = 1, v;
+  for (int k = 0; k < map->n_out; k++) {
+    if ((dim[k] = dim_of_output(map, k)) == -2) return false;
+    int64_t hi = 0, n = dim[k] < 0 ? 1 : shape[dim[k]];
+    for (int64_t i = 0; i < n; i++) {
+      if (dim[k] >= 0) r.point[dim[k]] = i;
+      if (!eval(&r, map->outs[k], &v) || r.bad || v < 0) return false;
+      hi = v > hi ? v : hi;
+    }
+    if (dim[k] >= 0) r.point[dim[k]] = 0;
+    new_shape[k] = hi + 1;
+    if (dim[k] < 0 && hi != 0) return false;
+  }
+  for (int k = map->n_out - 1; k >= 0; k--) {
+    stride[k] = total;
+    if (__builtin_mul_overflow(total, new_shape[k], &total)) return false;
+  }
+  bool ok = true;
+  for (int d = 0; d < map->n_in && ok; d++) {
+    int64_t box = 1;
+    for (int k = 0; k < map->n_out; k++) box *= dim[k] == d ? new_shape[k] : 1;
+    if (box != shape[d]) return false;
+    uint8_t *seen = mlc_xcalloc((size_t)box, 1);
+    for (int64_t i = 0; i < shape[d] && ok; i++) {
+      int64_t o = 0, local = 0;
+      r.point[d] = i;
+      for (int k = 0; k < map->n_out; k++) {
+        if (dim[k] != d) continue;
+        eval(&r, map->outs[k], &v);
+        o += v * stride[k];
+        local = local * new_shape[k] + v;
+      }
+      ok = !seen[local];
+      seen[local] = 1;
+      off[d][i] = o;
+    }
+    r.point[d] = 0;
+    free(seen);
+  }
+  return ok;
+}
+
+/* off[d] arrays for the separable check (NULL when a dim is too long) */
+static int64_t **offset_tables(const int64_t *shape, int n) {
+  int64_t **off = mlc_xcalloc((size_t)n, sizeof *off);
+  for (int d = 0; d < n; d++) off[d] = mlc_xcalloc((size_t)shape[d], sizeof **off);
+  return off;
+}
+
+static void free_tables(int64_t **off, int n) {
+  for (int d = 0; d < n; d++) free(off[d]);
+  free(off);
+}
+
 /* The new shape, once the map is known to be a bijection of the old one. */
-static bool check_bijective(MlcSchedule *s, const MlcBuffer *buf, const IndexMap *map, int64_t *new_shape) {
+static bool check_bijective(MlcCtx *ctx, const MlcBuffer *buf, const IndexMap *map, int64_t *new_shape) {
   int64_t shape[MAP_MAX_RANK], total = 1, new_total = 1;
   for (int d = 0; d < buf->ndim; d++) {
     if (!mlc_e_is_const_int(buf->shape[d], &shape[d]) || shape[d] < 1)
-      return sch_error(s, "transform_layout: buffer '%s' must have a constant, non-empty shape", buf->name);
+      return mlc_error(ctx, NOLOC, "transform_layout: buffer '%s' must have a constant, non-empty shape", buf->name);
     if (__builtin_mul_overflow(total, shape[d], &total) || total > MAP_MAX_POINTS)
-      return sch_error(s, "transform_layout: buffer '%s' has more than %lld elements, too many to check "
+      return mlc_error(ctx, NOLOC, "transform_layout: buffer '%s' has more than %lld elements, too many to check "
                           "the index map", buf->name, (long long)MAP_MAX_POINTS);
   }
+  int64_t **off = offset_tables(shape, buf->ndim);
+  bool fast = separable(map, shape, new_shape, off);
+  free_tables(off, buf->ndim);
+  if (fast) return true;
   Runner r = {.map = map};
   Ranges g = {.bad_out = -1};
   for (int k = 0; k < map->n_out; k++) g.lo[k] = INT64_MAX, g.hi[k] = INT64_MIN;
   each_point(&r, shape, widen_ranges, &g);
   if (g.bad_out >= 0)
-    return sch_error(s, "transform_layout: index map output %d may use only its parameters, integers, "
+    return mlc_error(ctx, NOLOC, "transform_layout: index map output %d may use only its parameters, integers, "
                         "+ - * // %% and min/max", g.bad_out);
-  if (r.bad) return sch_error(s, "transform_layout: the index map divides by zero or overflows on buffer '%s'", buf->name);
+  if (r.bad) return mlc_error(ctx, NOLOC, "transform_layout: the index map divides by zero or overflows on buffer '%s'", buf->name);
   for (int k = 0; k < map->n_out; k++) {
     if (g.lo[k] < 0)
-      return sch_error(s, "transform_layout: buffer '%s': index map output %d reaches %lld; indices must "
+      return mlc_error(ctx, NOLOC, "transform_layout: buffer '%s': index map output %d reaches %lld; indices must "
                           "not be negative", buf->name, k, (long long)g.lo[k]);
     if (g.hi[k] >= total) /* a dimension alone larger than the buffer */
-      return sch_error(s, "transform_layout: buffer '%s': the index map is not bijective: output %d reaches "
+      return mlc_error(ctx, NOLOC, "transform_layout: buffer '%s': the index map is not bijective: output %d reaches "
                           "%lld, beyond the buffer's %lld elements", buf->name, k, (long long)g.hi[k], (long long)total);
     new_shape[k] = g.hi[k] + 1;
     if (__builtin_mul_overflow(new_total, new_shape[k], &new_total)) new_total = INT64_MAX;
   }
   if (new_total != total)
-    return sch_error(s, "transform_layout: buffer '%s': the index map is not bijective: it maps %lld "
+    return mlc_error(ctx, NOLOC, "transform_layout: buffer '%s': the index map is not bijective: it maps %lld "
                         "elements into a shape of %lld", buf->name, (long long)total, (long long)new_total);
   Cover c = {.new_shape = new_shape, .seen = mlc_xcalloc((size_t)(total + 7) / 8, 1), .hit = -1};
   bool ok = each_point(&r, shape, mark, &c);
   if (!ok) {
     c.target = c.hit;
     each_point(&r, shape, find_pre, &c);
-    report_collision(s, buf, map, &c);
+    report_collision(ctx, buf, map, &c);
   }
   free(c.seen);
   return ok;
@@ -489,12 +600,32 @@ static MlcBuffer *new_buffer(MlcSchedule *s, const MlcBuffer *old, const IndexMa
   return b;
 }
 
+/* f's attributes with [param, index map text] appended to "layout_rewrites" */
+static MlcAttrs with_rewrite(MlcCtx *ctx, MlcAttrs attrs, int param, const char *text) {
+  const char *key = mlc_intern(ctx, "layout_rewrites");
+  const MlcAttrValue *old = mlc_attrs_get(attrs, key);
+  int n_old = old && old->kind == MLC_ATTR_LIST ? old->list.n : 0;
+  MlcAttrValue *pair = mlc_arena_array(&ctx->arena, 2, sizeof *pair);
+  pair[0] = (MlcAttrValue){.kind = MLC_ATTR_INT, .i = param};
+  pair[1] = (MlcAttrValue){.kind = MLC_ATTR_STR, .s = mlc_intern(ctx, text)};
+  MlcAttrValue *items = mlc_arena_array(&ctx->arena, (size_t)n_old + 1, sizeof *items);
+  for (int i = 0; i < n_old; i++) items[i] = old->list.items[i];
+  items[n_old] = (MlcAttrValue){.kind = MLC_ATTR_LIST, .list = {pair, 2}};
+  MlcAttrValue list = {.kind = MLC_ATTR_LIST, .list = {items, n_old + 1}};
+  MlcAttr *a = mlc_arena_array(&ctx->arena, (size_t)attrs.n + 1, sizeof *a);
+  int n = 0;
+  for (int i = 0; i < attrs.n; i++) a[n++] = attrs.items[i].key == key ? (MlcAttr){key, list} : attrs.items[i];
+  if (!old) a[n++] = (MlcAttr){key, list};
+  return (MlcAttrs){a, n};
+}
+
 bool sch_prim_transform_layout(MlcSchedule *s, const MlcSchVal *args, MlcSchVal *outs, int *n_outs) {
   const char *bname;
   SchPath path = {0};
   MlcBuffer *buf = NULL;
   IndexMap map = {0};
   int64_t shape[MAP_MAX_RANK];
+  int param;
   *n_outs = 0;
   if (!sch_arg_block(s, &args[TL_BLOCK], "block", &bname) || !sch_find_block(s, bname, &path)) return false;
   const MlcBlock *block = path.nodes[path.n - 1]->realize.block;
@@ -502,9 +633,9 @@ bool sch_prim_transform_layout(MlcSchedule *s, const MlcSchVal *args, MlcSchVal 
   const MlcSchVal *im = &args[TL_INDEX_MAP];
   if (im->kind != MLC_SV_LAMBDA && im->kind != MLC_SV_STR)
     return sch_error(s, "transform_layout: index_map must be a lambda, e.g. lambda i, j: (j, i)");
-  if (!region_buffer(s, bname, block, &args[TL_BUFFER], &buf) || !check_allocated(s, buf)) return false;
+  if (!region_buffer(s, bname, block, &args[TL_BUFFER], &buf) || !check_allocated(s, buf, &param)) return false;
   if (buf->ndim > MAP_MAX_RANK) return sch_error(s, "transform_layout: buffer '%s' has too many dimensions", buf->name);
-  if (!read_index_map(s, im->s, buf, &map) || !check_bijective(s, buf, &map, shape)) return false;
+  if (!read_index_map(s->ctx, im->s, buf, &map) || !check_bijective(s->ctx, buf, &map, shape)) return false;
   Relayout r = {.s = s, .old = buf, .map = &map};
   r.nw = new_buffer(s, buf, &map, shape);
   if (!r.nw) return false;
@@ -513,5 +644,58 @@ bool sch_prim_transform_layout(MlcSchedule *s, const MlcSchVal *args, MlcSchVal 
   MlcStmt *body = mlc_mutate_stmt(&m, sch_func(s)->body);
   mlc_map_free(&m.buffer_map);
   mlc_arith_free(&r.az);
-  return body && sch_commit(s, body);
+  if (param < 0) return body && sch_commit(s, body);
+  /* a free param: the signature changes, and the function says how */
+  const MlcPrimFunc *f = sch_func(s);
+  MlcParam *params = mlc_arena_dup(&s->ctx->arena, f->params, (size_t)f->n_params * sizeof *params);
+  params[param].buf = r.nw;
+  return body && sch_commit_full(s, params, f->n_params, with_rewrite(s->ctx, f->attrs, param, im->s), body);
+}
+
+/* ---- applying a recorded map to data ------------------------------------------------ */
+
+typedef struct Copy {
+  const int64_t *new_shape;
+  const char *src;
+  char *dst;
+  size_t elem;
+  int64_t i; /* the source element, in row-major order */
+} Copy;
+
+static bool copy_point(Runner *r, void *user) {
+  Copy *c = user;
+  memcpy(c->dst + (size_t)offset_of(r, c->new_shape) * c->elem, c->src + (size_t)c->i++ * c->elem, c->elem);
+  return true;
+}
+
+MlcTensorData *mlc_sch_layout_apply(MlcCtx *ctx, const char *index_map, const MlcTensorData *in) {
+  if (!in || in->ndim < 1 || in->ndim > MAP_MAX_RANK)
+    return mlc_error(ctx, NOLOC, "transform_layout: data of rank 1..%d expected", MAP_MAX_RANK), NULL;
+  MlcExpr **dims = mlc_arena_array(&ctx->arena, (size_t)in->ndim, sizeof *dims);
+  for (int d = 0; d < in->ndim; d++) dims[d] = mlc_e_int(ctx, MLC_I64, in->shape[d]);
+  MlcBuffer *buf = mlc_buffer_new(ctx, mlc_intern(ctx, "data"), in->dtype, dims, in->ndim, NULL, NULL, NULL);
+  IndexMap map = {0};
+  int64_t shape[MAP_MAX_RANK], point_shape[MAP_MAX_RANK];
+  if (!buf || !read_index_map(ctx, index_map, buf, &map) || !check_bijective(ctx, buf, &map, shape)) return NULL;
+  MlcTensorData *out = mlc_tensor_data_new(ctx, in->dtype, shape, map.n_out);
+  if (!out) return NULL;
+  memcpy(point_shape, in->shape, sizeof *point_shape * (size_t)in->ndim);
+  size_t elem = mlc_dtype_bytes(in->dtype);
+  int64_t **off = offset_tables(point_shape, in->ndim);
+  if (separable(&map, point_shape, shape, off)) {
+    /* the offset of an element is the sum of its indices' parts */
+    int64_t idx[MAP_MAX_RANK] = {0}, n = mlc_tensor_data_numel(in);
+    for (int64_t i = 0; i < n; i++) {
+      int64_t o = 0;
+      for (int d = 0; d < in->ndim; d++) o += off[d][idx[d]];
+      memcpy((char *)out->data + (size_t)o * elem, (const char *)in->data + (size_t)i * elem, elem);
+      for (int d = in->ndim - 1; d >= 0 && ++idx[d] == point_shape[d]; d--) idx[d] = 0;
+    }
+  } else {
+    Runner r = {.map = &map};
+    Copy c = {shape, in->data, out->data, elem, 0};
+    each_point(&r, point_shape, copy_point, &c);
+  }
+  free_tables(off, in->ndim);
+  return out;
 }

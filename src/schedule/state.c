@@ -349,12 +349,16 @@ static void prefix_error(MlcSchedule *s) {
 }
 
 bool sch_commit_func(MlcSchedule *s, MlcParam *params, int n_params, MlcStmt *body) {
+  return sch_commit_full(s, params, n_params, sch_func(s)->attrs, body);
+}
+
+bool sch_commit_full(MlcSchedule *s, MlcParam *params, int n_params, MlcAttrs attrs, MlcStmt *body) {
   const MlcPrimFunc *old = sch_func(s);
   if (!body) {
     if (!mlc_has_error(s->ctx)) sch_error(s, "internal error: no function body to commit");
     return false;
   }
-  MlcPrimFunc *f = mlc_prim_func_new(s->ctx, old->name, params, n_params, old->attrs, body);
+  MlcPrimFunc *f = mlc_prim_func_new(s->ctx, old->name, params, n_params, attrs, body);
   if (!f) {
     if (!mlc_has_error(s->ctx)) sch_error(s, "the result would be malformed");
     prefix_error(s);

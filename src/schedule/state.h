@@ -104,6 +104,8 @@ MlcStmt *sch_replace(MlcSchedule *s, const MlcStmt *old, MlcStmt *repl);
 bool sch_commit(MlcSchedule *s, MlcStmt *body);
 /* The same, with new params as well (transform_layout, set_scope of params). */
 bool sch_commit_func(MlcSchedule *s, MlcParam *params, int n_params, MlcStmt *body);
+/* ... and new attributes (a param's layout rewrite is recorded there). */
+bool sch_commit_full(MlcSchedule *s, MlcParam *params, int n_params, MlcAttrs attrs, MlcStmt *body);
 
 /* a block name not yet used in the function: base, base_1, base_2, ... */
 const char *sch_fresh_block_name(MlcSchedule *s, const char *base);

@@ -8,7 +8,12 @@
  * (its trace replays), and the function says so in its attribute
  * schedule = "default rules (avx2)".  Functions the module came with keep
  * the schedule their author wrote, and a function carrying a tuning record
- * ("tuned") keeps that record's. */
+ * ("tuned") keeps that record's.
+ *
+ * Params that receive a constant at every call (weights) are marked free to
+ * change layout first; where a rule laid one out anew (a conv weight
+ * blocked by output channels), the constants passed to it are laid out the
+ * same way here, at compile time (weight_layout.c). */
 #include "transform/pass.h"
 
 #include <string.h>
@@ -35,13 +40,15 @@ static MlcPrimFunc *marked(MlcCtx *ctx, const MlcPrimFunc *f, const MlcSchTarget
 MlcModule *mlc_pass_default_schedule(MlcCtx *ctx, const MlcModule *m, const MlcSchTarget *target, const MlcMap *keep) {
   if (!target) return (MlcModule *)m;
   Want w = {ctx, keep};
-  MlcModule *out = mlc_sch_default_module(ctx, m, target, wanted, &w);
-  if (!out || out == m) return out;
+  m = tf_mark_layout_free(ctx, m, wanted, &w);
+  MlcModule *out = m ? mlc_sch_default_module(ctx, m, target, wanted, &w) : NULL;
+  if (!out) return NULL;
   /* mark the functions the rules changed (a function is its pointer: an
    * unchanged one is shared with m; scheduling keeps the functions' order) */
   MlcFunc *funcs = mlc_arena_dup(&ctx->arena, out->funcs, sizeof *funcs * (size_t)(out->n_funcs ? out->n_funcs : 1));
   for (int i = 0; i < out->n_funcs && i < m->n_funcs; i++)
     if (funcs[i].kind == MLC_FUNC_PRIM && funcs[i].name == m->funcs[i].name && m->funcs[i].prim != funcs[i].prim)
       funcs[i].prim = marked(ctx, funcs[i].prim, target);
-  return mlc_module_new(ctx, out->name, funcs, out->n_funcs, out->attrs);
+  out = mlc_module_new(ctx, out->name, funcs, out->n_funcs, out->attrs);
+  return out ? tf_apply_layout_rewrites(ctx, out) : NULL;
 }

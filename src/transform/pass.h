@@ -77,6 +77,17 @@ bool tf_is_pure(const MlcModule *m, const MlcGExpr *value);
  * static shapes, tensor params, one output, no tuning record; else NULL */
 const MlcPrimFunc *tf_fusable_callee(MlcCtx *ctx, const MlcModule *m, const MlcGExpr *v);
 
+/* ---- weight layouts (weight_layout.c) ---------------------------------------------- */
+
+/* m with "layout_free_buffers" = [k, ...] on each prim func (that want
+ * accepts) whose param k is a constant at every call_tir of it */
+MlcModule *tf_mark_layout_free(MlcCtx *ctx, const MlcModule *m, bool (*want)(const MlcPrimFunc *f, void *user),
+                               void *user);
+/* m with the constants passed to params a schedule laid out anew (the
+ * callee's "layout_rewrites") laid out the same way, and the
+ * "layout_free_buffers" marks removed */
+MlcModule *tf_apply_layout_rewrites(MlcCtx *ctx, const MlcModule *m);
+
 /* ---- struct info --------------------------------------------------------------- */
 
 /* (sameness, contradiction and join of struct info: mlc_sinfo_* in ir.h) */

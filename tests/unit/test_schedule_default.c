@@ -61,6 +61,8 @@ static void test_targets(void) {
 typedef struct Args {
   int n;
   int64_t shape[MAX_PARAMS][8];
+  int64_t laid_shape[MAX_PARAMS][8]; /* of a param the schedule laid out anew */
+  bool laid[MAX_PARAMS];
   size_t bytes[MAX_PARAMS];
   void *interp[MAX_PARAMS], *compiled[MAX_PARAMS];
   MlcInterpArg arg[MAX_PARAMS];
@@ -97,6 +99,31 @@ static void free_args(Args *a) {
   for (int i = 0; i < a->n; i++) free(a->interp[i]), free(a->compiled[i]);
 }
 
+/* The params f1 takes in a layout of its own ("layout_rewrites": a conv
+ * weight blocked by output channels) get the data laid out by the recorded
+ * map; what they compute is still compared with f0 on the original data. */
+static bool lay_out_params(const MlcPrimFunc *f1, Args *a) {
+  const MlcAttrValue *v = mlc_attrs_get(f1->attrs, mlc_intern(ctx, "layout_rewrites"));
+  for (int i = 0; v && i < v->list.n; i++) {
+    const MlcAttrValue *p = &v->list.items[i];
+    int k = (int)p->list.items[0].i;
+    const MlcBuffer *b = f1->params[k].buf;
+    MlcTensorData in = {b->dtype, a->tensor[k].ndim, a->shape[k], a->compiled[k], a->bytes[k]};
+    MlcTensorData *out = mlc_sch_layout_apply(ctx, p->list.items[1].s, &in);
+    if (!out || out->nbytes != a->bytes[k] || out->ndim != b->ndim || out->ndim > 8) return false;
+    for (int d = 0; d < out->ndim; d++) {
+      int64_t e;
+      if (!mlc_e_is_const_int(b->shape[d], &e) || e != out->shape[d]) return false;
+      a->laid_shape[k][d] = e;
+    }
+    memcpy(a->compiled[k], out->data, out->nbytes);
+    a->tensor[k].ndim = out->ndim;
+    a->tensor[k].shape = a->laid_shape[k];
+    a->laid[k] = true;
+  }
+  return true;
+}
+
 /* The unscheduled f0 in the interpreter against the scheduled module
  * compiled; floats within 1e-4 (the C compiler contracts into FMAs). */
 static bool run_both(const char *name, const MlcPrimFunc *f0, const MlcModule *scheduled) {
@@ -108,9 +135,12 @@ static bool run_both(const char *name, const MlcPrimFunc *f0, const MlcModule *s
   MlcrtModule *mod = ok ? bu_build_and_load(ctx, scheduled, tmpdir, "sched", NULL) : NULL;
   const MlcrtFunc *fn = mod ? mlcrt_module_get_func(mod, f0->name) : NULL;
   if (ok && !fn) ok = false, printf("    %s: not built or not found\n", name);
+  if (ok && !lay_out_params(mlc_module_find(scheduled, f0->name)->prim, &a))
+    ok = false, printf("    %s: the recorded layouts do not apply\n", name);
   if (ok && mlcrt_func_call(fn, a.value, a.n) != 0) ok = false, printf("    %s: call: %s\n", name, mlcrt_last_error());
   for (int i = 0; ok && i < a.n; i++) {
     RandDiff d;
+    if (a.laid[i]) continue; /* an input, laid out for the compiled side */
     if (!same_buffer(f0->params[i].buf->dtype, a.compiled[i], a.interp[i], a.bytes[i], 1e-4, 1e-4, NULL, &d)) {
       printf("    %s: '%s'[%zu] is %.9g compiled, %.9g interpreted\n", name, f0->params[i].buf->name, d.index,
              d.got, d.want);
@@ -139,6 +169,7 @@ static bool run_both(const char *name, const MlcPrimFunc *f0, const MlcModule *s
   X(matmul_odd, "sch.cache_write")                                               \
   X(bmm, "sch.cache_write")                                                      \
   X(conv2d, "sch.cache_write")                                                   \
+  X(conv2d_channels, "sch.transform_layout")                                     \
   X(depthwise_conv2d, "sch.cache_write")                                         \
   X(matmul_bias_relu, "sch.reverse_compute_inline")                            \
   X(dot, "sch.rfactor")
@@ -179,6 +210,38 @@ static void test_cases_compiled(void) {
       if (!ok) printf("    (case %s, %s)\n", cases[i].name, marches[k]);
       CHECK(ok);
     }
+}
+
+/* ---- laying out data by a recorded map ------------------------------------------------- */
+
+/* mlc_sch_layout_apply against plain C loops: the conv weight blocking
+ * (separable: applied per dim), a map mixing two dims (point by point), and
+ * a map that is no bijection */
+static void test_layout_apply(void) {
+  enum { O = 32, I = 3, H = 2, W = 5, V = 8 };
+  int64_t shape[4] = {O, I, H, W};
+  MlcTensorData *in = mlc_tensor_data_new(ctx, MLC_F32, shape, 4);
+  float *x = in->data;
+  for (int i = 0; i < O * I * H * W; i++) x[i] = (float)i;
+  MlcTensorData *out = mlc_sch_layout_apply(ctx, "lambda o, i, h, w: (o // 8, i, h, w, o % 8)", in);
+  CHECK(out && out->ndim == 5 && out->shape[0] == O / V && out->shape[4] == V);
+  bool same = out != NULL;
+  for (int o = 0; same && o < O; o++)
+    for (int i = 0; i < I; i++)
+      for (int h = 0; h < H; h++)
+        for (int w = 0; w < W; w++)
+          same &= ((float *)out->data)[(((o / V * I + i) * H + h) * W + w) * V + o % V] == x[((o * I + i) * H + h) * W + w];
+  CHECK(same);
+  int64_t s2[2] = {6, 4};
+  MlcTensorData *m = mlc_tensor_data_new(ctx, MLC_F32, s2, 2);
+  for (int i = 0; i < 24; i++) ((float *)m->data)[i] = (float)i;
+  /* (i, j) -> the flat index read backwards, split (3, 8): mixes both dims */
+  MlcTensorData *r = mlc_sch_layout_apply(ctx, "lambda i, j: ((23 - (i * 4 + j)) // 8, (23 - (i * 4 + j)) % 8)", m);
+  CHECK(r && r->ndim == 2 && r->shape[0] == 3 && r->shape[1] == 8);
+  for (int k = 0; r && k < 24; k++) CHECK(((float *)r->data)[23 - k] == (float)k);
+  CHECK(!mlc_sch_layout_apply(ctx, "lambda i, j: (i, j % 2)", m));
+  CHECK(strstr(mlc_error_msg(ctx), "not bijective") != NULL);
+  mlc_clear_error(ctx);
 }
 
 /* ---- the module entry ----------------------------------------------------------------- */
@@ -252,6 +315,7 @@ int main(void) {
   RUN(test_targets);
   RUN(test_module);
   RUN(test_untouched);
+  RUN(test_layout_apply);
   RUN(test_cases_compiled);
   bu_remove_dir(tmpdir);
   mlc_ctx_free(ctx);

@@ -123,6 +123,7 @@ typedef struct Arg {
   int64_t shape[16];
   size_t numel;
   void *data[2]; /* [0] for the function before, [1] after */
+  const char *layout; /* the index map the function after changed this param's layout by, or NULL */
 } Arg;
 
 static uint64_t rng_next(uint64_t *x) {
@@ -182,12 +183,26 @@ static bool param_shape(const MlcBuffer *b, Arg *a) {
   return true;
 }
 
-static bool same_signature(const MlcPrimFunc *f0, const MlcPrimFunc *f1) {
+/* the index map f's "layout_rewrites" attribute records for param k, NULL */
+static const char *layout_of(MlcCtx *ctx, const MlcPrimFunc *f, int k) {
+  const MlcAttrValue *v = mlc_attrs_get(f->attrs, mlc_intern(ctx, "layout_rewrites"));
+  for (int i = 0; v && v->kind == MLC_ATTR_LIST && i < v->list.n; i++) {
+    const MlcAttrValue *p = &v->list.items[i];
+    if (p->kind == MLC_ATTR_LIST && p->list.n == 2 && p->list.items[0].kind == MLC_ATTR_INT &&
+        p->list.items[0].i == k && p->list.items[1].kind == MLC_ATTR_STR)
+      return p->list.items[1].s;
+  }
+  return NULL;
+}
+
+/* the same params, but for those whose layout the function after records
+ * changing (checked when their data is laid out) */
+static bool same_signature(MlcCtx *ctx, const MlcPrimFunc *f0, const MlcPrimFunc *f1) {
   if (f0->n_params != f1->n_params) return false;
   for (int i = 0; i < f0->n_params; i++) {
     const MlcBuffer *a = f0->params[i].buf, *b = f1->params[i].buf;
     if (!a != !b) return false;
-    if (!a) continue;
+    if (!a || layout_of(ctx, f1, i)) continue;
     Arg x, y;
     if (!param_shape(a, &x) || !param_shape(b, &y) || a->ndim != b->ndim || !mlc_dtype_eq(a->dtype, b->dtype))
       return false;
@@ -213,7 +228,7 @@ static void interp_args(const MlcPrimFunc *f, Arg *args, int side, MlcInterpArg 
 static bool compare(Case *c, const MlcPrimFunc *f, Arg *args) {
   for (int i = 0; i < f->n_params; i++) {
     const MlcBuffer *b = f->params[i].buf;
-    if (!b) continue;
+    if (!b || args[i].layout) continue; /* an input the function after takes laid out anew */
     for (size_t k = 0; k < args[i].numel; k++) {
       double x = elem(b->dtype, args[i].data[0], k), y = elem(b->dtype, args[i].data[1], k);
       if (!close_enough(y, x))
@@ -287,6 +302,25 @@ static bool run_built(Case *c, const MlcPrimFunc *f1, Arg *args) {
   return ok;
 }
 
+/* A param the function after takes in another layout: its data laid out by
+ * the recorded map (mlc_sch_layout_apply), which must give the new shape.
+ * The result is then judged against the function before on the original
+ * data, so a map that does not match the rewrite of the accesses fails. */
+static bool lay_out(Case *c, const MlcBuffer *b0, const MlcBuffer *b1, Arg *a) {
+  MlcTensorData in = {b0->dtype, b0->ndim, a->shape, a->data[1], a->numel * mlc_dtype_bytes(b0->dtype)};
+  MlcTensorData *out = mlc_sch_layout_apply(c->ctx, a->layout, &in);
+  if (!out) return fail_ctx(c, "numerical: the recorded layout does not apply");
+  Arg want;
+  if (!param_shape(b1, &want) || want.numel != a->numel || out->ndim != b1->ndim)
+    return fail(c, "numerical: the recorded layout of '%s' does not give its new shape", b1->name);
+  for (int d = 0; d < b1->ndim; d++)
+    if (out->shape[d] != want.shape[d])
+      return fail(c, "numerical: the recorded layout of '%s' does not give its new shape", b1->name);
+  memcpy(a->data[1], out->data, out->nbytes);
+  memcpy(a->shape, want.shape, sizeof a->shape);
+  return true;
+}
+
 /* Run f0 and f1 on the same random inputs and compare every buffer.  true
  * also when the check does not apply (a note says why). */
 static bool numerical(Case *c, const MlcPrimFunc *f0, const MlcPrimFunc *f1) {
@@ -295,7 +329,7 @@ static bool numerical(Case *c, const MlcPrimFunc *f0, const MlcPrimFunc *f1) {
     printf("# schedule/%s: numerical check skipped: over %lld block instances\n", c->name, (long long)WORK_LIMIT);
     return true;
   }
-  if (!same_signature(f0, f1)) {
+  if (!same_signature(c->ctx, f0, f1)) {
     printf("# schedule/%s: numerical check skipped: the parameters changed shape\n", c->name);
     return true;
   }
@@ -317,6 +351,7 @@ static bool numerical(Case *c, const MlcPrimFunc *f0, const MlcPrimFunc *f1) {
     args[i].data[1] = calloc(1, bytes);
     fill(b->dtype, args[i].data[0], args[i].numel, &rng);
     memcpy(args[i].data[1], args[i].data[0], bytes);
+    args[i].layout = layout_of(c->ctx, f1, i);
   }
   if (ok) {
     interp_args(f0, args, 0, ia);
@@ -327,9 +362,12 @@ static bool numerical(Case *c, const MlcPrimFunc *f0, const MlcPrimFunc *f1) {
       mlc_vec_free(&sb);
       mlc_clear_error(c->ctx);
     } else {
-      interp_args(f1, args, 1, ia);
-      if (has_extern_call(f1)) ok = run_built(c, f1, args) && compare(c, f0, args);
-      else ok = mlc_interp_run(c->ctx, f1, ia, n) ? compare(c, f0, args) : fail_ctx(c, "numerical: the result does not run");
+      for (int i = 0; i < n && ok; i++)
+        if (args[i].layout) ok = lay_out(c, f0->params[i].buf, f1->params[i].buf, &args[i]);
+      if (ok) interp_args(f1, args, 1, ia);
+      if (ok && has_extern_call(f1)) ok = run_built(c, f1, args) && compare(c, f0, args);
+      else if (ok)
+        ok = mlc_interp_run(c->ctx, f1, ia, n) ? compare(c, f0, args) : fail_ctx(c, "numerical: the result does not run");
     }
   }
   for (int i = 0; i < n; i++) free(args[i].data[0]), free(args[i].data[1]);
