@@ -287,3 +287,49 @@ MlcSInfo *mlc_op_broadcast_sinfo(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo
   if (!mlc_op_broadcast_shapes(ctx, a, x->tensor.shape, nx, y->tensor.shape, ny, &shape, &n)) return NULL;
   return mlc_op_tensor_sinfo(ctx, shape, n, t);
 }
+
+/* ---- helpers the op files share ------------------------------------------------ */
+
+const char *mlc_op_sinfo_str(MlcCtx *ctx, const MlcSInfo *s) {
+  return s->tensor.shape ? mlc_op_shape_str(ctx, s->tensor.shape, s->tensor.ndim) : "(unknown)";
+}
+
+MlcExpr *mlc_op_cast(MlcCtx *ctx, MlcDType t, MlcExpr *e) {
+  return e && !mlc_dtype_eq(e->dtype, t) ? mlc_e_cast(ctx, t, e) : e;
+}
+
+MlcExpr *mlc_op_select(MlcCtx *ctx, MlcExpr *c, MlcExpr *t, MlcExpr *f) {
+  MlcExpr *args[3] = {c, t, f};
+  return mlc_e_call(ctx, MLC_INTRIN_IF_THEN_ELSE, args, 3);
+}
+
+const MlcSInfo *mlc_op_rank4(MlcCtx *ctx, const MlcOpArgs *a, int i, const char *what) {
+  const MlcSInfo *x = mlc_op_tensor(ctx, a, i, false);
+  if (x && x->tensor.ndim != 4) return mlc_op_fail(ctx, a, "%s must be 4-D, got %s", what, mlc_op_sinfo_str(ctx, x)), NULL;
+  return x;
+}
+
+bool mlc_op_need_layout(MlcCtx *ctx, const MlcOpArgs *a, const char *name, const char *want) {
+  const char *s;
+  if (mlc_op_param(a, name) < 0) return true;
+  if (!mlc_op_attr_str(ctx, a, name, want, &s)) return false;
+  return strcmp(s, want) == 0 || mlc_op_fail(ctx, a, "only %s is supported for %s, got \"%s\"", want, name, s);
+}
+
+bool mlc_op_attr_ints_n(MlcCtx *ctx, const MlcOpArgs *a, const char *name, int want, int64_t dflt, int64_t lo,
+                        int64_t *out) {
+  int64_t v[4];
+  int n;
+  bool present;
+  if (!mlc_op_attr_ints(ctx, a, name, v, 4, &n, &present)) return false;
+  if (!present) n = 1, v[0] = dflt;
+  if (n == 1)
+    for (int i = 1; i < want; i++) v[i] = v[0];
+  else if (n == 2 && want == 4) v[2] = v[0], v[3] = v[1];
+  else if (n != want) return mlc_op_fail(ctx, a, "%s must be 1 or %d ints, got %d", name, want, n);
+  for (int i = 0; i < want; i++) {
+    if (v[i] < lo) return mlc_op_fail(ctx, a, "%s must be at least %lld, got %lld", name, (long long)lo, (long long)v[i]);
+    out[i] = v[i];
+  }
+  return true;
+}

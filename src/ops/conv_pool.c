@@ -35,10 +35,6 @@ static MlcExpr *add(MlcCtx *ctx, MlcExpr *x, MlcExpr *y) { return mlc_arith_add(
 static MlcExpr *mul(MlcCtx *ctx, MlcExpr *x, MlcExpr *y) { return mlc_arith_mul(ctx, x, y); }
 static MlcExpr *i64(MlcCtx *ctx, int64_t v) { return mlc_op_i64(ctx, v); }
 
-static MlcExpr *cast_to(MlcCtx *ctx, MlcDType t, MlcExpr *e) {
-  return e && !mlc_dtype_eq(e->dtype, t) ? mlc_e_cast(ctx, t, e) : e;
-}
-
 /* a dim for messages: 4, n, h + 2 */
 static const char *dim_str(MlcCtx *ctx, const MlcExpr *e) {
   int64_t v;
@@ -48,10 +44,6 @@ static const char *dim_str(MlcCtx *ctx, const MlcExpr *e) {
   const char *r = mlc_intern(ctx, mlc_sb_cstr(&sb));
   mlc_vec_free(&sb);
   return r;
-}
-
-static const char *shape_str(MlcCtx *ctx, const MlcSInfo *s) {
-  return s->tensor.shape ? mlc_op_shape_str(ctx, s->tensor.shape, s->tensor.ndim) : "(unknown)";
 }
 
 /* out_dtype when given, else the inputs' common dtype (an error when they differ) */
@@ -189,7 +181,7 @@ static bool win_outs(MlcCtx *ctx, const MlcOpArgs *a, const char *what, const Wi
 static const MlcSInfo *nchw(MlcCtx *ctx, const MlcOpArgs *a, int i, const char *what) {
   const MlcSInfo *x = mlc_op_tensor(ctx, a, i, false);
   if (x && x->tensor.ndim != 4)
-    return mlc_op_fail(ctx, a, "%s must be 4-D, got %s", what, shape_str(ctx, x)), NULL;
+    return mlc_op_fail(ctx, a, "%s must be 4-D, got %s", what, mlc_op_sinfo_str(ctx, x)), NULL;
   return x;
 }
 
@@ -244,11 +236,11 @@ static bool conv_check(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo *x, const
   MlcExpr *want_c = simp(ctx, mul(ctx, ks[1], i64(ctx, ci->groups)));
   if (!mlc_op_dim_equal(xs[1], want_c))
     return mlc_op_fail(ctx, a, "channels differ: data %s has %s channels, weight %s with groups=%lld takes %s",
-                       shape_str(ctx, x), dim_str(ctx, xs[1]), shape_str(ctx, k), (long long)ci->groups,
+                       mlc_op_sinfo_str(ctx, x), dim_str(ctx, xs[1]), mlc_op_sinfo_str(ctx, k), (long long)ci->groups,
                        dim_str(ctx, want_c));
   int64_t o;
   if (ci->groups > 1 && !mlc_e_is_const_int(ks[0], &o))
-    return mlc_op_fail(ctx, a, "out channels must be a constant when groups > 1, weight is %s", shape_str(ctx, k));
+    return mlc_op_fail(ctx, a, "out channels must be a constant when groups > 1, weight is %s", mlc_op_sinfo_str(ctx, k));
   if (ci->groups > 1 && o % ci->groups != 0)
     return mlc_op_fail(ctx, a, "out channels %lld are not divisible by groups=%lld", (long long)o,
                        (long long)ci->groups);
@@ -287,8 +279,8 @@ bool mlc_op_te_conv2d(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_i
   pi[0] = axes[0], pi[1] = c;
   pi[2] = win_index(ctx, &ci.w, 0, axes[2], rv[1]), pi[3] = win_index(ctx, &ci.w, 1, axes[3], rv[2]);
   ki[0] = axes[1], ki[1] = rv[0], ki[2] = rv[1], ki[3] = rv[2];
-  MlcExpr *body = mlc_e_bin(ctx, MLC_BIN_MUL, cast_to(ctx, ci.dtype, p ? mlc_te_read(ctx, p, pi, 4) : NULL),
-                            cast_to(ctx, ci.dtype, mlc_te_read(ctx, k, ki, 4)));
+  MlcExpr *body = mlc_e_bin(ctx, MLC_BIN_MUL, mlc_op_cast(ctx, ci.dtype, p ? mlc_te_read(ctx, p, pi, 4) : NULL),
+                            mlc_op_cast(ctx, ci.dtype, mlc_te_read(ctx, k, ki, 4)));
   outs[0] = mlc_te_reduce(ctx, "conv2d_nchw", shape, 4, axes, MLC_TE_SUM, body, rv, rext, 3);
   *n_outs = 1;
   return outs[0] != NULL;

@@ -19,52 +19,6 @@ static MlcExpr **earr(MlcCtx *ctx, int n) {
 static MlcExpr *i64(MlcCtx *ctx, int64_t v) { return mlc_op_i64(ctx, v); }
 static MlcExpr *bin(MlcCtx *ctx, MlcBinOp op, MlcExpr *x, MlcExpr *y) { return mlc_e_bin(ctx, op, x, y); }
 
-static MlcExpr *if_then_else(MlcCtx *ctx, MlcExpr *c, MlcExpr *t, MlcExpr *f) {
-  MlcExpr *args[3] = {c, t, f};
-  return mlc_e_call(ctx, MLC_INTRIN_IF_THEN_ELSE, args, 3);
-}
-
-static MlcExpr *cast_to(MlcCtx *ctx, MlcDType t, MlcExpr *e) {
-  return e && !mlc_dtype_eq(e->dtype, t) ? mlc_e_cast(ctx, t, e) : e;
-}
-
-static const char *shape_str(MlcCtx *ctx, const MlcSInfo *s) {
-  return s->tensor.shape ? mlc_op_shape_str(ctx, s->tensor.shape, s->tensor.ndim) : "(unknown)";
-}
-
-static const MlcSInfo *rank4(MlcCtx *ctx, const MlcOpArgs *a, int i, const char *what) {
-  const MlcSInfo *x = mlc_op_tensor(ctx, a, i, false);
-  if (x && x->tensor.ndim != 4) return mlc_op_fail(ctx, a, "%s must be 4-D, got %s", what, shape_str(ctx, x)), NULL;
-  return x;
-}
-
-/* string attribute `name` is absent or `want` */
-static bool need_layout(MlcCtx *ctx, const MlcOpArgs *a, const char *name, const char *want) {
-  const char *s;
-  if (mlc_op_param(a, name) < 0) return true;
-  if (!mlc_op_attr_str(ctx, a, name, want, &s)) return false;
-  return strcmp(s, want) == 0 || mlc_op_fail(ctx, a, "only %s is supported for %s, got \"%s\"", want, name, s);
-}
-
-/* n ints (1 given: repeated), each >= lo */
-static bool read_ints(MlcCtx *ctx, const MlcOpArgs *a, const char *name, int want, int64_t dflt, int64_t lo,
-                      int64_t *out) {
-  int64_t v[4];
-  int n;
-  bool present;
-  if (!mlc_op_attr_ints(ctx, a, name, v, 4, &n, &present)) return false;
-  if (!present) n = 1, v[0] = dflt;
-  if (n == 1)
-    for (int i = 1; i < want; i++) v[i] = v[0];
-  else if (n == 2 && want == 4) v[2] = v[0], v[3] = v[1];
-  else if (n != want) return mlc_op_fail(ctx, a, "%s must be 1 or %d ints, got %d", name, want, n);
-  for (int i = 0; i < want; i++) {
-    if (v[i] < lo) return mlc_op_fail(ctx, a, "%s must be at least %lld, got %lld", name, (long long)lo, (long long)v[i]);
-    out[i] = v[i];
-  }
-  return true;
-}
-
 /* ======================================================================== */
 /* nn.conv2d_transpose                                                      */
 /* ======================================================================== */
@@ -78,9 +32,9 @@ typedef struct TConv {
 static bool tconv_plan(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo *x, const MlcSInfo *w, TConv *p) {
   bool present;
   char b1[32], b2[32];
-  if (!need_layout(ctx, a, "data_layout", "NCHW") || !need_layout(ctx, a, "kernel_layout", "IOHW") ||
-      !read_ints(ctx, a, "strides", 2, 1, 1, p->stride) || !read_ints(ctx, a, "dilation", 2, 1, 1, p->dil) ||
-      !read_ints(ctx, a, "padding", 4, 0, 0, p->pad) || !read_ints(ctx, a, "output_padding", 2, 0, 0, p->opad) ||
+  if (!mlc_op_need_layout(ctx, a, "data_layout", "NCHW") || !mlc_op_need_layout(ctx, a, "kernel_layout", "IOHW") ||
+      !mlc_op_attr_ints_n(ctx, a, "strides", 2, 1, 1, p->stride) || !mlc_op_attr_ints_n(ctx, a, "dilation", 2, 1, 1, p->dil) ||
+      !mlc_op_attr_ints_n(ctx, a, "padding", 4, 0, 0, p->pad) || !mlc_op_attr_ints_n(ctx, a, "output_padding", 2, 0, 0, p->opad) ||
       !mlc_op_attr_int(ctx, a, "groups", 1, &p->groups) || !mlc_op_attr_dtype(ctx, a, "out_dtype", &p->dtype, &present))
     return false;
   if (!present || p->dtype.code == MLC_TC_VOID) {
@@ -94,18 +48,18 @@ static bool tconv_plan(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo *x, const
   MlcExpr **xs = x->tensor.shape, **ws = w->tensor.shape;
   if (!mlc_op_dim_equal(xs[1], ws[0]))
     return mlc_op_fail(ctx, a, "channels differ: data %s has %s channels, weight %s (IOHW) takes %s",
-                       shape_str(ctx, x), mlc_op_shape_str(ctx, &xs[1], 1), shape_str(ctx, w),
+                       mlc_op_sinfo_str(ctx, x), mlc_op_shape_str(ctx, &xs[1], 1), mlc_op_sinfo_str(ctx, w),
                        mlc_op_shape_str(ctx, &ws[0], 1));
   int64_t c;
   if (p->groups > 1 && (!mlc_e_is_const_int(ws[0], &c) || c % p->groups))
     return mlc_op_fail(ctx, a, "input channels of weight %s must be a constant multiple of groups=%lld",
-                       shape_str(ctx, w), (long long)p->groups);
+                       mlc_op_sinfo_str(ctx, w), (long long)p->groups);
   p->out[0] = xs[0];
   p->out[1] = mlc_arith_mul(ctx, ws[1], i64(ctx, p->groups));
   for (int d = 0; d < 2; d++) {
     int64_t k;
     if (!mlc_e_is_const_int(ws[2 + d], &k))
-      return mlc_op_fail(ctx, a, "the kernel size of weight %s must be constant", shape_str(ctx, w));
+      return mlc_op_fail(ctx, a, "the kernel size of weight %s must be constant", mlc_op_sinfo_str(ctx, w));
     /* (in - 1) * stride - pads + dilation * (k - 1) + 1 + output_padding */
     int64_t extra = -p->stride[d] - p->pad[d] - p->pad[d + 2] + p->dil[d] * (k - 1) + 1 + p->opad[d];
     p->out[2 + d] = mlc_arith_add(ctx, mlc_arith_mul(ctx, xs[2 + d], i64(ctx, p->stride[d])), i64(ctx, extra));
@@ -117,7 +71,7 @@ static bool tconv_plan(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo *x, const
 }
 
 MlcSInfo *mlc_op_infer_conv2d_transpose(MlcCtx *ctx, const MlcOpArgs *a) {
-  const MlcSInfo *x = rank4(ctx, a, 0, "data (NCHW)"), *w = x ? rank4(ctx, a, 1, "weight (IOHW)") : NULL;
+  const MlcSInfo *x = mlc_op_rank4(ctx, a, 0, "data (NCHW)"), *w = x ? mlc_op_rank4(ctx, a, 1, "weight (IOHW)") : NULL;
   TConv p;
   if (!w || !tconv_plan(ctx, a, x, w, &p)) return NULL;
   return mlc_op_tensor_sinfo(ctx, p.out, 4, p.dtype);
@@ -159,9 +113,9 @@ bool mlc_op_te_conv2d_transpose(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **i
   xi[2] = tconv_src(ctx, &p, 0, ax[2], rv[1], x->shape[2], &valid);
   xi[3] = tconv_src(ctx, &p, 1, ax[3], rv[2], x->shape[3], &valid);
   wi[0] = c, wi[1] = co, wi[2] = rv[1], wi[3] = rv[2];
-  MlcExpr *prod = bin(ctx, MLC_BIN_MUL, cast_to(ctx, p.dtype, mlc_te_read(ctx, x, xi, 4)),
-                      cast_to(ctx, p.dtype, mlc_te_read(ctx, w, wi, 4)));
-  MlcExpr *body = if_then_else(ctx, valid, prod, mlc_op_const(ctx, p.dtype, 0));
+  MlcExpr *prod = bin(ctx, MLC_BIN_MUL, mlc_op_cast(ctx, p.dtype, mlc_te_read(ctx, x, xi, 4)),
+                      mlc_op_cast(ctx, p.dtype, mlc_te_read(ctx, w, wi, 4)));
+  MlcExpr *body = mlc_op_select(ctx, valid, prod, mlc_op_const(ctx, p.dtype, 0));
   outs[0] = mlc_te_reduce(ctx, "conv2d_transpose_nchw", p.out, 4, ax, MLC_TE_SUM, body, rv, rext, 3);
   *n_outs = 1;
   return outs[0] != NULL;

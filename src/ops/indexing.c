@@ -28,11 +28,6 @@ static MlcExpr **earr(MlcCtx *ctx, int n) {
 static MlcExpr *i64(MlcCtx *ctx, int64_t v) { return mlc_op_i64(ctx, v); }
 static MlcExpr *bin(MlcCtx *ctx, MlcBinOp op, MlcExpr *x, MlcExpr *y) { return mlc_e_bin(ctx, op, x, y); }
 
-static MlcExpr *if_then_else(MlcCtx *ctx, MlcExpr *c, MlcExpr *t, MlcExpr *f) {
-  MlcExpr *args[3] = {c, t, f};
-  return mlc_e_call(ctx, MLC_INTRIN_IF_THEN_ELSE, args, 3);
-}
-
 static MlcExpr *and_(MlcCtx *ctx, MlcExpr *c, MlcExpr *d) { return c ? bin(ctx, MLC_BIN_AND, c, d) : d; }
 
 /* an index read from an integer tensor, as int64 */
@@ -44,7 +39,7 @@ static MlcExpr *read_index(MlcCtx *ctx, const MlcTeTensor *t, MlcExpr **idx) {
 /* ONNX's negative indices count from the end; an index still out of range
  * is a run-time error (T.checked_index), never a read outside the buffer */
 static MlcExpr *wrap_clamp(MlcCtx *ctx, MlcExpr *v, MlcExpr *extent) {
-  MlcExpr *w = if_then_else(ctx, bin(ctx, MLC_BIN_LT, v, i64(ctx, 0)), bin(ctx, MLC_BIN_ADD, v, extent), v);
+  MlcExpr *w = mlc_op_select(ctx, bin(ctx, MLC_BIN_LT, v, i64(ctx, 0)), bin(ctx, MLC_BIN_ADD, v, extent), v);
   return mlc_e_call(ctx, MLC_INTRIN_CHECKED_INDEX, (MlcExpr *[]){w, extent}, 2);
 }
 
@@ -57,10 +52,6 @@ static const MlcSInfo *known(MlcCtx *ctx, const MlcOpArgs *a, int i, const char 
     return mlc_op_fail(ctx, a, "%s has %d dims, at most %d are supported", what, s->tensor.ndim, INDEX_MAX_RANK),
            NULL;
   return s;
-}
-
-static const char *shape_str(MlcCtx *ctx, const MlcSInfo *t) {
-  return mlc_op_shape_str(ctx, t->tensor.shape, t->tensor.ndim);
 }
 
 static bool need_int(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo *s, const char *what) {
@@ -100,16 +91,16 @@ static bool elements_plan(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo *data,
   if (!need_int(ctx, a, ind, "indices") || !mlc_op_attr_int(ctx, a, "axis", 0, &ax)) return false;
   int nd = data->tensor.ndim;
   if (ind->tensor.ndim != nd)
-    return mlc_op_fail(ctx, a, "indices %s and data %s must have the same rank", shape_str(ctx, ind),
-                       shape_str(ctx, data));
+    return mlc_op_fail(ctx, a, "indices %s and data %s must have the same rank", mlc_op_sinfo_str(ctx, ind),
+                       mlc_op_sinfo_str(ctx, data));
   if (nd == 0) return mlc_op_fail(ctx, a, "data must have at least one dim");
   if (!mlc_op_axis(ctx, a, ax, nd, axis)) return false;
   for (int i = 0; i < nd; i++) {
     if (i == *axis && !scatter) continue;
     if (mlc_e_is_const_int(ind->tensor.shape[i], &di) && mlc_e_is_const_int(data->tensor.shape[i], &dd) &&
         di > dd)
-      return mlc_op_fail(ctx, a, "indices %s is larger than data %s in dim %d", shape_str(ctx, ind),
-                         shape_str(ctx, data), i);
+      return mlc_op_fail(ctx, a, "indices %s is larger than data %s in dim %d", mlc_op_sinfo_str(ctx, ind),
+                         mlc_op_sinfo_str(ctx, data), i);
   }
   return true;
 }
@@ -169,16 +160,16 @@ static bool scatter_plan(MlcCtx *ctx, const MlcOpArgs *a, int *axis, ScatterRed 
     return mlc_op_fail(ctx, a, "updates is %s, data is %s", mlc_dtype_str(upd->tensor.dtype, b1),
                        mlc_dtype_str(data->tensor.dtype, b2));
   if (upd->tensor.ndim != ind->tensor.ndim)
-    return mlc_op_fail(ctx, a, "updates %s and indices %s must have the same shape", shape_str(ctx, upd),
-                       shape_str(ctx, ind));
+    return mlc_op_fail(ctx, a, "updates %s and indices %s must have the same shape", mlc_op_sinfo_str(ctx, upd),
+                       mlc_op_sinfo_str(ctx, ind));
   for (int i = 0; i < ind->tensor.ndim; i++)
     if (!mlc_op_dim_equal(upd->tensor.shape[i], ind->tensor.shape[i]))
-      return mlc_op_fail(ctx, a, "updates %s and indices %s must have the same shape", shape_str(ctx, upd),
-                         shape_str(ctx, ind));
+      return mlc_op_fail(ctx, a, "updates %s and indices %s must have the same shape", mlc_op_sinfo_str(ctx, upd),
+                         mlc_op_sinfo_str(ctx, ind));
   if (!mlc_e_is_const_int(ind->tensor.shape[*axis], k))
-    return mlc_op_fail(ctx, a, "indices %s: the extent along axis %d must be known", shape_str(ctx, ind), *axis);
+    return mlc_op_fail(ctx, a, "indices %s: the extent along axis %d must be known", mlc_op_sinfo_str(ctx, ind), *axis);
   if (*k > INDEX_MAX_SCATTER_K)
-    return mlc_op_fail(ctx, a, "indices %s: at most %d updates along axis %d are supported", shape_str(ctx, ind),
+    return mlc_op_fail(ctx, a, "indices %s: at most %d updates along axis %d are supported", mlc_op_sinfo_str(ctx, ind),
                        INDEX_MAX_SCATTER_K, *axis);
   return true;
 }
@@ -228,7 +219,7 @@ bool mlc_op_te_scatter_elements(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **i
     MlcExpr *target = wrap_clamp(ctx, pos, dt->shape[axis]);
     chain = mlc_e_select(ctx, bin(ctx, MLC_BIN_EQ, target, ax[axis]), combine(ctx, red, chain, u), chain);
   }
-  MlcExpr *body = within && chain ? if_then_else(ctx, within, chain, acc) : chain;
+  MlcExpr *body = within && chain ? mlc_op_select(ctx, within, chain, acc) : chain;
   return emit(ctx, "T_scatter_elements", out, ax, body, outs, n_outs);
 }
 

@@ -20,14 +20,6 @@ static bool is_one(const MlcExpr *e) {
   return mlc_e_is_const_int(e, &v) && v == 1;
 }
 
-static MlcExpr *cast_to(MlcCtx *ctx, MlcDType t, MlcExpr *e) {
-  return e && !mlc_dtype_eq(e->dtype, t) ? mlc_e_cast(ctx, t, e) : e;
-}
-
-static const char *shape_str(MlcCtx *ctx, const MlcSInfo *s) {
-  return s->tensor.shape ? mlc_op_shape_str(ctx, s->tensor.shape, s->tensor.ndim) : "(unknown)";
-}
-
 /* out_dtype when given, else the inputs' common dtype (an error when they differ) */
 static bool out_dtype(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo *x1, const char *n1,
                       const MlcSInfo *x2, const char *n2, MlcDType *out) {
@@ -75,12 +67,12 @@ MlcSInfo *mlc_op_infer_matmul(MlcCtx *ctx, const MlcOpArgs *a) {
   if (!x2 || !out_dtype(ctx, a, x1, "x1", x2, "x2", &t)) return NULL;
   int n1 = x1->tensor.ndim, n2 = x2->tensor.ndim;
   if (n1 == 0 || n2 == 0)
-    return mlc_op_fail(ctx, a, "operands must have at least one dim, got x1 %s, x2 %s", shape_str(ctx, x1),
-                       shape_str(ctx, x2)), NULL;
+    return mlc_op_fail(ctx, a, "operands must have at least one dim, got x1 %s, x2 %s", mlc_op_sinfo_str(ctx, x1),
+                       mlc_op_sinfo_str(ctx, x2)), NULL;
   if (!x1->tensor.shape || !x2->tensor.shape) return mlc_sinfo_tensor(ctx, NULL, mm_rank(n1, n2), t);
   MlcExpr *k1 = x1->tensor.shape[n1 - 1], *k2 = x2->tensor.shape[n2 == 1 ? 0 : n2 - 2];
   if (!mlc_op_dim_equal(k1, k2))
-    return mlc_op_fail(ctx, a, "inner dims differ: x1 is %s, x2 is %s", shape_str(ctx, x1), shape_str(ctx, x2)),
+    return mlc_op_fail(ctx, a, "inner dims differ: x1 is %s, x2 is %s", mlc_op_sinfo_str(ctx, x1), mlc_op_sinfo_str(ctx, x2)),
            NULL;
   MlcExpr **shape;
   int n;
@@ -113,8 +105,8 @@ static MlcTeTensor *mm_compute(MlcCtx *ctx, const char *name, const MlcTeTensor 
     i2[n2 - 1 - col] = k;
     if (col) i2[n2 - 1] = axes[on - 1];
   }
-  MlcExpr *body = mlc_e_bin(ctx, MLC_BIN_MUL, cast_to(ctx, t, mlc_te_read(ctx, x1, i1, n1)),
-                            cast_to(ctx, t, mlc_te_read(ctx, x2, i2, n2)));
+  MlcExpr *body = mlc_e_bin(ctx, MLC_BIN_MUL, mlc_op_cast(ctx, t, mlc_te_read(ctx, x1, i1, n1)),
+                            mlc_op_cast(ctx, t, mlc_te_read(ctx, x2, i2, n2)));
   MlcExpr *kext = x1->shape[n1 - 1];
   return mlc_te_reduce(ctx, name, shape, on, axes, MLC_TE_SUM, body, &k, &kext, 1);
 }
@@ -151,15 +143,15 @@ MlcSInfo *mlc_op_infer_linear(MlcCtx *ctx, const MlcOpArgs *a) {
   if (!w || !out_dtype(ctx, a, x, "data", w, "weight", &t)) return NULL;
   if (x->tensor.ndim == 0) return mlc_op_fail(ctx, a, "data must have at least one dim, got a scalar"), NULL;
   if (w->tensor.ndim != 2)
-    return mlc_op_fail(ctx, a, "weight must be 2-D (out_features, in_features), got %s", shape_str(ctx, w)), NULL;
+    return mlc_op_fail(ctx, a, "weight must be 2-D (out_features, in_features), got %s", mlc_op_sinfo_str(ctx, w)), NULL;
   int nx = x->tensor.ndim;
   const MlcSInfo *b = a->val[2] ? mlc_op_tensor(ctx, a, 2, false) : NULL;
   if (a->val[2] && !b) return NULL;
   if (!x->tensor.shape || !w->tensor.shape || (b && !b->tensor.shape))
     return mlc_sinfo_tensor(ctx, NULL, b && b->tensor.ndim > nx ? b->tensor.ndim : nx, t);
   if (!mlc_op_dim_equal(x->tensor.shape[nx - 1], w->tensor.shape[1]))
-    return mlc_op_fail(ctx, a, "in_features differ: data is %s, weight is %s", shape_str(ctx, x),
-                       shape_str(ctx, w)), NULL;
+    return mlc_op_fail(ctx, a, "in_features differ: data is %s, weight is %s", mlc_op_sinfo_str(ctx, x),
+                       mlc_op_sinfo_str(ctx, w)), NULL;
   MlcExpr **shape;
   int n;
   if (!mm_shape(ctx, a, x->tensor.shape, nx, weight_t(ctx, w->tensor.shape), 2, &shape, &n)) return NULL;
@@ -180,7 +172,7 @@ bool mlc_op_te_linear(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_i
     int on = s->tensor.ndim;
     mlc_op_axes(ctx, on, axes);
     MlcExpr *v = mlc_e_bin(ctx, MLC_BIN_ADD, mlc_op_read_broadcast(ctx, mm, axes, on),
-                           cast_to(ctx, t, mlc_op_read_broadcast(ctx, in[2], axes, on)));
+                           mlc_op_cast(ctx, t, mlc_op_read_broadcast(ctx, in[2], axes, on)));
     mm = mlc_te_compute(ctx, "linear", ishape, on, axes, v);
   }
   outs[0] = mm;

@@ -63,10 +63,6 @@ static const MlcSInfo *dims_of(MlcCtx *ctx, const MlcOpArgs *a, int i, const cha
   return s;
 }
 
-static const char *shape_str(MlcCtx *ctx, const MlcSInfo *t) {
-  return mlc_op_shape_str(ctx, t->tensor.shape, t->tensor.ndim);
-}
-
 static bool is_const(const MlcExpr *e, int64_t v) {
   int64_t c;
   return mlc_e_is_const_int(e, &c) && c == v;
@@ -235,7 +231,7 @@ static bool te_relinearize(MlcCtx *ctx, const char *name, const MlcSInfo *out, M
 static bool infer_minus_one(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo *x, MlcExpr **shape,
                             int n, int slot) {
   Mono in, known, q;
-  const char *xs = shape_str(ctx, x), *ss = mlc_op_shape_str(ctx, shape, n);
+  const char *xs = mlc_op_sinfo_str(ctx, x), *ss = mlc_op_shape_str(ctx, shape, n);
   MlcExpr *rest[MANIP_MAX_RANK];
   int nr = 0;
   for (int i = 0; i < n; i++)
@@ -254,7 +250,7 @@ static bool infer_minus_one(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo *x, 
 
 static bool same_count(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo *x, MlcExpr **shape, int n) {
   Mono in, out;
-  const char *xs = shape_str(ctx, x), *ss = mlc_op_shape_str(ctx, shape, n);
+  const char *xs = mlc_op_sinfo_str(ctx, x), *ss = mlc_op_shape_str(ctx, shape, n);
   if (!mono_of(x->tensor.shape, x->tensor.ndim, &in) || !mono_of(shape, n, &out))
     return mlc_op_fail(ctx, a, "element counts of x %s and shape %s are too large", xs, ss);
   if (mono_equal(&in, &out)) return true;
@@ -451,7 +447,7 @@ static bool squeeze_plan(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo *x, boo
     if (!mlc_op_axis(ctx, a, ax[i], nd, &p)) return false;
     if (!is_const(x->tensor.shape[p], 1))
       return mlc_op_fail(ctx, a, "cannot squeeze axis %lld of x %s: its extent is %s1",
-                         (long long)ax[i], shape_str(ctx, x),
+                         (long long)ax[i], mlc_op_sinfo_str(ctx, x),
                          mlc_e_is_const_int(x->tensor.shape[p], &v) ? "not " : "not provably ");
     dropped[p] = true;
   }
@@ -498,7 +494,7 @@ static bool concat_plan(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo ***ts, i
       return mlc_op_fail(ctx, a, "tensors[%d] is not a tensor of known dims", i);
     if (t->tensor.ndim != (*ts)[0]->tensor.ndim)
       return mlc_op_fail(ctx, a, "tensors[%d] %s has %d dims, tensors[0] %s has %d", i,
-                         shape_str(ctx, t), t->tensor.ndim, shape_str(ctx, (*ts)[0]),
+                         mlc_op_sinfo_str(ctx, t), t->tensor.ndim, mlc_op_sinfo_str(ctx, (*ts)[0]),
                          (*ts)[0]->tensor.ndim);
   }
   int nd = (*ts)[0]->tensor.ndim;
@@ -543,7 +539,7 @@ MlcSInfo *mlc_op_infer_concat(MlcCtx *ctx, const MlcOpArgs *a) {
       if (k == axis || mlc_op_dim_equal(d, d0)) continue;
       bool consts = mlc_e_is_const_int(d, NULL) && mlc_e_is_const_int(d0, NULL);
       return mlc_op_fail(ctx, a, "tensors[%d] %s and tensors[0] %s %s in dim %d; only axis %d may "
-                         "differ", i, shape_str(ctx, ts[i]), shape_str(ctx, ts[0]),
+                         "differ", i, mlc_op_sinfo_str(ctx, ts[i]), mlc_op_sinfo_str(ctx, ts[0]),
                          consts ? "differ" : "are not provably equal", k, axis), NULL;
     }
     along[i] = ts[i]->tensor.shape[axis];
@@ -604,10 +600,10 @@ static bool split_sections(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo *x, S
   }
   if (!mlc_e_is_const_int(dim, &d))
     return mlc_op_fail(ctx, a, "cannot prove that %lld sections divide axis %d of x %s", (long long)s,
-                       p->axis, shape_str(ctx, x));
+                       p->axis, mlc_op_sinfo_str(ctx, x));
   if (d % s)
     return mlc_op_fail(ctx, a, "%lld sections do not divide axis %d of x %s", (long long)s, p->axis,
-                       shape_str(ctx, x));
+                       mlc_op_sinfo_str(ctx, x));
   for (int k = 0; k < p->n; k++) p->begin[k] = k * (d / s), p->len[k] = mlc_op_i64(ctx, d / s);
   return true;
 }
@@ -631,7 +627,7 @@ static bool split_indices(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo *x, Sp
   }
   if (!mlc_e_is_const_int(dim, &d))
     return mlc_op_fail(ctx, a, "cannot split axis %d of x %s at indices: its extent is symbolic",
-                       p->axis, shape_str(ctx, x));
+                       p->axis, mlc_op_sinfo_str(ctx, x));
   int64_t lo = 0;
   for (int k = 0; k <= n; k++) {
     int64_t hi = k < n ? ind[k] : d;
@@ -748,7 +744,7 @@ static bool slice_plan(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo *x, Slice
     if (!mlc_e_is_const_int(x->tensor.shape[ax], &d)) {
       if (b == 0 && s == 1 && e >= MANIP_END_SENTINEL) continue;
       return mlc_op_fail(ctx, a, "axis %d of x %s has a symbolic extent: only the whole axis "
-                         "(begin 0, end >= %d, stride 1) can be sliced", ax, shape_str(ctx, x),
+                         "(begin 0, end >= %d, stride 1) can be sliced", ax, mlc_op_sinfo_str(ctx, x),
                          MANIP_END_SENTINEL);
     }
     slice_axis(d, b, e, s, &p->begin[ax], &len);
@@ -809,7 +805,7 @@ static bool take_plan(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo *x, const 
                               : x->tensor.shape[*axis];
   if (!extent) return false;
   if (is_const(extent, 0))
-    return mlc_op_fail(ctx, a, "cannot take from x %s: %s holds no elements", shape_str(ctx, x),
+    return mlc_op_fail(ctx, a, "cannot take from x %s: %s holds no elements", mlc_op_sinfo_str(ctx, x),
                        *axis < 0 ? "it" : "the axis");
   return true;
 }
@@ -867,7 +863,7 @@ MlcSInfo *mlc_op_infer_broadcast_to(MlcCtx *ctx, const MlcOpArgs *a) {
   MlcExpr **shape;
   int n;
   if (!x || !mlc_op_attr_shape(ctx, a, "shape", &shape, &n)) return NULL;
-  const char *xs = shape_str(ctx, x), *ss = mlc_op_shape_str(ctx, shape, n);
+  const char *xs = mlc_op_sinfo_str(ctx, x), *ss = mlc_op_shape_str(ctx, shape, n);
   if (n > MANIP_MAX_RANK)
     return mlc_op_fail(ctx, a, "shape has %d dims, at most %d are supported", n, MANIP_MAX_RANK), NULL;
   if (n < x->tensor.ndim)

@@ -87,6 +87,14 @@ bool mlc_op_attr_ints(MlcCtx *ctx, const MlcOpArgs *a, const char *name, int64_t
 /* a shape: a list of int64 exprs (constants or symbolic vars) */
 bool mlc_op_attr_shape(MlcCtx *ctx, const MlcOpArgs *a, const char *name, MlcExpr ***out,
                        int *n);
+/* want ints (one given: repeated; two given for four: (h, w) twice), each
+ * >= lo; dflt when absent; an error names the attribute */
+bool mlc_op_attr_ints_n(MlcCtx *ctx, const MlcOpArgs *a, const char *name, int want, int64_t dflt, int64_t lo,
+                        int64_t *out);
+/* string attribute `name` is absent or `want` (else an error) */
+bool mlc_op_need_layout(MlcCtx *ctx, const MlcOpArgs *a, const char *name, const char *want);
+/* arg i as a 4-D tensor (what: its name in the message) */
+const MlcSInfo *mlc_op_rank4(MlcCtx *ctx, const MlcOpArgs *a, int i, const char *what);
 /* normalize an axis in [-ndim, ndim) to [0, ndim); error naming the axis */
 bool mlc_op_axis(MlcCtx *ctx, const MlcOpArgs *a, int64_t axis, int ndim, int *out);
 
@@ -105,6 +113,12 @@ MlcSInfo *mlc_op_broadcast_sinfo(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo
                                 MlcDType t);
 /* "(4, n, 784)" into sb-like buffer (arena string) for messages */
 const char *mlc_op_shape_str(MlcCtx *ctx, MlcExpr **shape, int n);
+/* a tensor's shape for messages, "(unknown)" when it has none */
+const char *mlc_op_sinfo_str(MlcCtx *ctx, const MlcSInfo *s);
+/* e cast to t (e itself when it has that dtype; NULL stays NULL) */
+MlcExpr *mlc_op_cast(MlcCtx *ctx, MlcDType t, MlcExpr *e);
+/* T.if_then_else(c, t, f) */
+MlcExpr *mlc_op_select(MlcCtx *ctx, MlcExpr *c, MlcExpr *t, MlcExpr *f);
 /* a tensor struct info in the ctx arena */
 MlcSInfo *mlc_op_tensor_sinfo(MlcCtx *ctx, MlcExpr **shape, int n, MlcDType dtype);
 

@@ -19,11 +19,6 @@ static MlcExpr **earr(MlcCtx *ctx, int n) {
 static MlcExpr *i64(MlcCtx *ctx, int64_t v) { return mlc_op_i64(ctx, v); }
 static MlcExpr *bin(MlcCtx *ctx, MlcBinOp op, MlcExpr *x, MlcExpr *y) { return mlc_e_bin(ctx, op, x, y); }
 
-static MlcExpr *if_then_else(MlcCtx *ctx, MlcExpr *c, MlcExpr *t, MlcExpr *f) {
-  MlcExpr *args[3] = {c, t, f};
-  return mlc_e_call(ctx, MLC_INTRIN_IF_THEN_ELSE, args, 3);
-}
-
 static MlcExpr *and_(MlcCtx *ctx, MlcExpr *c, MlcExpr *d) { return c ? bin(ctx, MLC_BIN_AND, c, d) : d; }
 
 /* e clamped into [0, extent - 1] */
@@ -41,10 +36,6 @@ static const MlcSInfo *known(MlcCtx *ctx, const MlcOpArgs *a, int i, const char 
     return mlc_op_fail(ctx, a, "%s has %d dims, at most %d are supported", what, s->tensor.ndim, PAD_MAX_RANK),
            NULL;
   return s;
-}
-
-static const char *shape_str(MlcCtx *ctx, const MlcSInfo *t) {
-  return mlc_op_shape_str(ctx, t->tensor.shape, t->tensor.ndim);
 }
 
 /* out[axes] = body */
@@ -101,7 +92,7 @@ static bool pad_plan(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo *x, PadPlan
   if (!present) return mlc_op_fail(ctx, a, "pad_width is required");
   if (n != 2 * nd)
     return mlc_op_fail(ctx, a, "pad_width lists %d values, x %s needs %d (befores, then afters)", n,
-                       shape_str(ctx, x), 2 * nd);
+                       mlc_op_sinfo_str(ctx, x), 2 * nd);
   int m = 0;
   while (m < (int)(sizeof pad_mode_names / sizeof *pad_mode_names) && strcmp(pad_mode_names[m], mode)) m++;
   if (m == (int)(sizeof pad_mode_names / sizeof *pad_mode_names))
@@ -115,16 +106,16 @@ static bool pad_plan(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo *x, PadPlan
     if (!mlc_e_is_const_int(x->tensor.shape[i], &d)) {
       if (crops || (grows && p->mode != PAD_CONSTANT))
         return mlc_op_fail(ctx, a, "dim %d of x %s is symbolic: only constant padding by non-negative "
-                           "amounts is supported there", i, shape_str(ctx, x));
+                           "amounts is supported there", i, mlc_op_sinfo_str(ctx, x));
       continue;
     }
     if (d + p->before[i] + p->after[i] < 0)
-      return mlc_op_fail(ctx, a, "pad_width crops more than dim %d of x %s holds", i, shape_str(ctx, x));
+      return mlc_op_fail(ctx, a, "pad_width crops more than dim %d of x %s holds", i, mlc_op_sinfo_str(ctx, x));
     if (grows && p->mode != PAD_CONSTANT && d == 0)
-      return mlc_op_fail(ctx, a, "cannot %s-pad dim %d of x %s: it is empty", mode, i, shape_str(ctx, x));
+      return mlc_op_fail(ctx, a, "cannot %s-pad dim %d of x %s: it is empty", mode, i, mlc_op_sinfo_str(ctx, x));
     if (p->mode == PAD_REFLECT && grows && (p->before[i] >= d || p->after[i] >= d))
       return mlc_op_fail(ctx, a, "reflect padding of dim %d of x %s must be smaller than the dim", i,
-                         shape_str(ctx, x));
+                         mlc_op_sinfo_str(ctx, x));
   }
   return true;
 }
@@ -151,7 +142,7 @@ static MlcExpr *pad_fold(MlcCtx *ctx, PadMode mode, MlcExpr *q, MlcExpr *d) {
     if (mlc_e_is_const_int(d, &n) && n == 1) return i64(ctx, 0);
     MlcExpr *period = bin(ctx, MLC_BIN_MUL, bin(ctx, MLC_BIN_SUB, d, i64(ctx, 1)), i64(ctx, 2));
     MlcExpr *r = bin(ctx, MLC_BIN_FLOORMOD, q, period);
-    return if_then_else(ctx, bin(ctx, MLC_BIN_LT, r, d), r, bin(ctx, MLC_BIN_SUB, period, r));
+    return mlc_op_select(ctx, bin(ctx, MLC_BIN_LT, r, d), r, bin(ctx, MLC_BIN_SUB, period, r));
   }
   return q;
 }
@@ -174,7 +165,7 @@ bool mlc_op_te_pad(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **inputs, int n_
     }
   }
   MlcExpr *body = mlc_te_read(ctx, xt, in, nd);
-  if (body && inside) body = if_then_else(ctx, inside, body, mlc_op_const(ctx, xt->dtype, p.value));
+  if (body && inside) body = mlc_op_select(ctx, inside, body, mlc_op_const(ctx, xt->dtype, p.value));
   return emit(ctx, "T_pad", out, ax, body, outs, n_outs);
 }
 

@@ -24,53 +24,7 @@ static MlcExpr *i64(MlcCtx *ctx, int64_t v) { return mlc_op_i64(ctx, v); }
 static MlcExpr *f64(MlcCtx *ctx, double v) { return mlc_e_float(ctx, MLC_F64, v); }
 static MlcExpr *bin(MlcCtx *ctx, MlcBinOp op, MlcExpr *x, MlcExpr *y) { return mlc_e_bin(ctx, op, x, y); }
 
-static MlcExpr *if_then_else(MlcCtx *ctx, MlcExpr *c, MlcExpr *t, MlcExpr *f) {
-  MlcExpr *args[3] = {c, t, f};
-  return mlc_e_call(ctx, MLC_INTRIN_IF_THEN_ELSE, args, 3);
-}
-
 static MlcExpr *call1(MlcCtx *ctx, MlcIntrin op, MlcExpr *x) { return mlc_e_call(ctx, op, &x, 1); }
-
-static MlcExpr *cast_to(MlcCtx *ctx, MlcDType t, MlcExpr *e) {
-  return e && !mlc_dtype_eq(e->dtype, t) ? mlc_e_cast(ctx, t, e) : e;
-}
-
-static const char *shape_str(MlcCtx *ctx, const MlcSInfo *s) {
-  return s->tensor.shape ? mlc_op_shape_str(ctx, s->tensor.shape, s->tensor.ndim) : "(unknown)";
-}
-
-static const MlcSInfo *rank4(MlcCtx *ctx, const MlcOpArgs *a, int i, const char *what) {
-  const MlcSInfo *x = mlc_op_tensor(ctx, a, i, false);
-  if (x && x->tensor.ndim != 4) return mlc_op_fail(ctx, a, "%s must be 4-D, got %s", what, shape_str(ctx, x)), NULL;
-  return x;
-}
-
-/* string attribute `name` is absent or `want` */
-static bool need_layout(MlcCtx *ctx, const MlcOpArgs *a, const char *name, const char *want) {
-  const char *s;
-  if (mlc_op_param(a, name) < 0) return true;
-  if (!mlc_op_attr_str(ctx, a, name, want, &s)) return false;
-  return strcmp(s, want) == 0 || mlc_op_fail(ctx, a, "only %s is supported for %s, got \"%s\"", want, name, s);
-}
-
-/* n ints (1 given: repeated), each >= lo */
-static bool read_ints(MlcCtx *ctx, const MlcOpArgs *a, const char *name, int want, int64_t dflt, int64_t lo,
-                      int64_t *out) {
-  int64_t v[4];
-  int n;
-  bool present;
-  if (!mlc_op_attr_ints(ctx, a, name, v, 4, &n, &present)) return false;
-  if (!present) n = 1, v[0] = dflt;
-  if (n == 1)
-    for (int i = 1; i < want; i++) v[i] = v[0];
-  else if (n == 2 && want == 4) v[2] = v[0], v[3] = v[1];
-  else if (n != want) return mlc_op_fail(ctx, a, "%s must be 1 or %d ints, got %d", name, want, n);
-  for (int i = 0; i < want; i++) {
-    if (v[i] < lo) return mlc_op_fail(ctx, a, "%s must be at least %lld, got %lld", name, (long long)lo, (long long)v[i]);
-    out[i] = v[i];
-  }
-  return true;
-}
 
 /* ======================================================================== */
 /* image.resize2d                                                           */
@@ -149,7 +103,7 @@ static bool read_floats(MlcCtx *ctx, const MlcOpArgs *a, const char *name, doubl
 
 static bool resize_choices(MlcCtx *ctx, const MlcOpArgs *a, Resize *p) {
   int64_t excl;
-  if (!need_layout(ctx, a, "layout", "NCHW") || !choose(ctx, a, "method", method_names, R_NEAREST, "linear", &p->method) ||
+  if (!mlc_op_need_layout(ctx, a, "layout", "NCHW") || !choose(ctx, a, "method", method_names, R_NEAREST, "linear", &p->method) ||
       !choose(ctx, a, "coordinate_transformation_mode", coord_names, R_HALF_PIXEL, "half_pixel", &p->coord) ||
       !choose(ctx, a, "rounding_method", rounding_names, R_PREFER_FLOOR, "round_prefer_floor", &p->rounding) ||
       !mlc_op_attr_float(ctx, a, "cubic_alpha", -0.75, &p->alpha) ||
@@ -165,7 +119,7 @@ static bool resize_plan(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo *x, Resi
   int64_t size[2];
   double scales[2], roi[4] = {0, 0, 1, 1};
   int n;
-  if (!resize_choices(ctx, a, p) || !read_ints(ctx, a, "size", 2, 0, 1, size)) return false;
+  if (!resize_choices(ctx, a, p) || !mlc_op_attr_ints_n(ctx, a, "size", 2, 0, 1, size)) return false;
   if (!x->tensor.shape) return mlc_op_fail(ctx, a, "data needs known dims");
   if (!read_floats(ctx, a, "roi", roi, 4, &n)) return false;
   if (n >= 0 && n != 4) return mlc_op_fail(ctx, a, "roi must be 4 floats (start h, start w, end h, end w), got %d", n);
@@ -177,7 +131,7 @@ static bool resize_plan(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo *x, Resi
   for (int d = 0; d < 2; d++) {
     ResizeDim *r = &p->dim[d];
     if (!mlc_e_is_const_int(x->tensor.shape[2 + d], &r->in) || r->in < 1)
-      return mlc_op_fail(ctx, a, "the spatial dims of data %s must be positive constants", shape_str(ctx, x));
+      return mlc_op_fail(ctx, a, "the spatial dims of data %s must be positive constants", mlc_op_sinfo_str(ctx, x));
     r->out = size[d];
     r->scale = scaled ? scales[d] : (double)r->out / (double)r->in;
     if (!(r->scale > 0) || !isfinite(r->scale)) return mlc_op_fail(ctx, a, "scales must be positive");
@@ -188,7 +142,7 @@ static bool resize_plan(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo *x, Resi
 }
 
 MlcSInfo *mlc_op_infer_resize2d(MlcCtx *ctx, const MlcOpArgs *a) {
-  const MlcSInfo *x = rank4(ctx, a, 0, "data (NCHW)");
+  const MlcSInfo *x = mlc_op_rank4(ctx, a, 0, "data (NCHW)");
   Resize p;
   if (!x || !resize_plan(ctx, a, x, &p)) return NULL;
   MlcExpr *s[4] = {x->tensor.shape[0], x->tensor.shape[1], i64(ctx, p.dim[0].out), i64(ctx, p.dim[1].out)};
@@ -338,15 +292,15 @@ bool mlc_op_te_resize2d(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n
       if (!v) return false;
       if (p.taps > 1) {
         MlcExpr *w = bin(ctx, MLC_BIN_MUL, read2(ctx, tab[0].w, ax[2], i), read2(ctx, tab[1].w, ax[3], j));
-        v = bin(ctx, MLC_BIN_MUL, w, cast_to(ctx, MLC_F64, v));
+        v = bin(ctx, MLC_BIN_MUL, w, mlc_op_cast(ctx, MLC_F64, v));
       }
       sum = sum ? bin(ctx, MLC_BIN_ADD, sum, v) : v;
     }
-  MlcExpr *body = cast_to(ctx, x->dtype, sum);
+  MlcExpr *body = mlc_op_cast(ctx, x->dtype, sum);
   if (p.coord == R_TF_CROP_AND_RESIZE) {
     MlcExpr *ih = mlc_te_read(ctx, tab[0].inside, &ax[2], 1), *iw = mlc_te_read(ctx, tab[1].inside, &ax[3], 1);
     MlcExpr *ok = bin(ctx, MLC_BIN_AND, bin(ctx, MLC_BIN_EQ, ih, i64(ctx, 1)), bin(ctx, MLC_BIN_EQ, iw, i64(ctx, 1)));
-    body = if_then_else(ctx, ok, body, mlc_op_const(ctx, x->dtype, p.extrap));
+    body = mlc_op_select(ctx, ok, body, mlc_op_const(ctx, x->dtype, p.extrap));
   }
   outs[0] = mlc_te_compute(ctx, "resize2d", out->tensor.shape, 4, ax, body);
   *n_outs = 1;
