@@ -63,6 +63,7 @@ typedef struct G {
   int n_inputs;
   MlcLoc loc;                       /* the binding being compiled */
   const char *bname;                /* its var's name */
+  MlcGpuApi gpu;                    /* the kernels' target: tensors live on its device between kernels */
 } G;
 
 static bool gerr(G *g, const char *fmt, ...) MLC_PRINTF(2, 3);
@@ -520,10 +521,16 @@ static bool call_extern(G *g, const char *name, MlcGExpr *const *argv, int n) {
   int site = add_site(g, name, mlc_intern(g->ctx, dot ? dot + 1 : name), MLCRT_SITE_LIBRARY,
                       extern_flops(name, ts, n), tensors_bytes(g, ts, n), n ? argv[n - 1] : NULL);
   mlc_sb_printf(&g->body, "    MLC_PROF(%d, 0);\n", site);
+  /* the library runs on the host: it reads the newest bytes, and what it
+   * may have written is newer than any device copy */
+  for (int i = 0; g->gpu != MLC_GPU_NONE && i < n; i++)
+    mlc_sb_printf(&g->body, "    if ((rc = mlc_gpu_host(mlc_g, &mlc_t%d, 0)) != 0) goto mlc_done;\n", i);
   mlc_sb_printf(&g->body, "    if ((rc = st->mlc_ext%zu.fn((mlc_dltensor *const[]){", e);
   for (int i = 0; i < n; i++) mlc_sb_printf(&g->body, "%s&mlc_t%d", i ? ", " : "", i);
-  mlc_sb_printf(&g->body, "%s}, %d, env)) != 0) goto mlc_done;\n    MLC_PROF(%d, 1);\n  }\n", n ? "" : "NULL", n,
-                site);
+  mlc_sb_printf(&g->body, "%s}, %d, env)) != 0) goto mlc_done;\n", n ? "" : "NULL", n);
+  for (int i = 0; g->gpu != MLC_GPU_NONE && i < n; i++)
+    mlc_sb_printf(&g->body, "    if ((rc = mlc_gpu_host(mlc_g, &mlc_t%d, 1)) != 0) goto mlc_done;\n", i);
+  mlc_sb_printf(&g->body, "    MLC_PROF(%d, 1);\n  }\n", site);
   return true;
 }
 
@@ -688,6 +695,8 @@ static bool compile_outputs(G *g, GVal *result, CGraph *out) {
     mlc_sb_printf(&g->body, "  st->mlc_out[%zu] = (mlc_dltensor){%s, {1, 0}, %d, {%d, %d, %d}, st->mlc_out_shape%zu, NULL, 0};\n",
                   i, data, t->ndim, c_dl_code(t->dtype), c_dl_bits(t->dtype), t->dtype.lanes, i);
     mlc_sb_printf(&g->body, "  mlc_outputs[%zu] = &st->mlc_out[%zu];\n", i, i);
+    if (g->gpu != MLC_GPU_NONE)
+      mlc_sb_printf(&g->body, "  if ((rc = mlc_gpu_host(mlc_g, &st->mlc_out[%zu], 0)) != 0) goto mlc_done;\n", i);
   }
   mlc_vec_free(&outs);
   return ok;
@@ -737,10 +746,21 @@ static const char EXEC_PREAMBLE[] =
     "/* call site s begins (e = 0) or ends (e = 1), for a profiling runtime */\n"
     "#define MLC_PROF(s, e) do { if (mlc_prof) mlc_prof(env->profile_data, (s), (e)); } while (0)\n\n";
 
+/* the host's side of a tensor on a GPU: its newest bytes brought home
+ * (wrote = 0) or its device copy made stale (wrote = 1) */
+static const char GPU_PREAMBLE[] =
+    "static int32_t mlc_gpu_host(const mlc_gpu *g, const mlc_dltensor *t, int wrote) {\n"
+    "  size_t nb;\n"
+    "  if (mlc_nbytes(t->shape, t->ndim, (size_t)(t->dtype.bits * t->dtype.lanes + 7) / 8, &nb) != 0) return 0;\n"
+    "  if (wrote) g->host_wrote(t->data, nb);\n"
+    "  return wrote ? 0 : g->to_host(t->data, nb);\n"
+    "}\n\n";
+
 static void emit_text(G *g, size_t nparams, CGraph *out) {
   MlcStrBuf *o = &out->code;
   size_t nk = g->kept.len ? g->kept.len : 1, no = out->n_outputs ? (size_t)out->n_outputs : 1;
   mlc_sb_puts(o, EXEC_PREAMBLE);
+  if (g->gpu != MLC_GPU_NONE) mlc_sb_puts(o, GPU_PREAMBLE);
   mlc_sb_printf(o, "/* ---- the executor of graph function '%s' ---- */\n", g->fn->name);
   mlc_sb_printf(o, "typedef struct {\n  const uint8_t *mlc_params;\n%s", mlc_sb_cstr(&g->fields));
   mlc_sb_printf(o, "  void *mlc_kept[%zu]; /* run-time allocations that are outputs */\n", nk);
@@ -770,8 +790,14 @@ static void emit_text(G *g, size_t nparams, CGraph *out) {
                  "  void (*mlc_prof)(void *, int32_t, int32_t) = env->version >= 3 ? env->profile : NULL;\n"
                  "  (void)mlc_prof;\n");
   mlc_sb_printf(o, "%s  (void)mlc_inputs;\n  (void)mlc_syms;\n  (void)mlc_outputs;\n", mlc_sb_cstr(&g->decls));
+  if (g->gpu != MLC_GPU_NONE)
+    mlc_sb_printf(o, "  const mlc_gpu *mlc_g = mlc_gpu_get(env, %d);\n"
+                     "  if (!mlc_g) return -1;\n"
+                     "  if ((rc = mlc_g->begin()) != 0) return rc;\n",
+                  g->gpu == MLC_GPU_CUDA ? MLCRT_GPU_CUDA : MLCRT_GPU_OPENCL);
   mlc_sb_printf(o, "  mlc_model_release(st, env);\n%s", mlc_sb_cstr(&g->body));
   mlc_sb_puts(o, "  goto mlc_done;\nmlc_done:\n");
+  if (g->gpu != MLC_GPU_NONE) mlc_sb_puts(o, "  mlc_g->end();\n");
   for (int a = 0; a < g->n_allocs; a++) mlc_sb_printf(o, "  if (mlc_a%d) env->workspace_free(mlc_a%d);\n", a, a);
   mlc_sb_puts(o, "  return rc;\n}\n");
 }
@@ -792,13 +818,14 @@ static void g_free(G *g) {
 }
 
 bool c_graph_compile(MlcCtx *ctx, const MlcModule *m, const char *entry, const CKernelVec *kernels,
-                     const CParamLayout *params, CGraph *out) {
+                     const CParamLayout *params, MlcGpuApi gpu, CGraph *out) {
   memset(out, 0, sizeof *out);
   const MlcFunc *f = mlc_module_find(m, mlc_intern(ctx, entry ? entry : "main"));
   if (!f || f->kind != MLC_FUNC_GRAPH)
     return mlc_error(ctx, ctx->build_loc, "the module has no graph function '%s' to compile as the model",
                      entry ? entry : "main");
-  G g = {.ctx = ctx, .m = m, .fn = f->graph, .kernels = kernels, .params = params, .loc = ctx->build_loc, .bname = ""};
+  G g = {.ctx = ctx, .m = m, .fn = f->graph, .kernels = kernels, .params = params, .loc = ctx->build_loc, .bname = "",
+         .gpu = gpu};
   out->fn = g.fn;
   bool ok = compile_inputs(&g);
   const MlcGExpr *body = g.fn->body;

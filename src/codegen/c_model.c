@@ -195,7 +195,7 @@ static bool model_build(MlcCtx *ctx, const MlcModule *m, const MlcModelOptions *
   /* for a GPU target the executor calls host functions that run the kernels */
   CFuncWriter *gpu = mo->gpu != MLC_GPU_NONE ? gpu_writer_new(ctx, m, mo->gpu) : NULL;
   bool ok = (mo->gpu == MLC_GPU_NONE || gpu) && c_emit_module_with(ctx, m, &md->module, &md->kernels, gpu) &&
-            c_graph_compile(ctx, m, mo->entry, &md->kernels, &md->layout, &md->graph);
+            c_graph_compile(ctx, m, mo->entry, &md->kernels, &md->layout, mo->gpu, &md->graph);
   gpu_writer_free(gpu);
   return ok;
 }
