@@ -220,9 +220,9 @@ typedef struct MlcrtGpu {
    * buffer), finish downloads what was written and frees it.  Within a
    * run of a compiled model, the copies are kept, keyed by the host
    * address, until end(): a buffer is uploaded when a kernel reads it and
-   * the host holds its newest contents, never when the function writes it
-   * (a prim func of a model writes its outputs whole), and finish marks
-   * written copies as newer than the host, with no download.  The model's
+   * the host holds its newest contents, never when the function only
+   * writes it (a prim func of a model writes its outputs whole), and
+   * finish marks written copies as newer than the host, with no download.  The model's
    * executor then calls to_host where the host reads a tensor (a library
    * call's arguments, the model's outputs) and host_wrote where the host
    * wrote one (a library call's outputs).  begin() makes the calling

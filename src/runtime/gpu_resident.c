@@ -28,6 +28,8 @@ typedef struct Resident {
   atomic_int active;
   Entry *e;
   size_t n, cap;
+  void **dead; /* copies dropped from the table during the run, freed at its end */
+  size_t n_dead, cap_dead;
   atomic_uint_fast64_t up, down, up_bytes, down_bytes;
 } Resident;
 
@@ -59,9 +61,19 @@ static int flush(Resident *r, Entry *x) {
   return rc;
 }
 
-static void drop(Resident *r, size_t i) {
-  r->base->release(r->e[i].dev);
+/* out of the table; the memory stays until the run ends, since the call
+ * being prepared may have acquired it already */
+static int drop(Resident *r, size_t i) {
+  if (r->n_dead == r->cap_dead) {
+    size_t cap = r->cap_dead ? 2 * r->cap_dead : 16;
+    void **d = realloc(r->dead, cap * sizeof *d);
+    if (!d) return mlcrt_set_error("out of memory");
+    r->dead = d;
+    r->cap_dead = cap;
+  }
+  r->dead[r->n_dead++] = r->e[i].dev;
   r->e[i] = r->e[--r->n];
+  return 0;
 }
 
 static int res_acquire(Resident *r, void *host, size_t nbytes, int32_t access, void **dev) {
@@ -77,7 +89,7 @@ static int res_acquire(Resident *r, void *host, size_t nbytes, int32_t access, v
   for (size_t i = 0; i < r->n; i++) {
     Entry *x = &r->e[i];
     if (x->host == h && x->nbytes >= n) {
-      if (x->state == HOST_NEWER && !(access & MLCRT_GPU_WRITE)) {
+      if (x->state == HOST_NEWER && (access & MLCRT_GPU_READ)) {
         int rc = upload(r, x->dev, x->host, x->nbytes);
         if (rc) return rc;
         x->state = BOTH;
@@ -92,8 +104,8 @@ static int res_acquire(Resident *r, void *host, size_t nbytes, int32_t access, v
       continue;
     }
     int rc = flush(r, &r->e[i]);
+    if (!rc) rc = drop(r, i);
     if (rc) return rc;
-    drop(r, i);
   }
   if (r->n == r->cap) {
     size_t cap = r->cap ? 2 * r->cap : 64;
@@ -105,7 +117,7 @@ static int res_acquire(Resident *r, void *host, size_t nbytes, int32_t access, v
   Entry x = {h, n, NULL, HOST_NEWER};
   int rc = r->base->alloc(n, &x.dev);
   if (rc) return rc;
-  if (!(access & MLCRT_GPU_WRITE)) {
+  if (access & MLCRT_GPU_READ) {
     if ((rc = upload(r, x.dev, h, nbytes)) != 0) return r->base->release(x.dev), rc;
     x.state = BOTH;
   }
@@ -120,9 +132,18 @@ static int res_finish(Resident *r, void *host, void *dev, size_t nbytes, int32_t
     r->base->release(dev);
     return rc;
   }
+  if (!(access & MLCRT_GPU_WRITE)) return 0;
   for (size_t i = 0; i < r->n; i++)
-    if (r->e[i].dev == dev && (access & MLCRT_GPU_WRITE)) r->e[i].state = DEV_NEWER;
-  return 0;
+    if (r->e[i].dev == dev) {
+      r->e[i].state = DEV_NEWER;
+      return 0;
+    }
+  /* dropped by a later argument of the same call over the same bytes:
+   * what the kernels wrote goes home, newer than any copy */
+  int rc = download(r, host, dev, nbytes);
+  for (size_t i = 0; !rc && i < r->n; i++)
+    if (overlaps(&r->e[i], host, nbytes ? nbytes : 1)) r->e[i].state = HOST_NEWER;
+  return rc;
 }
 
 static int res_begin(Resident *r) {
@@ -135,7 +156,8 @@ static int res_begin(Resident *r) {
 static void res_end(Resident *r) {
   if (!in_run(r)) return;
   for (size_t i = 0; i < r->n; i++) r->base->release(r->e[i].dev);
-  r->n = 0;
+  for (size_t i = 0; i < r->n_dead; i++) r->base->release(r->dead[i]);
+  r->n = r->n_dead = 0;
   atomic_store(&r->active, 0);
   pthread_mutex_unlock(&r->run_lock);
 }
