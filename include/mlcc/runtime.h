@@ -211,10 +211,42 @@ typedef struct MlcrtGpu {
    * axis (x, y, z), in order after everything launched before */
   int32_t (*launch)(void *prog, const char *name, const int64_t grid[3], const int64_t block[3], int32_t n_args,
                     const MlcrtGpuArg *args);
+  /* ---- residency: which host tensors have a device copy ----
+   * A host function gets the device memory of a buffer argument with
+   * acquire(host, nbytes, access) (access: MLCRT_GPU_READ | MLCRT_GPU_WRITE,
+   * what its kernels do with it) and hands it back with finish() after its
+   * kernels.  Outside a run (begin .. end) every call has its own copy:
+   * acquire allocates and uploads (a kernel may write only part of a
+   * buffer), finish downloads what was written and frees it.  Within a
+   * run of a compiled model, the copies are kept, keyed by the host
+   * address, until end(): a buffer is uploaded when a kernel reads it and
+   * the host holds its newest contents, never when the function only
+   * writes it (a prim func of a model writes its outputs whole), and
+   * finish marks written copies as newer than the host, with no download.  The model's
+   * executor then calls to_host where the host reads a tensor (a library
+   * call's arguments, the model's outputs) and host_wrote where the host
+   * wrote one (a library call's outputs).  begin() makes the calling
+   * thread's run the only one until end(), which frees every copy. */
+  int32_t (*acquire)(void *host, size_t nbytes, int32_t access, void **dev);
+  int32_t (*finish)(void *host, void *dev, size_t nbytes, int32_t access);
+  int32_t (*begin)(void);
+  void (*end)(void);
+  int32_t (*to_host)(void *host, size_t nbytes);
+  void (*host_wrote)(void *host, size_t nbytes);
 } MlcrtGpu;
+
+enum { MLCRT_GPU_READ = 1, MLCRT_GPU_WRITE = 2 };
 
 /* the services of an API (what env->gpu returns) */
 const MlcrtGpu *mlcrt_gpu(int32_t api);
+
+/* How many transfers the residency functions above made, for tests and
+ * profiles: uploads and downloads since the process started, and their
+ * bytes. */
+typedef struct MlcrtGpuTransfers {
+  uint64_t uploads, downloads, upload_bytes, download_bytes;
+} MlcrtGpuTransfers;
+void mlcrt_gpu_transfers(int32_t api, MlcrtGpuTransfers *out);
 
 /* An extern function, called in destination-passing style with compact CPU
  * tensors: args[0..n_args) are the inputs then the outputs, as the graph's

@@ -74,6 +74,7 @@ typedef struct G {
   int n_inputs;
   MlcLoc loc;                       /* the binding being compiled */
   const char *bname;                /* its var's name */
+  MlcGpuApi gpu;                    /* the kernels' target: tensors live on its device between kernels */
 } G;
 
 static bool gerr(G *g, const char *fmt, ...) MLC_PRINTF(2, 3);
@@ -530,10 +531,16 @@ static bool call_extern(G *g, const char *name, MlcGExpr *const *argv, int n) {
   int site = add_site(g, name, mlc_intern(g->ctx, dot ? dot + 1 : name), MLCRT_SITE_LIBRARY,
                       extern_flops(name, ts, n), tensors_bytes(g, ts, n), n ? argv[n - 1] : NULL);
   mlc_sb_printf(&g->body, "    MLC_PROF(%d, 0);\n", site);
+  /* the library runs on the host: it reads the newest bytes, and what it
+   * may have written is newer than any device copy */
+  for (int i = 0; g->gpu != MLC_GPU_NONE && i < n; i++)
+    mlc_sb_printf(&g->body, "    if ((rc = mlc_gpu_host(mlc_g, &mlc_t%d, 0)) != 0) goto mlc_done;\n", i);
   mlc_sb_printf(&g->body, "    if ((rc = st->mlc_ext%zu.fn((mlc_dltensor *const[]){", e);
   for (int i = 0; i < n; i++) mlc_sb_printf(&g->body, "%s&mlc_t%d", i ? ", " : "", i);
-  mlc_sb_printf(&g->body, "%s}, %d, env)) != 0) goto mlc_done;\n    MLC_PROF(%d, 1);\n  }\n", n ? "" : "NULL", n,
-                site);
+  mlc_sb_printf(&g->body, "%s}, %d, env)) != 0) goto mlc_done;\n", n ? "" : "NULL", n);
+  for (int i = 0; g->gpu != MLC_GPU_NONE && i < n; i++)
+    mlc_sb_printf(&g->body, "    if ((rc = mlc_gpu_host(mlc_g, &mlc_t%d, 1)) != 0) goto mlc_done;\n", i);
+  mlc_sb_printf(&g->body, "    MLC_PROF(%d, 1);\n  }\n", site);
   return true;
 }
 
@@ -698,6 +705,8 @@ static bool compile_outputs(G *g, GVal *result, CGraph *out) {
     mlc_sb_printf(&g->body, "  st->mlc_out[%zu] = (mlc_dltensor){%s, {1, 0}, %d, {%d, %d, %d}, st->mlc_out_shape%zu, NULL, 0};\n",
                   i, data, t->ndim, c_dl_code(t->dtype), c_dl_bits(t->dtype), t->dtype.lanes, i);
     mlc_sb_printf(&g->body, "  mlc_outputs[%zu] = &st->mlc_out[%zu];\n", i, i);
+    if (g->gpu != MLC_GPU_NONE)
+      mlc_sb_printf(&g->body, "  if ((rc = mlc_gpu_host(mlc_g, &st->mlc_out[%zu], 0)) != 0) goto mlc_done;\n", i);
   }
   mlc_vec_free(&outs);
   return ok;
@@ -764,8 +773,9 @@ static const char EXEC_PREAMBLE[] =
 /* The run function: a frame of what the pieces share, the pieces in order,
  * and the release of run-time allocations however it ends. */
 static void emit_run(G *g, MlcStrBuf *o) {
-  mlc_sb_printf(o, "typedef struct {\n  void (*mlc_prof)(void *, int32_t, int32_t);\n%s} mlc_run_frame;\n\n",
-                mlc_sb_cstr(&g->decls));
+  bool gpu = g->gpu != MLC_GPU_NONE;
+  mlc_sb_printf(o, "typedef struct {\n  void (*mlc_prof)(void *, int32_t, int32_t);\n%s%s} mlc_run_frame;\n\n",
+                gpu ? "  const mlc_gpu *mlc_g; /* the GPU services, for the whole run */\n" : "", mlc_sb_cstr(&g->decls));
   size_t n_pieces = g->cuts.len + 1;
   for (size_t k = 0; k < n_pieces; k++) {
     size_t from = k ? g->cuts.data[k - 1] : 0, to = k < g->cuts.len ? g->cuts.data[k] : g->body.len;
@@ -775,6 +785,7 @@ static void emit_run(G *g, MlcStrBuf *o) {
                      "    const MlcrtEnv *env) {\n"
                      "  int32_t rc = 0;\n  void (*mlc_prof)(void *, int32_t, int32_t) = fr->mlc_prof;\n"
                      "  (void)st;\n  (void)fr;\n  (void)mlc_prof;\n  (void)mlc_syms;\n  (void)mlc_outputs;\n", k);
+    if (gpu) mlc_sb_puts(o, "  const mlc_gpu *mlc_g = fr->mlc_g;\n  (void)mlc_g;\n");
     mlc_sb_printf(o, "%.*s", (int)(to - from), g->body.data + from);
     mlc_sb_puts(o, "  goto mlc_done;\nmlc_done:\n  return rc;\n}\n\n");
   }
@@ -784,18 +795,34 @@ static void emit_run(G *g, MlcStrBuf *o) {
                  "  mlc_run_frame mlc_fr, *fr = &mlc_fr;\n  memset(fr, 0, sizeof *fr);\n"
                  "  fr->mlc_prof = env->version >= 3 ? env->profile : NULL;\n  (void)mlc_inputs;\n");
   for (int i = 0; i < g->n_inputs; i++) mlc_sb_printf(o, "  fr->mlc_in%d = mlc_inputs[%d];\n", i, i);
+  if (gpu) /* tensors stay on the device from here to the end of the run */
+    mlc_sb_printf(o, "  if (!(fr->mlc_g = mlc_gpu_get(env, %d))) return -1;\n"
+                     "  if ((rc = fr->mlc_g->begin()) != 0) return rc;\n",
+                  g->gpu == MLC_GPU_CUDA ? MLCRT_GPU_CUDA : MLCRT_GPU_OPENCL);
   mlc_sb_puts(o, "  mlc_model_release(st, env);\n");
   for (size_t k = 0; k < n_pieces; k++)
     mlc_sb_printf(o, "  if ((rc = mlc_model_run%zu(st, fr, mlc_syms, mlc_outputs, env)) != 0) goto mlc_done;\n", k);
   mlc_sb_puts(o, "mlc_done:\n");
+  if (gpu) mlc_sb_puts(o, "  fr->mlc_g->end();\n");
   for (int a = 0; a < g->n_allocs; a++) mlc_sb_printf(o, "  if (fr->mlc_a%d) env->workspace_free(fr->mlc_a%d);\n", a, a);
   mlc_sb_puts(o, "  return rc;\n}\n");
 }
+
+/* the host's side of a tensor on a GPU: its newest bytes brought home
+ * (wrote = 0) or its device copy made stale (wrote = 1) */
+static const char GPU_PREAMBLE[] =
+    "static int32_t mlc_gpu_host(const mlc_gpu *g, const mlc_dltensor *t, int wrote) {\n"
+    "  size_t nb;\n"
+    "  if (mlc_nbytes(t->shape, t->ndim, (size_t)(t->dtype.bits * t->dtype.lanes + 7) / 8, &nb) != 0) return 0;\n"
+    "  if (wrote) g->host_wrote(t->data, nb);\n"
+    "  return wrote ? 0 : g->to_host(t->data, nb);\n"
+    "}\n\n";
 
 static void emit_text(G *g, size_t nparams, CGraph *out) {
   MlcStrBuf *o = &out->code;
   size_t nk = g->kept.len ? g->kept.len : 1, no = out->n_outputs ? (size_t)out->n_outputs : 1;
   mlc_sb_puts(o, EXEC_PREAMBLE);
+  if (g->gpu != MLC_GPU_NONE) mlc_sb_puts(o, GPU_PREAMBLE);
   mlc_sb_printf(o, "/* ---- the executor of graph function '%s' ---- */\n", g->fn->name);
   mlc_sb_printf(o, "typedef struct {\n  const uint8_t *mlc_params;\n%s", mlc_sb_cstr(&g->fields));
   mlc_sb_printf(o, "  void *mlc_kept[%zu]; /* run-time allocations that are outputs */\n", nk);
@@ -839,13 +866,14 @@ static void g_free(G *g) {
 }
 
 bool c_graph_compile(MlcCtx *ctx, const MlcModule *m, const char *entry, const CKernelVec *kernels,
-                     const CParamLayout *params, CGraph *out) {
+                     const CParamLayout *params, MlcGpuApi gpu, CGraph *out) {
   memset(out, 0, sizeof *out);
   const MlcFunc *f = mlc_module_find(m, mlc_intern(ctx, entry ? entry : "main"));
   if (!f || f->kind != MLC_FUNC_GRAPH)
     return mlc_error(ctx, ctx->build_loc, "the module has no graph function '%s' to compile as the model",
                      entry ? entry : "main");
-  G g = {.ctx = ctx, .m = m, .fn = f->graph, .kernels = kernels, .params = params, .loc = ctx->build_loc, .bname = ""};
+  G g = {.ctx = ctx, .m = m, .fn = f->graph, .kernels = kernels, .params = params, .loc = ctx->build_loc, .bname = "",
+         .gpu = gpu};
   out->fn = g.fn;
   bool ok = compile_inputs(&g);
   const MlcGExpr *body = g.fn->body;

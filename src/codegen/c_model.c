@@ -222,7 +222,7 @@ static bool model_build(MlcCtx *ctx, const MlcModule *m, const MlcModelOptions *
   CFuncWriter *gpu = mo->gpu != MLC_GPU_NONE ? gpu_writer_new(ctx, m, mo->gpu) : NULL;
   CGraph *g = &md->graph;
   bool ok = (mo->gpu == MLC_GPU_NONE || gpu) && c_emit_module_with(ctx, m, &md->module, &md->kernels, gpu) &&
-            c_graph_compile(ctx, m, mo->entry, &md->kernels, &md->layout, g) &&
+            c_graph_compile(ctx, m, mo->entry, &md->kernels, &md->layout, mo->gpu, g) &&
             named_io(ctx, g->fn, "input_names", g->inputs, g->n_inputs, false) &&
             named_io(ctx, g->fn, "output_names", g->outputs, g->n_outputs, true);
   gpu_writer_free(gpu);

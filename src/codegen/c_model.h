@@ -58,8 +58,11 @@ typedef struct CGraph {
   MlcStrBuf code;
 } CGraph;
 
+/* gpu: the kernels' target; for a GPU the executor brackets each run with
+ * the runtime's residency (runtime.h), so tensors stay on the device
+ * between kernels and move only where the host reads or writes them */
 bool c_graph_compile(MlcCtx *ctx, const MlcModule *m, const char *entry, const CKernelVec *kernels,
-                     const CParamLayout *params, CGraph *out);
+                     const CParamLayout *params, MlcGpuApi gpu, CGraph *out);
 void c_graph_free(CGraph *g);
 
 /* model.c and model.h of one model, compiled once (mlc_build_model) */

@@ -6,10 +6,11 @@
  * one.
  *
  * Data movement: a buffer argument that some kernel reads or writes gets
- * device memory and is uploaded (a kernel that writes it may write only
- * part of it, and the elements it leaves alone keep the caller's values),
- * and downloaded when a kernel writes it.  Buffers the function
- * allocates in global memory live on the device only. */
+ * its device memory from the runtime's acquire (with what the kernels do
+ * with it) and goes back through finish after the kernels; the runtime
+ * decides what moves (runtime.h, "residency": a call of its own uploads
+ * and downloads, a model's run keeps tensors on the device).  Buffers the
+ * function allocates in global memory live on the device only. */
 #include "c_emit.h"
 #include "gpu_emit.h"
 
@@ -32,6 +33,11 @@ static bool rw_stmt(MlcVisitor *v, const MlcStmt *s) {
   Rw *rw = (Rw *)v;
   if (s->kind == MLC_STMT_STORE) mlc_map_put(&rw->written, s->store.buf, (void *)s);
   return true;
+}
+
+/* what the kernels do with buffer b: MLCRT_GPU_READ | MLCRT_GPU_WRITE */
+static int rw_access(const Rw *rw, const MlcBuffer *b) {
+  return (mlc_map_has(&rw->read, b) ? MLCRT_GPU_READ : 0) | (mlc_map_has(&rw->written, b) ? MLCRT_GPU_WRITE : 0);
 }
 
 /* ---- host expressions: sizes and grid extents over the symbolic sizes ------------------ */
@@ -77,6 +83,12 @@ static const char HOST_PRELUDE[] =
     "  int32_t (*download)(void *host, void *dev, size_t nbytes);\n"
     "  int32_t (*launch)(void *prog, const char *name, const int64_t grid[3], const int64_t block[3], int32_t n_args,\n"
     "                    const mlc_gpu_arg *args);\n"
+    "  int32_t (*acquire)(void *host, size_t nbytes, int32_t access, void **dev);\n"
+    "  int32_t (*finish)(void *host, void *dev, size_t nbytes, int32_t access);\n"
+    "  int32_t (*begin)(void);\n"
+    "  void (*end)(void);\n"
+    "  int32_t (*to_host)(void *host, size_t nbytes);\n"
+    "  void (*host_wrote)(void *host, size_t nbytes);\n"
     "} mlc_gpu;\n"
     "static int64_t mlc_host_floordiv(int64_t a, int64_t b) { int64_t q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"
     "static int64_t mlc_host_floormod(int64_t a, int64_t b) { return a - mlc_host_floordiv(a, b) * b; }\n"
@@ -200,21 +212,29 @@ static bool write_host(CEmit *e, const MlcPrimFunc *orig, const char *kname, con
     const char *bytes = mlc_internf(e->ctx, "(size_t)(%s) * %zu", mlc_sb_cstr(&n), mlc_dtype_bytes(b->dtype));
     mlc_vec_free(&n);
     if (!ok) break;
-    c_line(e, "if (!mlc_status) mlc_status = g->alloc(%s, &%s);", bytes, d);
     if (pi >= 0)
-      c_line(e, "if (!mlc_status) mlc_status = g->upload(%s, mlc_args[%d], %s);", d, pi, bytes);
+      c_line(e, "if (!mlc_status) mlc_status = g->acquire(mlc_args[%d], %s, %d, &%s);", pi, bytes, rw_access(&rw, b), d);
+    else
+      c_line(e, "if (!mlc_status) mlc_status = g->alloc(%s, &%s);", bytes, d);
   }
   for (int i = 0; i < g->n_kernels && ok; i++) ok = write_launch(e, &g->kernels[i]);
+  /* every acquired buffer goes back, after a failure too */
   for (size_t i = 0; i < mem.len && ok; i++) {
     int pi = param_idx.data[i];
-    if (pi < 0 || !mlc_map_has(&rw.written, mem.data[i])) continue;
+    const char *d = dev_name(e, mem.data[i]);
+    if (pi < 0) {
+      c_line(e, "g->release(%s);", d);
+      continue;
+    }
     MlcStrBuf n = {0};
-    numel_expr(e, orig->params[pi].buf, &n);
-    c_line(e, "if (!mlc_status) mlc_status = g->download(mlc_args[%d], %s, (size_t)(%s) * %zu);", pi,
-           dev_name(e, mem.data[i]), mlc_sb_cstr(&n), mlc_dtype_bytes(mem.data[i]->dtype));
+    ok = numel_expr(e, orig->params[pi].buf, &n);
+    c_line(e, "if (%s) {", d);
+    c_line(e, "  int32_t mlc_rc = g->finish(mlc_args[%d], %s, (size_t)(%s) * %zu, mlc_status ? 0 : %d);", pi, d,
+           mlc_sb_cstr(&n), mlc_dtype_bytes(mem.data[i]->dtype), rw_access(&rw, mem.data[i]));
+    c_line(e, "  if (!mlc_status) mlc_status = mlc_rc;");
+    c_line(e, "}");
     mlc_vec_free(&n);
   }
-  for (size_t i = 0; i < mem.len; i++) c_line(e, "g->release(%s);", dev_name(e, mem.data[i]));
   c_line(e, "(void)mlc_args;");
   c_line(e, "(void)mlc_syms;");
   c_line(e, "return mlc_status;");

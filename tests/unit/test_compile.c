@@ -18,8 +18,9 @@
  *     is held to atol 1e-4.
  * Functions with symbolic sizes are
  * called at n = 1, 3 and 16 from one build.  Functions with thread-bound
- * loops must be refused by the C target with a message naming the loop; they
- * are reported as `skip` lines, not counted as passed, and so are, under
+ * loops must be refused by the C target with a message naming the loop, and
+ * run on OpenCL against the interpreter where an OpenCL device is (a `skip`
+ * line where none is).  Reported as `skip` lines too, not counted as passed, are, under
  * the sanitizers (which make the interpreter about four times slower),
  * functions of more than SAN_WORK interpreted iterations -- the golden
  * batched matmul -- which the plain build checks.  The runtime must
@@ -150,12 +151,12 @@ static bool symbolic(const MlcPrimFunc *f) {
   return false;
 }
 
-/* the var of the first thread-bound loop in s, or NULL */
-static const MlcExpr *thread_loop(const MlcStmt *s) {
-  const MlcExpr *v = NULL;
+/* the first thread-bound loop in s, or NULL */
+static const MlcStmt *thread_loop(const MlcStmt *s) {
+  const MlcStmt *v = NULL;
   if (!s) return NULL;
   switch (s->kind) {
-  case MLC_STMT_FOR: return s->loop.kind == MLC_FOR_THREAD ? s->loop.var : thread_loop(s->loop.body);
+  case MLC_STMT_FOR: return s->loop.kind == MLC_FOR_THREAD ? s : thread_loop(s->loop.body);
   case MLC_STMT_BLOCK_REALIZE:
     return (v = thread_loop(s->realize.block->init)) ? v : thread_loop(s->realize.block->body);
   case MLC_STMT_SEQ:
@@ -171,7 +172,8 @@ static const MlcExpr *thread_loop(const MlcStmt *s) {
 
 /* One call of f from each build against the interpreter at one assignment
  * of its symbolic sizes. */
-static bool check_call(MlcrtModule *const *mods, const MlcPrimFunc *f, const int64_t *sizes, const char *at) {
+static bool check_call(MlcrtModule *const *mods, const Build *bs, int nb, const MlcPrimFunc *f, const int64_t *sizes,
+                       const char *at) {
   Args a;
   if (!make_args(f, sizes, &a)) {
     printf("    %s: a param this test cannot generate\n", f->name);
@@ -181,38 +183,38 @@ static bool check_call(MlcrtModule *const *mods, const MlcPrimFunc *f, const int
   bool ok = true;
   mlc_clear_error(ctx);
   if (!mlc_interp_run(ctx, f, a.arg, a.n)) bu_print_error(ctx, f->name), ok = false;
-  for (int b = 0; ok && b < N_BUILDS; b++) {
+  for (int b = 0; ok && b < nb; b++) {
     char where[128];
-    snprintf(where, sizeof where, "%s [build%s]", at, builds[b].suffix);
+    snprintf(where, sizeof where, "%s [build%s]", at, bs[b].suffix);
     for (int i = 0; i < a.n; i++)
       if (a.init[i]) memcpy(a.compiled[i], a.init[i], a.bytes[i]);
     const MlcrtFunc *fn = mlcrt_module_get_func(mods[b], f->name);
     if (!fn) printf("    %s: not in the compiled module: %s\n", f->name, mlcrt_last_error()), ok = false;
     else if (mlcrt_func_call(fn, a.value, a.n) != 0)
       printf("    %s%s: the call failed: %s\n", f->name, where, mlcrt_last_error()), ok = false;
-    else ok = same_results(f, &a, where, builds[b].atol);
+    else ok = same_results(f, &a, where, bs[b].atol);
   }
   free_args(&a);
   return ok;
 }
 
 /* symbolic sizes: n = 1, 3, 16, rotated so that two size vars differ */
-static bool check_func(MlcrtModule *const *mods, const MlcPrimFunc *f) {
+static bool check_func(MlcrtModule *const *mods, const Build *bs, int nb, const MlcPrimFunc *f) {
   static const int64_t values[3] = {1, 3, 16};
-  if (!symbolic(f)) return check_call(mods, f, values, "");
+  if (!symbolic(f)) return check_call(mods, bs, nb, f, values, "");
   bool ok = true;
   for (int r = 0; r < 3; r++) {
     int64_t sizes[MAX_SYMS];
     char at[64];
     for (int k = 0; k < MAX_SYMS; k++) sizes[k] = values[(r + k) % 3];
     snprintf(at, sizeof at, " (sizes %lld, %lld, ...)", (long long)sizes[0], (long long)sizes[1]);
-    ok = check_call(mods, f, sizes, at) && ok;
+    ok = check_call(mods, bs, nb, f, sizes, at) && ok;
   }
   return ok;
 }
 
 /* A thread-bound function must be refused by the C target, naming the loop. */
-static bool check_refused(const MlcModule *m, const MlcFunc *fn, const MlcExpr *loop, const char *file) {
+static bool check_refused(const MlcModule *m, const MlcFunc *fn, const MlcExpr *loop) {
   const MlcModule *one = mlc_module_new(ctx, m->name, (MlcFunc *)fn, 1, m->attrs);
   char so[8192], want[256];
   snprintf(so, sizeof so, "%s/thread_bound.so", tmpdir);
@@ -222,7 +224,27 @@ static bool check_refused(const MlcModule *m, const MlcFunc *fn, const MlcExpr *
   const char *msg = mlc_error_msg(ctx);
   bool ok = !built && msg && strstr(msg, want);
   if (!ok) printf("    %s: %s\n", fn->name, built ? "was compiled" : msg ? msg : "(no message)");
-  else printf("skip %s:%s: thread-bound loops cannot run on the C target (%s)\n", file, fn->name, msg);
+  return ok;
+}
+
+/* A thread-bound function runs on OpenCL (PoCL where there is no GPU)
+ * against the interpreter; a skip line where OpenCL is absent. */
+static bool check_on_opencl(const MlcModule *m, const MlcFunc *fn, const MlcStmt *loop, const char *file) {
+  static const Build opencl = {"_opencl", {.gpu = MLC_GPU_OPENCL}, 1e-6};
+  if (strncmp(loop->loop.thread, "blockIdx.", 9) && strncmp(loop->loop.thread, "threadIdx.", 10)) {
+    printf("skip %s:%s: loop '%s' is bound to %s, which neither the C target nor a GPU target runs\n", file,
+           fn->name, loop->loop.var->var.name, loop->loop.thread);
+    return true;
+  }
+  if (!mlcrt_gpu(MLCRT_GPU_OPENCL)) {
+    printf("skip %s:%s: thread-bound loops run on OpenCL only, and there is none (%s)\n", file, fn->name,
+           mlcrt_last_error());
+    return true;
+  }
+  const MlcModule *one = mlc_module_new(ctx, m->name, (MlcFunc *)fn, 1, m->attrs);
+  MlcrtModule *mod = one ? bu_build_and_load(ctx, one, tmpdir, "thread_bound_opencl", &opencl.opt) : NULL;
+  bool ok = mod && check_func(&mod, &opencl, 1, fn->prim);
+  if (mod) mlcrt_module_free(mod);
   return ok;
 }
 
@@ -235,8 +257,9 @@ static bool check_module(const MlcModule *m, const char *base) {
   for (int i = 0; i < m->n_funcs && n < MAX_FUNCS; i++) {
     if (m->funcs[i].kind != MLC_FUNC_PRIM) continue;
     const MlcPrimFunc *f = m->funcs[i].prim;
-    const MlcExpr *loop = thread_loop(f->body);
-    if (loop) ok = check_refused(m, &m->funcs[i], loop, base) && ok;
+    const MlcStmt *loop = thread_loop(f->body);
+    if (loop)
+      ok = check_refused(m, &m->funcs[i], loop->loop.var) && check_on_opencl(m, &m->funcs[i], loop, base) && ok;
     else if (UNDER_SANITIZER && work(f->body) > SAN_WORK)
       printf("skip %s:%s: %.0f interpreted iterations are too slow under the sanitizers\n", base, f->name,
              work(f->body));
@@ -251,7 +274,7 @@ static bool check_module(const MlcModule *m, const char *base) {
     snprintf(stem, sizeof stem, "%.*s%s", (int)(strlen(base) - 3), base, builds[b].suffix);
     built = (mods[b] = bu_build_and_load(ctx, sub, tmpdir, stem, &builds[b].opt)) != NULL;
   }
-  for (int i = 0; built && i < n; i++) ok = check_func(mods, runnable[i].prim) && ok;
+  for (int i = 0; built && i < n; i++) ok = check_func(mods, builds, N_BUILDS, runnable[i].prim) && ok;
   for (int b = 0; b < N_BUILDS; b++)
     if (mods[b]) mlcrt_module_free(mods[b]);
   return ok && built;
