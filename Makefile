@@ -99,7 +99,7 @@ FUZZ_LIB_SRC := $(sort $(wildcard src/support/*.c src/ir/*.c src/text/*.c src/ar
                                   src/schedule/*.c) \
                           src/tune/database.c src/tune/target.c)
 FUZZ_LIB_OBJ := $(FUZZ_LIB_SRC:%.c=build/fuzz/obj/%.o) build/fuzz/obj/gen/onnx.pb-c.o
-FUZZ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Iinclude -Isrc -Ibuild/gen \
+FUZZ_CFLAGS := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -Werror=implicit-function-declaration -Werror=int-conversion -Iinclude -Isrc -Ibuild/gen \
   -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined
 .SECONDARY: $(FUZZ_LIB_OBJ)
 fuzz: $(FUZZ_BIN)

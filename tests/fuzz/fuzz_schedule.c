@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "mlcc/mlcc.h"
+#include "mlcc/support.h"
+#include "mlcc/ir.h"
+#include "mlcc/text.h"
 #include "mlcc/schedule.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
