@@ -367,9 +367,9 @@ def tune(mod, records, trials=64, batch=None, seed=0, threads=None, timeout=None
     for name, v in (("timeout", timeout), ("time_budget", time_budget)):
         if v is not None and not (isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0):
             raise ValueError("mlcc.tune: %s must be a positive number of seconds, got %r" % (name, v))
-    if seed < 0:
+    if seed is not None and seed < 0:
         raise ValueError("mlcc.tune: seed must not be negative, got %d" % seed)
-    opt = _lib.TuneOptions(trials=trials, batch=batch or 0, seed=seed, threads=threads or 0,
+    opt = _lib.TuneOptions(trials=trials or 0, batch=batch or 0, seed=seed or 0, threads=threads or 0,
                            timeout_s=float(timeout or 0), time_budget_s=float(time_budget or 0),
                            progress=1 if verbose else 0)
     ctx = mod._ctx
