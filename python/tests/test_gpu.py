@@ -183,7 +183,10 @@ def test_cuda(case, tmp_path):
     assert "__global__" in open(cu).read()
     compiler = nvcc()
     if compiler:
-        r = subprocess.run([compiler, "--ptx", cu, "-o", str(tmp_path / "k.ptx")], capture_output=True, text=True)
+        env = dict(os.environ)
+        env.pop("LD_PRELOAD", None)  # the sanitizers' runtimes, preloaded for the library under SAN=1
+        r = subprocess.run([compiler, "--ptx", cu, "-o", str(tmp_path / "k.ptx")], capture_output=True, text=True,
+                           env=env)
         assert r.returncode == 0, r.stderr
     reason = mlcc.gpu_unavailable("cuda")
     if reason:
