@@ -131,6 +131,8 @@ def test_bad_tuning_calls_raise(tmp_path):
         mlcc.tune(mod, str(bad), trials=1)
     with pytest.raises(mlcc.Error, match="missing.jsonl"):
         mlcc.apply_records(mod, str(tmp_path / "missing.jsonl"))
+    with pytest.raises(mlcc.Error, match="cannot open for writing"):
+        mlcc.tune(mod, str(tmp_path / "no" / "such" / "x.jsonl"), trials=1)
     with pytest.raises(TypeError):
         mlcc.tune(mod, str(tmp_path / "x.jsonl"), trials="4")
     with pytest.raises(ValueError):

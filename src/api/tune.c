@@ -6,6 +6,7 @@
 #include "mlcc/transform.h"
 #include "mlcc/tune.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,10 @@ int mlcc_tune(MlccContext *c, const MlccModule *mm, const char *records_path, co
   if (!records_path || !*records_path) return api_failf(c, "tune: no records file"), 1;
   if (opt->trials < 0 || opt->batch < 0 || opt->threads < 0 || opt->timeout_s < 0 || opt->time_budget_s < 0)
     return api_failf(c, "tune: trials, batch, threads, timeout and time budget cannot be negative"), 1;
+  /* a file that cannot take records is said before anything is measured */
+  FILE *probe = fopen(records_path, "a");
+  if (!probe) return api_failf(c, "%s: cannot open for writing: %s", records_path, strerror(errno)), 1;
+  fclose(probe);
   MlcCtx *ctx = c->ctx;
   const MlcModule *m = API_MOD(mm);
   for (int i = 0; i < m->n_funcs; i++)
