@@ -252,6 +252,47 @@ int mlcc_build_kernels(MlccContext *ctx, const MlccModule *m, const char *so_pat
  * through the pipeline into dir (model.so, model.h, model.c, params.bin). */
 int mlcc_build_model(MlccContext *ctx, const MlccModule *m, const char *dir, const char *entry);
 
+/* The same for a target: "native" (or NULL: C for this CPU), "generic"
+ * (C for the baseline x86-64), "opencl" or "cuda" (the kernels for a GPU,
+ * their source kept beside so_path as .cl / .cu; docs/gpu.md). */
+int mlcc_build_kernels_for(MlccContext *ctx, const MlccModule *m, const char *so_path, const char *target);
+/* The same for a model; a GPU target's default rule binds every kernel
+ * that is not bound yet to thread blocks first. */
+int mlcc_build_model_for(MlccContext *ctx, const MlccModule *m, const char *dir, const char *entry,
+                         const char *target);
+
+/* ---- tuning (docs/tuning.md) ----------------------------------------------------- */
+/* Options of mlcc_tune; zero (or a NULL pointer) means the default. */
+typedef struct MlccTuneOptions {
+  int trials;           /* measured candidates in all (64) */
+  int batch;            /* candidates per round (8) */
+  uint64_t seed;        /* the search's seed (0) */
+  int threads;          /* runtime threads per measurement (the runtime's default) */
+  double timeout_s;     /* per candidate (10) */
+  double time_budget_s; /* stop after this long (no limit) */
+  int progress;         /* 1: one line per round on stderr */
+} MlccTuneOptions;
+
+/* Tune every kernel of m (a module with graph functions goes through the
+ * graph pipeline up to dead code first, so the tasks are the kernels a
+ * build compiles) on this machine.  records_path is read first when it
+ * exists (what it holds is never measured again) and every measurement is
+ * appended to it as it comes. */
+int mlcc_tune(MlccContext *ctx, const MlccModule *m, const char *records_path, const MlccTuneOptions *opt);
+/* m's prim funcs with the best record of each (the n record files merged,
+ * on this machine's target) replayed onto it; such a function carries the
+ * attribute "tuned".  n_applied / n_failed (may be NULL): functions
+ * scheduled, records that no longer applied. */
+MlccModule *mlcc_apply_records(MlccContext *ctx, const MlccModule *m, const char *const *paths, int n,
+                               int *n_applied, int *n_failed);
+/* The whole graph pipeline of a build for target (as mlcc_build_model_for
+ * takes it: NULL or "native" sizes default schedules for this CPU,
+ * "generic" for the baseline x86-64, a GPU target leaves them to the GPU
+ * rule) with the records applied to the kernels it makes (none when n is
+ * 0); the kernels the module came with keep their schedules. */
+MlccModule *mlcc_pipeline_for(MlccContext *ctx, const MlccModule *m, const char *target, const char *const *paths,
+                              int n, int *n_applied, int *n_failed);
+
 /* ---- loading and calling compiled code ----------------------------------------- */
 /* a model directory (or its model.so) or a kernels .so */
 MlccLib *mlcc_lib_load(MlccContext *ctx, const char *path);

@@ -16,6 +16,7 @@
 
 #include "mlcc/codegen.h"
 #include "mlcc/schedule.h"
+#include "mlcc/transform.h"
 
 #include <stdio.h>
 
@@ -89,6 +90,18 @@ bool mlc_tune_db_save(MlcCtx *ctx, const MlcTuneDB *db, const char *path);
  * n_failed may be NULL. */
 MlcModule *mlc_tune_apply(MlcCtx *ctx, const MlcModule *m, const MlcTuneDB *db, const MlcTuneTarget *target,
                           int *n_applied, int *n_failed);
+
+/* The graph pipeline of a build with records, in the order
+ * mlc_graph_pipeline has: the passes up to dead code (legalized and fused
+ * kernels), the records applied to those kernels (mlc_tune_apply on tt),
+ * then default schedules sized for target (NULL: none) for every kernel
+ * without a record except those m came with, explicit allocation and
+ * memory planning.  dump, user, stats and n_stats as for
+ * mlc_graph_pipeline; n_applied / n_failed as for mlc_tune_apply (left
+ * alone when the records were not reached). */
+MlcModule *mlc_tune_pipeline(MlcCtx *ctx, const MlcModule *m, const MlcSchTarget *target, const MlcTuneDB *db,
+                             const MlcTuneTarget *tt, MlcPassDump dump, void *user, MlcMemPlanStats **stats,
+                             int *n_stats, int *n_applied, int *n_failed);
 
 /* ---- design spaces ------------------------------------------------------------------
  * The rules, block by block: injective producers inlined; every reduction

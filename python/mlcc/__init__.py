@@ -12,7 +12,8 @@ from .graph import (Call, Constant, DataflowVar, Expr, ExternFunc, GlobalVar, Op
                     call_op, call_tir, const, get_item, op)
 from .graph import tuple_ as tuple  # noqa: A001 - R.tuple's spelling
 from .visitor import ExprMutator, ExprVisitor, mutator, visitor
-from .runtime import Function as CompiledFunction, Library, TimeResult, build, load_library, register_func
+from .runtime import (Function as CompiledFunction, Library, TimeResult, apply_records, build, gpu_unavailable,
+                      load_library, register_func, tune)
 from .frontend import compile, from_onnx, from_torch  # noqa: A004
 from .fx import from_fx
 
@@ -40,5 +41,5 @@ __all__ = [
     "ExternFunc", "GlobalVar", "Op", "StructInfo", "Tuple", "TupleGetItem", "TupleStructInfo", "TensorStructInfo",
     "Var", "call", "call_dps_packed", "call_op", "call_tir", "const", "get_item", "op", "tuple", "ExprMutator",
     "ExprVisitor", "mutator", "visitor", "CompiledFunction", "Library", "TimeResult", "build", "load_library",
-    "register_func", "compile", "from_onnx", "from_torch", "from_fx", "IRModule",
+    "register_func", "gpu_unavailable", "tune", "apply_records", "compile", "from_onnx", "from_torch", "from_fx", "IRModule",
 ]

@@ -74,6 +74,14 @@ Value._fields_ = [("kind", c_int32), ("n", c_int32), ("i", c_int64), ("f", c_dou
 
 (V_NONE, V_BLOCK, V_LOOP, V_INTRV, V_INT, V_FLOAT, V_BOOL, V_STR, V_LIST, V_LAMBDA) = range(10)
 
+
+
+class TuneOptions(Structure):
+    """MlccTuneOptions: zero fields take the tuner's defaults."""
+    _fields_ = [("trials", c_int), ("batch", c_int), ("seed", c_uint64), ("threads", c_int),
+                ("timeout_s", c_double), ("time_budget_s", c_double), ("progress", c_int)]
+
+
 ExternFn = CFUNCTYPE(c_int32, POINTER(POINTER(DLTensor)), c_int32, c_void_p)
 
 P = c_void_p
@@ -186,6 +194,11 @@ _API = {
     "mlcc_onnx_import": (P, [P, S, POINTER(c_char_p), POINTER(c_int), POINTER(c_int64), I]),
     "mlcc_build_kernels": (I, [P, P, S]),
     "mlcc_build_model": (I, [P, P, S, S]),
+    "mlcc_build_kernels_for": (I, [P, P, S, S]),
+    "mlcc_build_model_for": (I, [P, P, S, S, S]),
+    "mlcc_tune": (I, [P, P, S, POINTER(TuneOptions)]),
+    "mlcc_apply_records": (P, [P, P, POINTER(c_char_p), I, POINTER(c_int), POINTER(c_int)]),
+    "mlcc_pipeline_for": (P, [P, P, S, POINTER(c_char_p), I, POINTER(c_int), POINTER(c_int)]),
     "mlcc_lib_load": (P, [P, S]),
     "mlcc_lib_free": (None, [P]),
     "mlcc_lib_is_model": (I, [P]),

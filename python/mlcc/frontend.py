@@ -56,9 +56,10 @@ def from_torch(module, example_inputs, input_names=None):
         return _import(path, shapes)
 
 
-def compile(model, out, shape_dict=None):  # noqa: A001 - mlcc compile's name
+def compile(model, out, shape_dict=None, records=None, target=None):  # noqa: A001 - mlcc compile's name
     """an ONNX model (path) or a Module compiled into folder `out` (model.so,
-    model.h, params.bin) and loaded"""
+    model.h, params.bin) and loaded; records: tuning records applied to its
+    kernels (mlcc.tune); target as for mlcc.build"""
     from .runtime import build
     mod = model if isinstance(model, Module) else from_onnx(model, shape_dict)
-    return build(mod, out=out)
+    return build(mod, target=target, out=out, records=records)

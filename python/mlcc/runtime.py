@@ -164,6 +164,7 @@ class Library:
         self.handle = self._ctx.check_ptr(h, _lib.BuildError)
         self.path = os.fspath(path)
         self.is_model = api.lib_is_model(self.handle) == 1
+        self.records_applied = (0, 0)  # (kernels tuned by records, records that no longer applied)
         self._funcs = {}
         for i in range(api.lib_num_funcs(self.handle)):
             f = Function(self, i)
@@ -202,51 +203,181 @@ def load_library(path):
     return Library(path)
 
 
-_TARGETS = (None, "llvm", "c", "native", "cpu")
+_TARGETS = {None: "native", "llvm": "native", "c": "native", "native": "native", "cpu": "native",
+            "generic": "generic", "opencl": "opencl", "cuda": "cuda"}
 
 
-def build(mod, target=None, out=None, pipeline=True, entry=None):
+def _target(target, who):
+    """the library's name of a target ("llvm -mcpu=..." counts by its first word)"""
+    if target is not None and not isinstance(target, str):
+        raise TypeError("%s: target must be a string, got %s" % (who, type(target).__name__))
+    t = target.split()[0] if target and target.split() else None
+    if t not in _TARGETS:
+        raise _lib.BuildError("%s: target '%s' is not supported (the targets: None, \"llvm\" or \"c\" for this "
+                              "CPU, \"generic\", \"opencl\", \"cuda\")" % (who, target))
+    return _TARGETS[t]
+
+
+def _record_paths(records, who):
+    """records as a list of paths (one path, or several merged)"""
+    if records is None:
+        return []
+    if isinstance(records, (str, os.PathLike)):
+        records = [records]
+    try:
+        paths = [os.fspath(r) for r in records]
+    except TypeError:
+        raise TypeError("%s: records must be a path or a list of paths" % who) from None
+    return paths
+
+
+def _c_paths(paths):
+    return (ctypes.c_char_p * max(len(paths), 1))(*[p.encode() for p in paths])
+
+
+def apply_records(mod, records):
+    """mod's prim funcs with the best tuning record of each replayed onto it
+    (records: a file or a list of files, merged); a function scheduled so
+    carries the attribute "tuned".  Records measured on another target
+    (CPU, instruction set, thread count) are not applied."""
+    from .ir import Module
+    if not isinstance(mod, Module):
+        raise TypeError("mlcc.apply_records: expected an mlcc.Module, got %s" % type(mod).__name__)
+    paths = _record_paths(records, "mlcc.apply_records")
+    ctx = mod._ctx
+    applied, failed = ctypes.c_int(0), ctypes.c_int(0)
+    with lock:
+        h = api.apply_records(ctx.handle, mod.handle, _c_paths(paths), len(paths), ctypes.byref(applied),
+                              ctypes.byref(failed))
+        out = Module(ctx, ctx.check_ptr(h))
+    out.records_applied = (applied.value, failed.value)
+    return out
+
+
+def build(mod, target=None, out=None, pipeline=True, entry=None, records=None):
     """Compile mod and load it.  A module of prim funcs becomes kernels; one
     with graph functions goes through the graph pipeline (when pipeline is
-    true) and becomes a model of its entry function (default "main").  out:
-    where to keep the files (a .so path for kernels, a folder for a model);
-    a temporary folder otherwise."""
+    true) and becomes a model of its entry function (default "main").
+    target: None (or "llvm", "c") for this CPU, "generic", "opencl" or
+    "cuda" (docs/gpu.md).  records: tuning records (a file or a list) whose
+    best schedule of each kernel is applied (docs/tuning.md).  out: where
+    to keep the files (a .so path for kernels, a folder for a model); a
+    temporary folder otherwise."""
     from .ir import Module
     if not isinstance(mod, Module):
         raise TypeError("mlcc.build: expected an mlcc.Module, got %s" % type(mod).__name__)
-    t = target.split()[0] if isinstance(target, str) else target
-    if t not in _TARGETS:
-        raise _lib.BuildError("mlcc.build: target '%s' is not supported here (the C target for this CPU: "
-                              "None, \"llvm\", \"c\")" % target)
+    t = _target(target, "mlcc.build")
+    paths = _record_paths(records, "mlcc.build")
     ctx = mod._ctx
     tmp = None
+    applied = (0, 0)
     if mod.graph_func_names():
         if pipeline:
+            n_app, n_fail = ctypes.c_int(0), ctypes.c_int(0)
             with lock:
-                h = api.pipeline(ctx.handle, mod.handle, None, None)
-            from .ir import Module as M
-            mod = M(ctx, ctx.check_ptr(h, _lib.BuildError))
+                h = api.pipeline_for(ctx.handle, mod.handle, t, _c_paths(paths), len(paths), ctypes.byref(n_app),
+                                     ctypes.byref(n_fail))
+                mod = Module(ctx, ctx.check_ptr(h, _lib.BuildError))
+            applied = (n_app.value, n_fail.value)
+        elif paths:
+            mod = apply_records(mod, paths)
+            applied = mod.records_applied
         if out is None:
             out = tmp = tempfile.mkdtemp(prefix="mlcc-model-")
         with lock:
-            rc = api.build_model(ctx.handle, mod.handle, os.fspath(out), entry)
+            rc = api.build_model_for(ctx.handle, mod.handle, os.fspath(out), entry, t)
         if rc:
             msg = ctx.error()
             if tmp:
                 shutil.rmtree(tmp, ignore_errors=True)
             raise _lib.BuildError(msg)
-        return Library(out, ctx, cleanup=tmp)
+        lib = Library(out, ctx, cleanup=tmp)
+        lib.records_applied = applied
+        return lib
+    if paths:
+        mod = apply_records(mod, paths)
+        applied = mod.records_applied
     if out is None:
         tmp = tempfile.mkdtemp(prefix="mlcc-kernels-")
         out = os.path.join(tmp, "kernels.so")
     with lock:
-        rc = api.build_kernels(ctx.handle, mod.handle, os.fspath(out))
+        rc = api.build_kernels_for(ctx.handle, mod.handle, os.fspath(out), t)
     if rc:
         msg = ctx.error()
         if tmp:
             shutil.rmtree(tmp, ignore_errors=True)
         raise _lib.BuildError(msg)
-    return Library(out, ctx, cleanup=tmp)
+    lib = Library(out, ctx, cleanup=tmp)
+    lib.records_applied = applied
+    return lib
+
+
+_GPU_APIS = {"opencl": 1, "cuda": 2}  # MLCRT_GPU_OPENCL, MLCRT_GPU_CUDA
+
+
+def gpu_unavailable(target):
+    """None when the runtime can run kernels for target ("opencl": a device
+    of the first usable OpenCL platform, PoCL included; "cuda": the CUDA
+    driver and NVRTC), else the runtime's reason.  Building never needs the
+    device; only calling does."""
+    if target not in _GPU_APIS:
+        raise ValueError("mlcc.gpu_unavailable: target must be \"opencl\" or \"cuda\", got %r" % (target,))
+    fn = _lib.lib.mlcrt_gpu
+    fn.restype = ctypes.c_void_p
+    fn.argtypes = [ctypes.c_int32]
+    err = _lib.lib.mlcrt_last_error
+    err.restype = ctypes.c_char_p
+    err.argtypes = []
+    with lock:
+        if fn(_GPU_APIS[target]):
+            return None
+        msg = err()
+    return msg.decode("utf-8", "replace") if msg else "no %s device" % target
+
+
+def tune(mod, records, trials=64, batch=None, seed=0, threads=None, timeout=None, time_budget=None,
+         verbose=False):
+    """Tune every kernel of mod (a Module, or the path of a TVMScript .py or
+    an ONNX model) on this machine, appending each measurement to the
+    JSON-lines file `records` (read first when it exists: a rerun continues
+    from it).  trials: candidates measured in all; batch: per round (8);
+    threads: runtime threads per measurement (the runtime's default, which
+    is what a build's records are chosen for); timeout: seconds per
+    candidate (10); time_budget: seconds for the whole run; verbose: one
+    line per round on stderr.  Returns the records' path; build and compile
+    apply them with records=...  (docs/tuning.md)."""
+    from .ir import Module, load
+    if isinstance(mod, (str, os.PathLike)):
+        path = os.fspath(mod)
+        if path.endswith(".onnx"):
+            from .frontend import from_onnx
+            mod = from_onnx(path)
+        else:
+            mod = load(path)
+    if not isinstance(mod, Module):
+        raise TypeError("mlcc.tune: expected an mlcc.Module or a path, got %s" % type(mod).__name__)
+    if not isinstance(records, (str, os.PathLike)):
+        raise TypeError("mlcc.tune: records must be a path, got %s" % type(records).__name__)
+    for name, v in (("trials", trials), ("batch", batch), ("seed", seed), ("threads", threads)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int)):
+            raise TypeError("mlcc.tune: %s must be an int, got %s" % (name, type(v).__name__))
+    for name, v in (("trials", trials), ("batch", batch), ("threads", threads)):
+        if v is not None and v < 1:
+            raise ValueError("mlcc.tune: %s must be at least 1, got %d" % (name, v))
+    for name, v in (("timeout", timeout), ("time_budget", time_budget)):
+        if v is not None and not (isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0):
+            raise ValueError("mlcc.tune: %s must be a positive number of seconds, got %r" % (name, v))
+    if seed is not None and seed < 0:
+        raise ValueError("mlcc.tune: seed must not be negative, got %d" % seed)
+    opt = _lib.TuneOptions(trials=trials or 0, batch=batch or 0, seed=seed or 0, threads=threads or 0,
+                           timeout_s=float(timeout or 0), time_budget_s=float(time_budget or 0),
+                           progress=1 if verbose else 0)
+    ctx = mod._ctx
+    path = os.fspath(records)
+    with lock:
+        rc = api.tune(ctx.handle, mod.handle, path, ctypes.byref(opt))
+    ctx.check_rc(rc)
+    return path
 
 
 # ---- extern functions registered from Python ------------------------------------------

@@ -34,6 +34,11 @@ def test_tutorial(tmp_path, monkeypatch, capsys):
     assert "refused:" in out and "sch.split(" in out
     assert sorted(os.listdir("mlp_model")) == ["model.c", "model.h", "model.so", "params.bin"]
     expected = np.load("expected.npy")
+    # the tuner's section: one record per trial, at least one kernel tuned by them
+    with open("mlp.jsonl") as f:
+        assert len(f.read().splitlines()) == 8
+    assert ns["tuned"].records_applied[0] >= 1
+    np.testing.assert_allclose(ns["tuned"]["main"](ns["x"].numpy()), expected, rtol=1e-4, atol=1e-5)
     if os.environ.get("SAN") == "1":
         return  # the runtime archive is built with the sanitizers; a plain link cannot use it
     (c_code,) = blocks("c")

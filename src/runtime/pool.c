@@ -16,7 +16,13 @@
  * atomics (a worker counts itself a sleeper under the mutex before checking
  * the generation; the caller bumps the generation before looking for
  * sleepers), so no wake-up is lost.  Only one region runs on the pool at a
- * time: a nested region, or one that finds the pool busy, runs serially. */
+ * time: a nested region, or one that finds the pool busy, runs serially.
+ *
+ * A child process made by fork has the pool's memory but none of its
+ * workers (a process that runs kernels, then forks to measure or compile
+ * others, as the tuner does when embedded): a fork handler takes the lock
+ * across the fork and the child forgets the pool, making its own on first
+ * use. */
 /* POSIX calls (clock_gettime, sched_yield, sysconf) are used: say so here,
  * since the runtime is also compiled outside this project's build */
 #ifndef _POSIX_C_SOURCE
@@ -200,8 +206,31 @@ static void pool_destroy(Pool *p) {
   free(p);
 }
 
+/* fork: the lock is held across it (no region is half published), and the
+ * child, whose copy of the pool has no workers, starts without one (its
+ * memory is the parent's and stays theirs to free) */
+static _Thread_local int tl_fork_locked; /* this thread took the lock for a fork */
+static void before_fork(void) {
+  if (tl_in_region) return; /* its region holds the lock already */
+  pthread_mutex_lock(&g_lock);
+  tl_fork_locked = 1;
+}
+static void after_fork_parent(void) {
+  if (tl_fork_locked) pthread_mutex_unlock(&g_lock);
+  tl_fork_locked = 0;
+}
+static void after_fork_child(void) {
+  if (!tl_fork_locked) return;
+  g_pool = NULL;
+  pthread_mutex_unlock(&g_lock);
+  tl_fork_locked = 0;
+}
+static pthread_once_t g_fork_once = PTHREAD_ONCE_INIT;
+static void register_fork_handlers(void) { pthread_atfork(before_fork, after_fork_parent, after_fork_child); }
+
 /* a pool of up to want threads; fewer when threads cannot be created */
 static Pool *pool_create(int32_t want) {
+  pthread_once(&g_fork_once, register_fork_handlers);
   Pool *p = calloc(1, sizeof *p);
   if (!p) return NULL;
   p->workers = calloc((size_t)want, sizeof *p->workers);

@@ -45,3 +45,26 @@ MlcModule *mlc_tune_apply(MlcCtx *ctx, const MlcModule *m, const MlcTuneDB *db, 
   if (n_failed) *n_failed = failed;
   return (MlcModule *)cur;
 }
+
+#define STAGE(id, expr)                                  \
+  do {                                                   \
+    if (!(out = (expr))) goto done;                      \
+    if (dump) dump(user, MLC_PASS_##id, out);            \
+  } while (0)
+
+MlcModule *mlc_tune_pipeline(MlcCtx *ctx, const MlcModule *m, const MlcSchTarget *target, const MlcTuneDB *db,
+                             const MlcTuneTarget *tt, MlcPassDump dump, void *user, MlcMemPlanStats **stats,
+                             int *n_stats, int *n_applied, int *n_failed) {
+  MlcMap given = {0}; /* the prim funcs the module came with keep their author's schedule */
+  for (int i = 0; i < m->n_funcs; i++)
+    if (m->funcs[i].kind == MLC_FUNC_PRIM) mlc_map_put(&given, m->funcs[i].name, (void *)m->funcs[i].name);
+  MlcModule *out = mlc_graph_pipeline(ctx, m, NULL, MLC_PASS_DEAD_CODE, dump, user, NULL, NULL);
+  if (out) out = mlc_tune_apply(ctx, out, db, tt, n_applied, n_failed);
+  if (!out) goto done;
+  STAGE(DEFAULT_SCHEDULE, mlc_pass_default_schedule(ctx, out, target, &given));
+  STAGE(EXPLICIT_ALLOC, mlc_pass_explicit_alloc(ctx, out));
+  STAGE(PLAN_MEMORY, mlc_pass_plan_memory(ctx, out, stats, n_stats));
+done:
+  mlc_map_free(&given);
+  return out;
+}

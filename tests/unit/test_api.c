@@ -202,9 +202,59 @@ static void test_te_and_graph_builder_model(void) {
   mlcc_context_free(c);
 }
 
+/* the tuner through the API: records appended per trial, applied by
+ * mlcc_apply_records, the tuned kernel checked against plain C */
+static void test_tune_and_records(void) {
+  MlccContext *c = mlcc_context_new();
+  MlccModule *m = mlcc_module_parse(c, "mm.py", MM, strlen(MM));
+  CHECK(m != NULL);
+  char dir[256], db[300], so[300], missing[300];
+  CHECK(bu_make_tmpdir(dir, sizeof dir, "api-tune"));
+  snprintf(db, sizeof db, "%s/mm.jsonl", dir);
+  snprintf(so, sizeof so, "%s/mm.so", dir);
+  snprintf(missing, sizeof missing, "%s/none.jsonl", dir);
+  MlccTuneOptions o = {.trials = 2, .batch = 2, .seed = 4};
+  CHECK(mlcc_tune(c, m, db, &o) == 0);
+  FILE *f = fopen(db, "r");
+  int lines = 0, ch;
+  while (f && (ch = fgetc(f)) != EOF) lines += ch == '\n';
+  if (f) fclose(f);
+  CHECK(lines == 2);
+  const char *paths[1] = {db};
+  int applied = -1, failed = -1;
+  MlccModule *t = mlcc_apply_records(c, m, paths, 1, &applied, &failed);
+  CHECK(t && applied == 1 && failed == 0 && !mlcc_module_equal(t, m));
+  CHECK(t && mlcc_build_kernels_for(c, t, so, "native") == 0);
+  MlccLib *lib = t ? mlcc_lib_load(c, so) : NULL;
+  CHECK(lib != NULL);
+  if (lib) {
+    fill_mm();
+    memset(C, 0, sizeof C);
+    int64_t sa[2] = {8, 16}, sb[2] = {16, 4}, sc[2] = {8, 4};
+    DLTensor ta = tensor(A, sa, 2), tb = tensor(B, sb, 2), tc = tensor(C, sc, 2);
+    DLTensor *args[3] = {&ta, &tb, &tc};
+    CHECK(mlcc_lib_call(c, lib, "mm", args, 3) == 0);
+    CHECK(close_to(C, R, 32));
+    mlcc_lib_free(lib);
+  }
+  /* refusals are messages */
+  CHECK(mlcc_build_kernels_for(c, m, so, "rocm") != 0 && strstr(mlcc_last_error(c), "'rocm'"));
+  CHECK(mlcc_pipeline_for(c, m, "tpu", NULL, 0, NULL, NULL) == NULL && strstr(mlcc_last_error(c), "'tpu'"));
+  CHECK(mlcc_tune(c, m, NULL, &o) != 0 && strstr(mlcc_last_error(c), "records"));
+  o.trials = -1;
+  CHECK(mlcc_tune(c, m, db, &o) != 0 && strstr(mlcc_last_error(c), "negative"));
+  const char *gone[1] = {missing};
+  CHECK(mlcc_apply_records(c, m, gone, 1, NULL, NULL) == NULL && strstr(mlcc_last_error(c), "none.jsonl"));
+  /* a kernel not bound to GPU threads is refused for a GPU, with the loop named */
+  CHECK(mlcc_build_kernels_for(c, m, so, "opencl") != 0 && strstr(mlcc_last_error(c), "not bound"));
+  bu_remove_dir(dir);
+  mlcc_context_free(c);
+}
+
 int main(void) {
   RUN(test_parse_errors_are_messages);
   RUN(test_schedule_by_table_and_refusal);
   RUN(test_te_and_graph_builder_model);
+  RUN(test_tune_and_records);
   return CHECK_DONE();
 }
