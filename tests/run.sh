@@ -22,6 +22,13 @@ VERBOSE=${VERBOSE:-0}
 # unit binary runs many tests, a golden test is one mlcc call)
 UNIT_TIME_LIMIT=${UNIT_TIME_LIMIT:-900}
 MLCC_TIME_LIMIT=${MLCC_TIME_LIMIT:-60}
+# under the sanitizers, PoCL (the OpenCL device on a machine without a GPU)
+# runs kernels on one worker thread: LeakSanitizer's check at exit stops
+# every thread, and its tracer crashes on PoCL's pool of workers
+if [ "${SAN:-}" = 1 ]; then
+  POCL_MAX_PTHREAD_COUNT=${POCL_MAX_PTHREAD_COUNT:-1}
+  export POCL_MAX_PTHREAD_COUNT
+fi
 
 passed=0
 failed=0
