@@ -3,7 +3,8 @@
  *
  * The programs (the table below) are float32 matmuls as a user, a course or
  * a tuner leaves them: unscheduled, the course's sampled [8, 16] tiling,
- * traces in the shape the field's tuner writes (tuned_128.py, tuned_1024.py),
+ * traces in the shape the field's tuner writes (the schedule scripts of tests/golden/schedule/tuned_matmul_128 and
+ * tuned_matmul_1024),
  * and bench/matmul's hand schedule as the best known program at 1024^3.
  * Each goes through the library as a user's would (mlc_read_module ->
  * mlc_sch_run_script -> mlc_build_shared for the native target -> the
@@ -37,8 +38,8 @@ enum { ROUNDS = 9, MAX_PROGS = 8 };
 #define PROGRAMS(X)                                                                          \
   X("unscheduled-128", 128, "bench/codegen/matmul_128.py", NULL, "main")                     \
   X("sampled-128", 128, "bench/codegen/matmul_128.py", "bench/codegen/sampled_128.py", "main") \
-  X("tuned-128", 128, "bench/codegen/matmul_128.py", "bench/codegen/tuned_128.py", "main")   \
-  X("tuned-1024", 1024, "bench/codegen/matmul_1024.py", "bench/codegen/tuned_1024.py", "main") \
+  X("tuned-128", 128, "bench/codegen/matmul_128.py", "tests/golden/schedule/tuned_matmul_128/schedule.py", "main")   \
+  X("tuned-1024", 1024, "bench/codegen/matmul_1024.py", "tests/golden/schedule/tuned_matmul_1024/schedule.py", "main") \
   X("hand-1024", 1024, "bench/matmul/naive.py", "bench/matmul/schedule.py", "matmul")
 
 typedef struct Prog {

@@ -24,8 +24,8 @@ from tvm import te
 PROGRAMS = [  # name, size, schedule script (None: unscheduled)
     ("unscheduled-128", 128, None),
     ("sampled-128", 128, "bench/codegen/sampled_128.py"),
-    ("tuned-128", 128, "bench/codegen/tuned_128.py"),
-    ("tuned-1024", 1024, "bench/codegen/tuned_1024.py"),
+    ("tuned-128", 128, "tests/golden/schedule/tuned_matmul_128/schedule.py"),
+    ("tuned-1024", 1024, "tests/golden/schedule/tuned_matmul_1024/schedule.py"),
 ]
 
 
