@@ -360,9 +360,10 @@ static MlcGExpr *rope_cache(MlcOnnxNode *n, const Rope *r, MlcGExpr *cache, MlcG
            NULL;
   if (pos) {
     if (rank != 2) return mlc_onnx__node_fail(n, "%s: with position_ids a 2-D cache is expected", what), NULL;
-    MlcAttr ta = attr("axis", mlc_onnx__av_int(0));
+    /* "fast": a position out of the cache is a run-time error, not clipped */
+    MlcAttr ta[2] = {attr("axis", mlc_onnx__av_int(0)), attr("mode", mlc_onnx__av_str(n->im->ctx, "fast"))};
     MlcGExpr *args[2] = {cache, pos};
-    cache = mlc_onnx__emit_attrs(n, "take", args, 2, 1, &ta);
+    cache = mlc_onnx__emit_attrs(n, "take", args, 2, 2, ta);
   } else if (rank != 3 || cd[0] != r->dims[0] || cd[1] != r->dims[1]) {
     return mlc_onnx__node_fail(n, "%s: without position_ids a (batch, sequence, rotary_dim / 2) cache is expected", what), NULL;
   }

@@ -68,12 +68,23 @@ static int64_t prod(const int64_t *d, int from, int to) {
  * tensor of idx's shape less its last axis. */
 static MlcGExpr *row_numbers(MlcOnnxNode *n, MlcGExpr *idx, const int64_t *id, int ir, const int64_t *dd, int b) {
   int k = (int)id[ir - 1];
-  int64_t dims[MAX_RANK], strides[MAX_RANK], kk = k;
-  for (int j = 0; j < k; j++) dims[j] = dd[b + j], strides[j] = prod(dd, b + j + 1, b + k);
+  int64_t dims[MAX_RANK], strides[MAX_RANK], beyond[MAX_RANK], kk = k;
+  int64_t all_rows = prod(id, 0, b) * prod(dd, b, b + k); /* of every batch entry */
+  for (int j = 0; j < k; j++) {
+    dims[j] = dd[b + j], strides[j] = prod(dd, b + j + 1, b + k);
+    beyond[j] = strides[j] ? all_rows / strides[j] : 0;
+  }
   MlcGExpr *x = astype(n, idx, MLC_I64_T);
   MlcGExpr *dc = i64_const(n, dims, k, &kk, 1), *sc = i64_const(n, strides, k, &kk, 1);
   MlcGExpr *zero = mlc_g_const(n->im->ctx, mlc_onnx__scalar(n->im->ctx, MLC_I64_T, 0));
   x = where(n, mlc_onnx__emit2(n, "less", x, zero), mlc_onnx__emit2(n, "add", x, dc), x);
+  /* An entry still outside its own dim would otherwise address another row
+   * of the flattened data; it becomes a value whose row is past all rows,
+   * so the take / scatter that uses it reports "index out of range" at run
+   * time (and the products below cannot overflow). */
+  MlcGExpr *outside = mlc_onnx__emit2(n, "logical_or", mlc_onnx__emit2(n, "less", x, zero),
+                                      mlc_onnx__emit2(n, "greater_equal", x, dc));
+  x = where(n, outside, i64_const(n, beyond, k, &kk, 1), x);
   int64_t last = ir - 1;
   MlcAttr a[2] = {attr("axis", mlc_onnx__av_ints(n->im->ctx, &last, 1)), attr("keepdims", av_bool(false))};
   x = mlc_onnx__emit2(n, "multiply", x, sc);
@@ -109,8 +120,9 @@ bool mlc_onnx__conv_gather_nd(MlcOnnxNode *n) {
   flat[nf++] = prod(dd, 0, (int)(b + k));
   for (int i = (int)(b + k); i < dr; i++) flat[nf++] = dd[i];
   MlcGExpr *args[2] = {with_ints(n, "reshape", data, "shape", flat, nf), rows};
-  MlcAttr a = attr("axis", mlc_onnx__av_int(0));
-  return args[0] && rows && (n->out[0] = mlc_onnx__emit_attrs(n, "take", args, 2, 1, &a)) != NULL;
+  /* "fast": a row out of range is a run-time error, not a clipped read */
+  MlcAttr a[2] = {attr("axis", mlc_onnx__av_int(0)), attr("mode", mlc_onnx__av_str(n->im->ctx, "fast"))};
+  return args[0] && rows && (n->out[0] = mlc_onnx__emit_attrs(n, "take", args, 2, 2, a)) != NULL;
 }
 
 bool mlc_onnx__conv_scatter_nd(MlcOnnxNode *n) {

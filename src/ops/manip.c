@@ -780,8 +780,9 @@ bool mlc_op_te_strided_slice(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **inpu
 /* take                                                                     */
 /* ======================================================================== */
 
-/* axis -1 when None (x read flattened); wrap: indices modulo the extent,
- * else clipped into range -- also for the field's "fast" mode, whose
+/* axis -1 when None (x read flattened); wrap: indices modulo the extent;
+ * clip: clipped into range; fast: the field's unchecked mode, which here
+ * checks instead (an index out of range is a run-time error), since
  * unchecked reads have no place in code that must stay in bounds */
 static bool take_plan(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo *x, const MlcSInfo *ind,
                       int *axis, bool *wrap, bool *fast) {
