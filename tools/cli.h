@@ -34,6 +34,9 @@ bool cli_write_stdout(const char *s, size_t n);
 /* Write s to path as mlc_write_file does (a failure changes nothing that
  * was there); false after a message. */
 bool cli_write_file(const char *path, const char *s, size_t n);
+/* "mlcc: CMD: PATH: <the runtime's last error>", PATH left out when the
+ * error already names it; returns EXIT_ERR */
+int cli_rt_fail_path(const char *cmd, const char *path);
 /* --fill: deterministic values, uniform in [-1, 1) for floats and [0, 8)
  * for ints; state is the generator's (nonzero) */
 typedef enum { FILL_ZEROS, FILL_ONES, FILL_RANDOM } CliFill;

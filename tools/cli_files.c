@@ -15,6 +15,13 @@ bool cli_write_file(const char *path, const char *s, size_t n) {
 }
 
 /* deterministic uniform values in [-1, 1) for floats, [0, 8) for ints */
+int cli_rt_fail_path(const char *cmd, const char *path) {
+  const char *err = mlcrt_last_error();
+  if (*err && strstr(err, path)) fprintf(stderr, "mlcc: %s: %s\n", cmd, err);
+  else fprintf(stderr, "mlcc: %s: %s%s%s\n", cmd, path, *err ? ": " : "", err);
+  return EXIT_ERR;
+}
+
 void cli_fill_tensor(DLTensor *t, CliFill fill, uint64_t *state) {
   int64_t n = mlcrt_tensor_numel(t);
   if (fill != FILL_RANDOM) {

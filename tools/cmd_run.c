@@ -104,8 +104,7 @@ int cmd_run(int argc, char **argv) {
               d->params[i].name);
       rc = EXIT_ERR;
     } else if (mlcrt_npy_load(ins[i], &tensors[i]) != 0) {
-      fprintf(stderr, "mlcc: run: %s\n", mlcrt_last_error()); /* it names the file */
-      rc = EXIT_ERR;
+      rc = cli_rt_fail_path("run", ins[i]);
     } else {
       const MlcrtParamDesc *p = &d->params[i];
       for (int k = 0; k < p->ndim && k < tensors[i]->dl.ndim; k++)
@@ -149,8 +148,7 @@ int cmd_run(int argc, char **argv) {
       fprintf(stderr, "mlcc: run: more --out files than parameters after the inputs\n");
       rc = EXIT_ERR;
     } else if (mlcrt_npy_save(outs[k], &tensors[i]->dl) != 0) {
-      fprintf(stderr, "mlcc: run: %s: %s\n", outs[k], mlcrt_last_error());
-      rc = EXIT_ERR;
+      rc = cli_rt_fail_path("run", outs[k]);
     }
   }
   if (rc == EXIT_YES && time) {

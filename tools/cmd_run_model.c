@@ -41,7 +41,7 @@ static bool ends_with(const char *s, const char *suffix) {
 
 static int inputs_from_npz(RunModel *r) {
   const MlcrtModelDesc *d = r->desc;
-  if (mlcrt_npz_load(r->ins[0], &r->npz) != 0) return fail(r->ins[0]);
+  if (mlcrt_npz_load(r->ins[0], &r->npz) != 0) return cli_rt_fail_path("run", r->ins[0]);
   for (int32_t i = 0; i < d->n_inputs; i++) {
     MlcrtTensor *t = mlcrt_npz_get(r->npz, d->inputs[i].name);
     if (!t) {
@@ -74,7 +74,7 @@ static int inputs_from_npy(RunModel *r) {
       fprintf(stderr, "mlcc: run: %s: inputs are .npy files, or one .npz\n", r->ins[i]);
       return EXIT_ERR;
     }
-    if (mlcrt_npy_load(r->ins[i], &r->owned[i]) != 0) return fail(r->ins[i]);
+    if (mlcrt_npy_load(r->ins[i], &r->owned[i]) != 0) return cli_rt_fail_path("run", r->ins[i]);
     r->inputs[i] = &r->owned[i]->dl;
   }
   return EXIT_YES;
@@ -148,13 +148,13 @@ static int save_outputs(RunModel *r) {
       fprintf(stderr, "mlcc: run: '%s' has %d outputs: save them to a .npz\n", d->name, d->n_outputs);
       return EXIT_ERR;
     }
-    return mlcrt_npy_save(r->out, r->outputs[0]) == 0 ? EXIT_YES : fail(r->out);
+    return mlcrt_npy_save(r->out, r->outputs[0]) == 0 ? EXIT_YES : cli_rt_fail_path("run", r->out);
   }
   const char **names = calloc((size_t)d->n_outputs + 1, sizeof *names);
   if (!names) return fail("out of memory");
   for (int32_t i = 0; i < d->n_outputs; i++) names[i] = d->outputs[i].name;
   int rc = mlcrt_npz_save(r->out, d->n_outputs, names, (const DLTensor *const *)r->outputs) == 0 ? EXIT_YES
-                                                                                                 : fail(r->out);
+                                                                                                 : cli_rt_fail_path("run", r->out);
   free(names);
   return rc;
 }

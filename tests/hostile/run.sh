@@ -77,6 +77,10 @@ if "$MLCC" build "$dir/f.py" -o "$dir/f.so" 2>"$dir/err"; then
   done
   printf 'PK\003\004' >"$dir/bad.npz"
   hostile "bad.npz run" refused "$dir/bad.npz" run "$dir/f.so" --in "$dir/bad.npz"
+  # an output that cannot be written: refused, the path named once
+  hostile "run --out into a missing folder" refused "$dir/f.py" run "$dir/f.so" --fill random --out "$dir/none/y.npy"
+  n=$(grep -o "$dir/none/y.npy" "$dir/err" | wc -l)
+  [ "$n" -eq 1 ] || { echo "FAIL hostile: run --out names the path $n times"; sed 's/^/    /' "$dir/err"; }
 else
   echo "FAIL hostile: building the .npy case's function failed"; head -n 4 "$dir/err" | sed 's/^/    /'
 fi
