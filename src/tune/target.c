@@ -8,6 +8,7 @@
  * compiles for: $MLC_MARCH when set, else the host's (the x86 features
  * that change code generation, as the compiler's own probe reports them). */
 #include "mlcc/tune.h"
+#include "mlcc/runtime.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,20 @@ void mlc_tune_target_host(MlcTuneTarget *t, int threads) {
   long e = env && *env ? strtol(env, &end, 10) : 0;
   if (e >= 1 && e <= 4096 && *end == '\0') n = e;
   t->threads = threads > 0 ? threads : n > 0 ? (int)n : 1;
+}
+
+void mlc_tune_target_gpu(MlcTuneTarget *t, MlcGpuApi api) {
+  memset(t, 0, sizeof *t);
+  const MlcrtGpu *g = mlcrt_gpu(api == MLC_GPU_CUDA ? MLCRT_GPU_CUDA : MLCRT_GPU_OPENCL);
+  snprintf(t->cpu, sizeof t->cpu, "%s", g && g->device ? g->device : "no device");
+  snprintf(t->features, sizeof t->features, "%s", mlc_gpu_api_name(api));
+  t->threads = 1;
+}
+
+int mlc_tune_db_count_other(const MlcTuneDB *db, const MlcTuneTarget *t) {
+  int n = 0;
+  for (int i = 0; i < mlc_tune_db_size(db); i++) n += !mlc_tune_target_equal(&mlc_tune_db_at(db, i)->target, t);
+  return n;
 }
 
 bool mlc_tune_target_equal(const MlcTuneTarget *a, const MlcTuneTarget *b) {
