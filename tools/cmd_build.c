@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "mlcc/codegen.h"
+#include "mlcc/lower.h"
 #include "mlcc/runtime.h"
 #include "mlcc/schedule.h"
 #include "mlcc/text.h"
@@ -164,7 +165,7 @@ static int build_model(MlcCtx *ctx, MlcModule *m, const BuildArgs *a) {
   else if (m)
     m = mlc_graph_pipeline(ctx, m, sized, MLC_PASS_COUNT - 1, dump_module, &dump, &stats, &n_stats);
   mlc_tune_db_free(db);
-  if (m && gpu) m = mlc_sch_default_gpu_module(ctx, m, 256);
+  if (m && gpu) m = mlc_sch_default_gpu_module(ctx, m, 256, mlc_gpu_accepts, NULL);
   if (m) report_plan(stats, n_stats);
   free(stats);
   if (dump.failed) return EXIT_ERR;

@@ -413,3 +413,9 @@ MlcGpuFunc *mlc_lower_gpu(MlcCtx *ctx, const MlcPrimFunc *f, const MlcGpuLimits 
   mlc_vec_free(&sp.device);
   return g;
 }
+
+bool mlc_gpu_accepts(MlcCtx *ctx, const MlcPrimFunc *f, void *limits) {
+  bool ok = mlc_lower_gpu(ctx, f, limits) != NULL;
+  mlc_clear_error(ctx);
+  return ok;
+}

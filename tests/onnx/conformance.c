@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "mlcc/codegen.h"
+#include "mlcc/lower.h"
 #include "mlcc/frontend.h"
 #include "mlcc/runtime.h"
 #include "mlcc/schedule.h"
@@ -171,7 +172,7 @@ static Status run_test(const Options *o, const char *name, char *reason, size_t 
   /* --target opencl|cuda: the GPU default schedules instead, as there */
   MlcGpuApi gpu = !o->target ? MLC_GPU_NONE : !strcmp(o->target, "cuda") ? MLC_GPU_CUDA : MLC_GPU_OPENCL;
   m = mlc_graph_pipeline(ctx, m, gpu ? NULL : &target, MLC_PASS_COUNT - 1, NULL, NULL, NULL, NULL);
-  if (m && gpu) m = mlc_sch_default_gpu_module(ctx, m, 256);
+  if (m && gpu) m = mlc_sch_default_gpu_module(ctx, m, 256, mlc_gpu_accepts, NULL);
   if (!m) return from_ctx(ctx, "compile", reason, cap);
   mkdir(out_dir, 0755);
   MlcBuildOptions bo = {.target = MLC_TARGET_NATIVE, .extra_cflags = "-O1", .gpu = gpu};

@@ -7,6 +7,7 @@
 #include "build_util.h"
 #include "check.h"
 #include "mlcc/schedule.h"
+#include "mlcc/lower.h"
 
 #include <math.h>
 
@@ -80,7 +81,7 @@ static bool run(MlcrtModel *model, float *x, float *y, float *w, DLTensor **out)
 
 static void test_chain_moves_only_at_crossings(void) {
   const MlcModule *m = bu_read_text(ctx, "chain.py", CHAIN);
-  const MlcModule *g = m ? mlc_sch_default_gpu_module(ctx, m, 256) : NULL;
+  const MlcModule *g = m ? mlc_sch_default_gpu_module(ctx, m, 256, mlc_gpu_accepts, NULL) : NULL;
   MlcrtModel *cpu = m ? build(m, "cpu", MLC_GPU_NONE) : NULL;
   MlcrtModel *ocl = g ? build(g, "opencl", MLC_GPU_OPENCL) : NULL;
   CHECK(cpu && ocl);
