@@ -89,6 +89,8 @@ static const char HOST_PRELUDE[] =
     "  void (*end)(void);\n"
     "  int32_t (*to_host)(void *host, size_t nbytes);\n"
     "  void (*host_wrote)(void *host, size_t nbytes);\n"
+    "  int32_t (*keep)(const void *host, size_t nbytes);\n"
+    "  void (*forget)(const void *host, size_t nbytes);\n"
     "} mlc_gpu;\n"
     "static int64_t mlc_host_floordiv(int64_t a, int64_t b) { int64_t q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"
     "static int64_t mlc_host_floormod(int64_t a, int64_t b) { return a - mlc_host_floordiv(a, b) * b; }\n"
