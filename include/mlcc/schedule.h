@@ -171,6 +171,7 @@ typedef struct MlcSchTarget {
   int vector_regs;
   int threads;
   const char *name;
+  int gpu; /* 0: the CPU; else the GPU API (codegen.h, MlcGpuApi) the schedules are for */
 } MlcSchTarget;
 
 /* The CPU generated code will run on: $MLC_MARCH when set (the -march the
@@ -217,6 +218,12 @@ MlcModule *mlc_sch_default_module(MlcCtx *ctx, const MlcModule *m, const MlcSchT
  * one block. */
 typedef bool (*MlcSchAccept)(MlcCtx *ctx, const MlcPrimFunc *f, void *user);
 bool mlc_sch_apply_default_gpu(MlcSchedule *s, int threads, MlcSchAccept accept, void *user);
+/* The GPU design space of the tuner: the forms mlc_sch_apply_default_gpu
+ * chooses, with the tiled ones' tile sizes drawn by sample_perfect_tile (i
+ * and j in 3 parts: blocks, threads on threadIdx.y / threadIdx.x,
+ * registers; the fused reduce loops in 2) and an unroll depth drawn by
+ * sample_categorical, left as the block's "auto_unroll_max_step". */
+bool mlc_sch_gpu_space(MlcSchedule *s, int threads, MlcSchAccept accept, void *user);
 /* m with mlc_sch_apply_default_gpu applied to every prim func; NULL + error
  * when one cannot be scheduled */
 MlcModule *mlc_sch_default_gpu_module(MlcCtx *ctx, const MlcModule *m, int threads, MlcSchAccept accept,

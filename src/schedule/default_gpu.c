@@ -33,7 +33,9 @@
  *
  * Nests are decided in order, each with the ones before it in their chosen
  * form and the ones after it simple.  The rule is written as a schedule
- * script and run like any other, so its trace reads and replays. */
+ * script and run like any other, so its trace reads and replays.  The
+ * tuner's GPU design space is the same script with the tiled forms' sizes
+ * and unroll depth drawn by sampling instructions (mlc_sch_gpu_space). */
 #include "schedule/state.h"
 
 #include <stdio.h>
@@ -210,6 +212,41 @@ static void write_tiled(const Nest *n, bool shared, MlcStrBuf *sb) {
   mlc_sb_puts(sb, "sch.decompose_reduction(b, k0)\n");
 }
 
+/* the tiled form with its tile sizes drawn (sample_perfect_tile), for the
+ * tuner's GPU design space: i and j split in 3 ([blocks, threads,
+ * registers]), the reduce loops fused and split in 2, the thread parts on
+ * threadIdx.y and threadIdx.x (two axes, so that the shared stages'
+ * fetches can use the drawn extents as they are), the unroll depth drawn
+ * from {0, 16, 64} as the "auto_unroll_max_step" annotation */
+static void write_tiled_sampled(const Nest *n, bool shared, MlcStrBuf *sb) {
+  int s = n->spatial;
+  mlc_sb_printf(sb, "b = sch.get_block(\"%s\")\nl = sch.get_loops(b)\n", n->b->name);
+  mlc_sb_puts(sb, "acc = sch.cache_write(b, 0, \"local\")\n");
+  mlc_sb_printf(sb, "ti = sch.sample_perfect_tile(l[%d], n=3, max_innermost_factor=8)\n"
+                    "i0, i1, i2 = sch.split(l[%d], ti)\n", s - 2, s - 2);
+  mlc_sb_printf(sb, "tj = sch.sample_perfect_tile(l[%d], n=3, max_innermost_factor=8)\n"
+                    "j0, j1, j2 = sch.split(l[%d], tj)\n", s - 1, s - 1);
+  mlc_sb_printf(sb, "k = sch.fuse(*l[%d:])\nk0, k1 = sch.split(k, sch.sample_perfect_tile(k, n=2, max_innermost_factor=16))\n", s);
+  mlc_sb_puts(sb, "sch.reorder(i0, j0, i1, j1, k0, k1, i2, j2)\nsch.reverse_compute_at(acc, j1)\n");
+  if (s > 2) mlc_sb_printf(sb, "sch.bind(sch.fuse(*l[:%d]), \"blockIdx.z\")\n", s - 2);
+  mlc_sb_puts(sb, "sch.bind(i0, \"blockIdx.y\")\nsch.bind(j0, \"blockIdx.x\")\n"
+                  "sch.bind(i1, \"threadIdx.y\")\nsch.bind(j1, \"threadIdx.x\")\n");
+  int depth = (s > 2) + 5;
+  for (int r = 0, staged = 0; shared && r < n->b->n_reads && staged < 4; r++) {
+    const MlcBufferRegion *rg = &n->b->reads[r];
+    bool written = false;
+    for (int w = 0; w < n->b->n_writes; w++) written |= n->b->writes[w].buf == rg->buf;
+    if (written || !read_by_reduction(n, rg)) continue;
+    mlc_sb_printf(sb, "st = sch.cache_read(b, %d, \"shared\")\nsch.compute_at(st, k0)\n", r);
+    mlc_sb_printf(sb, "_, ty, tx = sch.split(sch.fuse(*sch.get_loops(st)[%d:]), [None, ti[1], tj[1]])\n", depth);
+    mlc_sb_puts(sb, "sch.bind(ty, \"threadIdx.y\")\nsch.bind(tx, \"threadIdx.x\")\n");
+    staged++;
+  }
+  mlc_sb_puts(sb, "sch.decompose_reduction(b, k0)\n"
+                  "u = sch.sample_categorical(candidates=[0, 16, 64], probs=[0.34, 0.33, 0.33])\n"
+                  "sch.annotate(b, \"auto_unroll_max_step\", u)\n");
+}
+
 static void write_form(const Nest *n, Form f, int threads, MlcStrBuf *sb) {
   switch (f) {
   case FORM_TILED_SHARED: write_tiled(n, true, sb); return;
@@ -222,9 +259,14 @@ static void write_form(const Nest *n, Form f, int threads, MlcStrBuf *sb) {
 
 /* ---- the function ----------------------------------------------------------------------- */
 
-static void write_script(const Nest *nests, const Form *forms, int n, int threads, MlcStrBuf *sb) {
+/* sampled: the tiled forms with their sizes drawn */
+static void write_script(const Nest *nests, const Form *forms, int n, int threads, bool sampled, MlcStrBuf *sb) {
   sb->len = 0;
-  for (int i = 0; i < n; i++) write_form(&nests[i], forms[i], threads, sb);
+  for (int i = 0; i < n; i++) {
+    if (sampled && (forms[i] == FORM_TILED_SHARED || forms[i] == FORM_TILED))
+      write_tiled_sampled(&nests[i], forms[i] == FORM_TILED_SHARED, sb);
+    else write_form(&nests[i], forms[i], threads, sb);
+  }
 }
 
 /* whether the script schedules the function and the check accepts it */
@@ -239,7 +281,7 @@ static bool try_script(MlcSchedule *s, MlcStrBuf *script, MlcSchAccept accept, v
   return ok;
 }
 
-bool mlc_sch_apply_default_gpu(MlcSchedule *s, int threads, MlcSchAccept accept, void *user) {
+static bool apply(MlcSchedule *s, int threads, MlcSchAccept accept, void *user, bool sampled) {
   const MlcPrimFunc *f = mlc_sch_func(s);
   const MlcStmt *body = f->body;
   if (body && body->kind == MLC_STMT_BLOCK_REALIZE) body = body->realize.block->body;
@@ -262,16 +304,24 @@ bool mlc_sch_apply_default_gpu(MlcSchedule *s, int threads, MlcSchAccept accept,
     for (Form c = FORM_TILED_SHARED; c < FORM_SIMPLE; c++) {
       if (!form_applies(&nests[i], c, threads)) continue;
       forms[i] = c;
-      write_script(nests, forms, n, threads, &script);
+      write_script(nests, forms, n, threads, false, &script);
       if (try_script(s, &script, accept, user)) break;
       forms[i] = FORM_SIMPLE;
     }
   }
-  write_script(nests, forms, n, threads, &script);
-  bool ok = mlc_sch_run_script(s, mlc_internf(mlc_sch_ctx(s), "<default GPU schedule of %s>", f->name),
-                               mlc_sb_cstr(&script), script.len);
+  write_script(nests, forms, n, threads, sampled, &script);
+  bool ok = mlc_sch_run_script(s, mlc_internf(mlc_sch_ctx(s), "<%s of %s>", sampled ? "GPU design space" :
+                               "default GPU schedule", f->name), mlc_sb_cstr(&script), script.len);
   mlc_vec_free(&script);
   return ok;
+}
+
+bool mlc_sch_apply_default_gpu(MlcSchedule *s, int threads, MlcSchAccept accept, void *user) {
+  return apply(s, threads, accept, user, false);
+}
+
+bool mlc_sch_gpu_space(MlcSchedule *s, int threads, MlcSchAccept accept, void *user) {
+  return apply(s, threads, accept, user, true);
 }
 
 MlcModule *mlc_sch_default_gpu_module(MlcCtx *ctx, const MlcModule *m, int threads, MlcSchAccept accept,

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void cpu_model(char *buf, size_t cap) {
@@ -64,10 +65,33 @@ void mlc_tune_target_host(MlcTuneTarget *t, int threads) {
   t->threads = threads > 0 ? threads : n > 0 ? (int)n : 1;
 }
 
+/* The device's name, asked in a child process: loading a GPU API starts
+ * threads of its own (PoCL's workers), which a process that forks its
+ * measuring children afterwards must not have. */
+static void gpu_device_name(int32_t api, char *buf, size_t cap) {
+  snprintf(buf, cap, "no device");
+  int fd[2];
+  if (pipe(fd) != 0) return;
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fd[0]);
+    const MlcrtGpu *g = mlcrt_gpu(api);
+    const char *n = g && g->device ? g->device : "no device";
+    ssize_t w = write(fd[1], n, strlen(n));
+    _exit(w < 0);
+  }
+  close(fd[1]);
+  size_t len = 0;
+  ssize_t k;
+  while (pid > 0 && len + 1 < cap && (k = read(fd[0], buf + len, cap - 1 - len)) > 0) len += (size_t)k;
+  if (len) buf[len] = '\0';
+  close(fd[0]);
+  if (pid > 0) waitpid(pid, NULL, 0);
+}
+
 void mlc_tune_target_gpu(MlcTuneTarget *t, MlcGpuApi api) {
   memset(t, 0, sizeof *t);
-  const MlcrtGpu *g = mlcrt_gpu(api == MLC_GPU_CUDA ? MLCRT_GPU_CUDA : MLCRT_GPU_OPENCL);
-  snprintf(t->cpu, sizeof t->cpu, "%s", g && g->device ? g->device : "no device");
+  gpu_device_name(api == MLC_GPU_CUDA ? MLCRT_GPU_CUDA : MLCRT_GPU_OPENCL, t->cpu, sizeof t->cpu);
   snprintf(t->features, sizeof t->features, "%s", mlc_gpu_api_name(api));
   t->threads = 1;
 }
