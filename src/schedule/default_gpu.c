@@ -281,7 +281,31 @@ static bool try_script(MlcSchedule *s, MlcStrBuf *script, MlcSchAccept accept, v
   return ok;
 }
 
-static bool apply(MlcSchedule *s, int threads, MlcSchAccept accept, void *user, bool sampled) {
+static const char *const form_names[FORM_COUNT] = {
+    [FORM_TILED_SHARED] = "tiled with shared memory", [FORM_TILED] = "tiled", [FORM_CROSS] = "cross-thread",
+    [FORM_SIMPLE] = "simple", [FORM_KEEP] = "bound by hand"};
+
+/* the forms used, as "default GPU schedule (tiled with shared memory,
+ * simple)", into *summary when not NULL */
+static void summarize(MlcCtx *ctx, const Form *forms, int n, const char **summary) {
+  if (!summary) return;
+  MlcStrBuf sb = {0};
+  mlc_sb_puts(&sb, "default GPU schedule (");
+  bool first = true;
+  for (int f = 0; f < FORM_COUNT; f++) {
+    bool used = false;
+    for (int i = 0; i < n; i++) used |= forms[i] == (Form)f;
+    if (!used) continue;
+    mlc_sb_printf(&sb, "%s%s", first ? "" : ", ", form_names[f]);
+    first = false;
+  }
+  mlc_sb_puts(&sb, ")");
+  *summary = mlc_intern(ctx, mlc_sb_cstr(&sb));
+  mlc_vec_free(&sb);
+}
+
+static bool apply(MlcSchedule *s, int threads, MlcSchAccept accept, void *user, bool sampled,
+                  const char **summary) {
   const MlcPrimFunc *f = mlc_sch_func(s);
   const MlcStmt *body = f->body;
   if (body && body->kind == MLC_STMT_BLOCK_REALIZE) body = body->realize.block->body;
@@ -309,6 +333,7 @@ static bool apply(MlcSchedule *s, int threads, MlcSchAccept accept, void *user, 
       forms[i] = FORM_SIMPLE;
     }
   }
+  summarize(mlc_sch_ctx(s), forms, n, summary);
   write_script(nests, forms, n, threads, sampled, &script);
   bool ok = mlc_sch_run_script(s, mlc_internf(mlc_sch_ctx(s), "<%s of %s>", sampled ? "GPU design space" :
                                "default GPU schedule", f->name), mlc_sb_cstr(&script), script.len);
@@ -317,11 +342,24 @@ static bool apply(MlcSchedule *s, int threads, MlcSchAccept accept, void *user, 
 }
 
 bool mlc_sch_apply_default_gpu(MlcSchedule *s, int threads, MlcSchAccept accept, void *user) {
-  return apply(s, threads, accept, user, false);
+  return apply(s, threads, accept, user, false, NULL);
 }
 
 bool mlc_sch_gpu_space(MlcSchedule *s, int threads, MlcSchAccept accept, void *user) {
-  return apply(s, threads, accept, user, true);
+  return apply(s, threads, accept, user, true, NULL);
+}
+
+/* m with function i carrying schedule = summary (what --explain shows) */
+static const MlcModule *marked(MlcCtx *ctx, const MlcModule *m, int i, const char *summary) {
+  const MlcPrimFunc *f = m->funcs[i].prim;
+  MlcPrimFunc *g = mlc_arena_dup(&ctx->arena, f, sizeof *f);
+  MlcAttr *a = mlc_arena_array(&ctx->arena, (size_t)f->attrs.n + 1, sizeof *a);
+  if (f->attrs.n) memcpy(a, f->attrs.items, sizeof *a * (size_t)f->attrs.n);
+  a[f->attrs.n] = (MlcAttr){mlc_intern(ctx, "schedule"), {.kind = MLC_ATTR_STR, .s = summary}};
+  g->attrs = (MlcAttrs){a, f->attrs.n + 1};
+  MlcFunc *funcs = mlc_arena_dup(&ctx->arena, m->funcs, sizeof *funcs * (size_t)m->n_funcs);
+  funcs[i].prim = g;
+  return mlc_module_new(ctx, m->name, funcs, m->n_funcs, m->attrs);
 }
 
 MlcModule *mlc_sch_default_gpu_module(MlcCtx *ctx, const MlcModule *m, int threads, MlcSchAccept accept,
@@ -331,10 +369,12 @@ MlcModule *mlc_sch_default_gpu_module(MlcCtx *ctx, const MlcModule *m, int threa
     if (m->funcs[i].kind != MLC_FUNC_PRIM) continue;
     MlcSchedule *s = mlc_sch_new(ctx, cur, m->funcs[i].name, 0);
     if (!s) return NULL;
-    bool ok = mlc_sch_apply_default_gpu(s, threads, accept, user);
-    cur = mlc_sch_module(s);
+    const char *summary = NULL;
+    bool ok = apply(s, threads, accept, user, false, &summary);
+    const MlcModule *next = mlc_sch_module(s);
     mlc_sch_free(s);
     if (!ok) return NULL;
+    cur = next != cur ? marked(ctx, next, i, summary) : next;
   }
   return (MlcModule *)cur;
 }
