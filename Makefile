@@ -152,6 +152,16 @@ $(BENCH_CODEGEN): bench/codegen/bench.c $(B)/libmlcc.a $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $< $(B)/libmlcc.a -lopenblas $(LDFLAGS_ALL) -o $@
 
+# bench/gpu: the default GPU schedules against their simple form on OpenCL
+# (PoCL where there is no GPU; bench/README.md).
+BENCH_GPU := $(B)/bench/gpu_default
+.PHONY: bench-gpu
+bench-gpu: $(BENCH_GPU)
+	$(BENCH_GPU)
+$(BENCH_GPU): bench/gpu/default.c $(B)/libmlcc.a $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $< $(B)/libmlcc.a $(LDFLAGS_ALL) -o $@
+
 # bench/models: mlcc against ONNX Runtime on whole models.  run.sh makes its
 # own Python venv under $(B)/bench-models (PyPI: onnx, numpy, onnxruntime,
 # rapidocr-onnxruntime) the first time; the timer is mlcc's side, linked

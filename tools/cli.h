@@ -76,10 +76,10 @@ int cli_build_model(MlcCtx *ctx, MlcModule *m, const char *out, const CliModelFl
  * after dead code) */
 typedef struct MlcTuneDB MlcTuneDB;
 MlcTuneDB *cli_load_records(MlcCtx *ctx, const char *const *paths, int n);
-MlcModule *cli_apply_records(MlcCtx *ctx, const MlcModule *m, const MlcTuneDB *db);
+MlcModule *cli_apply_records(MlcCtx *ctx, const MlcModule *m, const MlcTuneDB *db, MlcGpuApi gpu);
 MlcModule *cli_pipeline_with_records(MlcCtx *ctx, const MlcModule *in, const MlcSchTarget *target,
-                                     const MlcTuneDB *db, MlcPassDump dump, void *user, MlcMemPlanStats **stats,
-                                     int *n_stats);
+                                     const MlcTuneDB *db, MlcGpuApi gpu, MlcPassDump dump, void *user,
+                                     MlcMemPlanStats **stats, int *n_stats);
 int cmd_tune(int argc, char **argv);
 /* --explain: per kernel of the model built from input, its op, calls, FLOPs,
  * kind and where its schedule came from (explain.c), on stdout */

@@ -7,7 +7,9 @@
  * dead code, the records are applied, and its last stages follow: default
  * schedules for every kernel without a record (a tuned one carries the
  * "tuned" attribute, which they leave alone), explicit allocation, memory
- * planning -- the order mlc_graph_pipeline has (mlc_tune_pipeline). */
+ * planning -- the order mlc_graph_pipeline has (mlc_tune_pipeline).
+ * Records apply only on their own target: a GPU build takes those of its
+ * device, and says how many it ignores. */
 #include <stdio.h>
 
 #include "cli.h"
@@ -24,28 +26,38 @@ MlcTuneDB *cli_load_records(MlcCtx *ctx, const char *const *paths, int n) {
   return db;
 }
 
-static void report_records(int applied, int failed) {
+static void report_records(const MlcTuneDB *db, const MlcTuneTarget *tt, int applied, int failed) {
   fprintf(stderr, "records: %d kernel%s tuned", applied, applied == 1 ? "" : "s");
   if (failed) fprintf(stderr, ", %d record%s no longer apply (default schedules instead)", failed, failed == 1 ? "" : "s");
+  int other = mlc_tune_db_count_other(db, tt);
+  if (other)
+    fprintf(stderr, "; %d record%s for another target ignored (this build is for %s on %s)", other,
+            other == 1 ? "" : "s", tt->features, tt->cpu);
   fputc('\n', stderr);
 }
 
-MlcModule *cli_apply_records(MlcCtx *ctx, const MlcModule *m, const MlcTuneDB *db) {
+/* the target records are chosen for: the CPU's, or the GPU device's */
+static void build_target(MlcTuneTarget *tt, MlcGpuApi gpu) {
+  if (gpu != MLC_GPU_NONE) mlc_tune_target_gpu(tt, gpu);
+  else mlc_tune_target_host(tt, 0);
+}
+
+MlcModule *cli_apply_records(MlcCtx *ctx, const MlcModule *m, const MlcTuneDB *db, MlcGpuApi gpu) {
   MlcTuneTarget tt;
-  mlc_tune_target_host(&tt, 0);
+  build_target(&tt, gpu);
   int applied = 0, failed = 0;
   MlcModule *out = mlc_tune_apply(ctx, m, db, &tt, &applied, &failed);
-  if (out) report_records(applied, failed);
+  if (out) report_records(db, &tt, applied, failed);
   return out;
 }
 
 MlcModule *cli_pipeline_with_records(MlcCtx *ctx, const MlcModule *in, const MlcSchTarget *target,
-                                     const MlcTuneDB *db, MlcPassDump dump, void *user, MlcMemPlanStats **stats,
-                                     int *n_stats) {
+                                     const MlcTuneDB *db, MlcGpuApi gpu, MlcPassDump dump, void *user,
+                                     MlcMemPlanStats **stats, int *n_stats) {
   MlcTuneTarget tt;
-  mlc_tune_target_host(&tt, 0);
+  build_target(&tt, gpu);
   int applied = -1, failed = 0;
   MlcModule *m = mlc_tune_pipeline(ctx, in, target, db, &tt, dump, user, stats, n_stats, &applied, &failed);
-  if (applied >= 0) report_records(applied, failed);
+  if (applied >= 0) report_records(db, &tt, applied, failed);
   return m;
 }

@@ -17,6 +17,7 @@
 
 #include "cli.h"
 #include "mlcc/codegen.h"
+#include "mlcc/lower.h"
 #include "mlcc/runtime.h"
 #include "mlcc/schedule.h"
 #include "mlcc/text.h"
@@ -160,11 +161,11 @@ static int build_model(MlcCtx *ctx, MlcModule *m, const BuildArgs *a) {
   MlcTuneDB *db = NULL;
   if (m && a->n_records && !(db = cli_load_records(ctx, a->records, a->n_records))) m = NULL;
   if (m && db)
-    m = cli_pipeline_with_records(ctx, m, sized, db, dump_module, &dump, &stats, &n_stats);
+    m = cli_pipeline_with_records(ctx, m, sized, db, a->opt.gpu, dump_module, &dump, &stats, &n_stats);
   else if (m)
     m = mlc_graph_pipeline(ctx, m, sized, MLC_PASS_COUNT - 1, dump_module, &dump, &stats, &n_stats);
   mlc_tune_db_free(db);
-  if (m && gpu) m = mlc_sch_default_gpu_module(ctx, m, 256);
+  if (m && gpu) m = mlc_sch_default_gpu_module(ctx, m, 256, mlc_gpu_accepts, NULL);
   if (m) report_plan(stats, n_stats);
   free(stats);
   if (dump.failed) return EXIT_ERR;
@@ -281,7 +282,7 @@ int cmd_build(int argc, char **argv) {
   ctx->build_loc = (MlcLoc){.file = mlc_intern(ctx, strcmp(a.in, "-") ? a.in : "<stdin>")};
   if (m && ends_with(a.out, ".so") && a.n_records) {
     MlcTuneDB *db = cli_load_records(ctx, a.records, a.n_records);
-    m = db ? cli_apply_records(ctx, m, db) : NULL;
+    m = db ? cli_apply_records(ctx, m, db, a.opt.gpu) : NULL;
     mlc_tune_db_free(db);
   }
   if (ends_with(a.out, ".so")) rc = (m && mlc_build_shared(ctx, m, a.out, &a.opt) && write_device_source(ctx, m, &a))

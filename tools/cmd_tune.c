@@ -3,6 +3,7 @@
  *
  *   mlcc tune MODEL.onnx|MODULE.py -o DB.jsonl [--trials N] [--time-budget 20m]
  *             [--threads N] [--batch N] [--seed N] [--timeout S] [--records MORE.jsonl]...
+ *             [--target opencl|cuda]
  *   mlcc tune MODULE.py --print-space
  *
  * A module with graph functions (or an ONNX model) is taken through the
@@ -10,7 +11,9 @@
  * compiles; a module of prim funcs is tuned as it is.  DB.jsonl is read
  * first when it exists (a rerun continues from it) and every measured
  * candidate is appended as it comes; Ctrl-C stops the run, keeping every
- * record measured (the candidate it interrupts is measured next time). */
+ * record measured (the candidate it interrupts is measured next time).
+ * --target opencl|cuda tunes GPU schedules (the GPU design space, each
+ * candidate run on the API's device) into records for that device. */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -25,6 +28,7 @@ typedef struct TuneArgs {
   const char *records[16];
   int n_records;
   bool print_space;
+  MlcGpuApi gpu;
   MlcTuneOptions o;
 } TuneArgs;
 
@@ -81,6 +85,11 @@ static int parse(TuneArgs *a, int argc, char **argv) {
     } else if (!strcmp(s, "--timeout") && next) {
       if (!parse_duration(argv[++i], &a->o.measure.timeout_s))
         return cli_bad_usage("tune: --timeout takes a duration like 10s", argv[i]);
+    } else if (!strcmp(s, "--target") && next) {
+      const char *t = argv[++i];
+      if (!strcmp(t, "opencl")) a->gpu = MLC_GPU_OPENCL;
+      else if (!strcmp(t, "cuda")) a->gpu = MLC_GPU_CUDA;
+      else return cli_bad_usage("tune: --target takes opencl or cuda (the CPU is the default)", t);
     } else if (!strcmp(s, "--records") && next) {
       if (a->n_records == 16) return cli_bad_usage("tune: at most 16 --records files", argv[i + 1]);
       a->records[a->n_records++] = argv[++i];
@@ -141,6 +150,7 @@ int cmd_tune(int argc, char **argv) {
   MlcCtx *ctx = mlc_ctx_new();
   MlcSchTarget st;
   mlc_sch_target_host(&st);
+  st.gpu = a.gpu;
   MlcModule *m = tasks_module(ctx, a.in);
   if (!m) {
     rc = cli_report(ctx);
@@ -155,6 +165,11 @@ int cmd_tune(int argc, char **argv) {
   MlcTuneTarget tt;
   mlc_tune_target_host(&tt, a.o.measure.threads);
   a.o.measure.threads = tt.threads;
+  MlcBuildOptions gpu_build = {.target = MLC_TARGET_NATIVE, .gpu = a.gpu};
+  if (a.gpu != MLC_GPU_NONE) { /* candidates built for the device and run there */
+    mlc_tune_target_gpu(&tt, a.gpu);
+    a.o.measure.build = &gpu_build;
+  }
   MlcTuneDB *db = mlc_tune_db_new();
   bool ok = mlc_tune_db_load(ctx, db, a.out, true);
   for (int i = 0; ok && i < a.n_records; i++) ok = mlc_tune_db_load(ctx, db, a.records[i], false);

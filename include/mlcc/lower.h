@@ -156,6 +156,12 @@ typedef struct MlcGpuFunc {
  * naming the loop, block or buffer when the program cannot run on a GPU. */
 MlcGpuFunc *mlc_lower_gpu(MlcCtx *ctx, const MlcPrimFunc *f, const MlcGpuLimits *limits);
 
+/* Whether f lowers for a GPU within *limits (a const MlcGpuLimits *, NULL:
+ * mlc_gpu_default_limits); the error of a refusal is cleared.  The shape
+ * of a schedule check (schedule.h, MlcSchAccept) for the default GPU
+ * schedules. */
+bool mlc_gpu_accepts(MlcCtx *ctx, const MlcPrimFunc *f, void *limits);
+
 /* Reductions bound to threadIdx as cross-thread reductions (gpu_reduce.c):
  * the first stage of mlc_lower_gpu, on the blocks; f itself when it has
  * none of the shape it rewrites. */

@@ -233,6 +233,14 @@ typedef struct MlcrtGpu {
   void (*end)(void);
   int32_t (*to_host)(void *host, size_t nbytes);
   void (*host_wrote)(void *host, size_t nbytes);
+  /* ---- weights kept from one run to the next ----
+   * keep() names a host range that no one writes while it is kept (a
+   * model's weights): a copy of bytes within it that is as new as the host's
+   * at end() stays on the device for the next run instead of being freed.
+   * forget() (the model's destroy) frees those copies and ends the range;
+   * it waits for a run in progress. */
+  int32_t (*keep)(const void *host, size_t nbytes);
+  void (*forget)(const void *host, size_t nbytes);
 } MlcrtGpu;
 
 enum { MLCRT_GPU_READ = 1, MLCRT_GPU_WRITE = 2 };

@@ -171,6 +171,7 @@ typedef struct MlcSchTarget {
   int vector_regs;
   int threads;
   const char *name;
+  int gpu; /* 0: the CPU; else the GPU API (codegen.h, MlcGpuApi) the schedules are for */
 } MlcSchTarget;
 
 /* The CPU generated code will run on: $MLC_MARCH when set (the -march the
@@ -203,14 +204,29 @@ MlcTensorData *mlc_sch_layout_apply(MlcCtx *ctx, const char *index_map, const Ml
 MlcModule *mlc_sch_default_module(MlcCtx *ctx, const MlcModule *m, const MlcSchTarget *t,
                                   bool (*want)(const MlcPrimFunc *f, void *user), void *user);
 
-/* Default GPU schedules (default_gpu.c): in every loop nest at the top of
- * the function, the leading spatial loops fused, split [None, threads] and
- * bound to blockIdx.x / threadIdx.x, the reduction loops left to each
- * thread; nests already bound are kept.  False + error naming the function
- * when a nest is not a chain of loops down to one block. */
-bool mlc_sch_apply_default_gpu(MlcSchedule *s, int threads);
+/* Default GPU schedules (default_gpu.c): every loop nest at the top of the
+ * function in the first of these forms that applies and that accept takes
+ * (called on the whole function so scheduled; the GPU lowering's check,
+ * mlc_gpu_accepts in lower.h, is the one meant): a reduction over
+ * [outer.., i, j] spatial loops tiled for threads and per-thread register
+ * tiles with its inputs staged in shared memory, or without the stages; a
+ * large reduction into few outputs as a cross-thread reduction; else the
+ * leading spatial loops fused, split [None, threads] and bound to
+ * blockIdx.x / threadIdx.x, the reduction loops left to each thread (the
+ * only form when accept is NULL).  Nests already bound are kept.  False +
+ * error naming the function when a nest is not a chain of loops down to
+ * one block. */
+typedef bool (*MlcSchAccept)(MlcCtx *ctx, const MlcPrimFunc *f, void *user);
+bool mlc_sch_apply_default_gpu(MlcSchedule *s, int threads, MlcSchAccept accept, void *user);
+/* The GPU design space of the tuner: the forms mlc_sch_apply_default_gpu
+ * chooses, with the tiled ones' tile sizes drawn by sample_perfect_tile (i
+ * and j in 3 parts: blocks, threads on threadIdx.y / threadIdx.x,
+ * registers; the fused reduce loops in 2) and an unroll depth drawn by
+ * sample_categorical, left as the block's "auto_unroll_max_step". */
+bool mlc_sch_gpu_space(MlcSchedule *s, int threads, MlcSchAccept accept, void *user);
 /* m with mlc_sch_apply_default_gpu applied to every prim func; NULL + error
  * when one cannot be scheduled */
-MlcModule *mlc_sch_default_gpu_module(MlcCtx *ctx, const MlcModule *m, int threads);
+MlcModule *mlc_sch_default_gpu_module(MlcCtx *ctx, const MlcModule *m, int threads, MlcSchAccept accept,
+                                      void *user);
 
 #endif

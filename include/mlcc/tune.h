@@ -35,6 +35,12 @@ typedef struct MlcTuneTarget {
  * the online CPUs), which is what a build's records are chosen for */
 void mlc_tune_target_host(MlcTuneTarget *t, int threads);
 bool mlc_tune_target_equal(const MlcTuneTarget *a, const MlcTuneTarget *b);
+/* a GPU API's device (the runtime's, runtime.h "GPU services"): cpu is the
+ * device's name ("no device" when the API does not load), features the
+ * API ("opencl", "cuda"), threads 1.  Records of a CPU target never apply
+ * to a GPU build, nor the other way round. */
+void mlc_tune_target_gpu(MlcTuneTarget *t, MlcGpuApi api);
+
 
 /* The workload key of f: its structural hash with the name and attributes
  * left out (a kernel fused in one model and written by hand in another is
@@ -71,6 +77,9 @@ bool mlc_tune_db_read(MlcCtx *ctx, MlcTuneDB *db, const char *name, const char *
 void mlc_tune_db_add(MlcTuneDB *db, const MlcTuneRecord *r);
 int mlc_tune_db_size(const MlcTuneDB *db);
 const MlcTuneRecord *mlc_tune_db_at(const MlcTuneDB *db, int i);
+/* how many records of db are for a target other than t (a build says so
+ * when it ignores them) */
+int mlc_tune_db_count_other(const MlcTuneDB *db, const MlcTuneTarget *t);
 /* the fastest successful record of the workload on the target, NULL when none */
 const MlcTuneRecord *mlc_tune_db_best(const MlcTuneDB *db, uint64_t workload, const MlcTuneTarget *t);
 /* the record's JSON line (no newline) */

@@ -3,6 +3,7 @@
  * `--target` take (include/mlcc/tune.h, docs/tuning.md, docs/gpu.md). */
 #include "api/api.h"
 #include "mlcc/codegen.h"
+#include "mlcc/lower.h"
 #include "mlcc/transform.h"
 #include "mlcc/tune.h"
 
@@ -70,7 +71,7 @@ int mlcc_build_model_for(MlccContext *c, const MlccModule *m, const char *dir, c
   if (!dir) return api_failf(c, "no output folder"), 1;
   const MlcModule *mod = API_MOD(m);
   /* the GPU rule binds what nobody bound (as `mlcc build --target opencl` does) */
-  if (opt.gpu != MLC_GPU_NONE && !(mod = mlc_sch_default_gpu_module(c->ctx, mod, 256))) return api_fail(c), 1;
+  if (opt.gpu != MLC_GPU_NONE && !(mod = mlc_sch_default_gpu_module(c->ctx, mod, 256, mlc_gpu_accepts, NULL))) return api_fail(c), 1;
   MlcModelOptions mo = {.entry = entry};
   return mlc_build_model(c->ctx, mod, dir, &opt, &mo) ? 0 : (api_fail(c), 1);
 }

@@ -772,7 +772,7 @@ static const char EXEC_PREAMBLE[] =
 
 /* The run function: a frame of what the pieces share, the pieces in order,
  * and the release of run-time allocations however it ends. */
-static void emit_run(G *g, MlcStrBuf *o) {
+static void emit_run(G *g, MlcStrBuf *o, size_t nparams) {
   bool gpu = g->gpu != MLC_GPU_NONE;
   mlc_sb_printf(o, "typedef struct {\n  void (*mlc_prof)(void *, int32_t, int32_t);\n%s%s} mlc_run_frame;\n\n",
                 gpu ? "  const mlc_gpu *mlc_g; /* the GPU services, for the whole run */\n" : "", mlc_sb_cstr(&g->decls));
@@ -800,6 +800,9 @@ static void emit_run(G *g, MlcStrBuf *o) {
                      "  if ((rc = fr->mlc_g->begin()) != 0) return rc;\n",
                   g->gpu == MLC_GPU_CUDA ? MLCRT_GPU_CUDA : MLCRT_GPU_OPENCL);
   mlc_sb_puts(o, "  mlc_model_release(st, env);\n");
+  if (gpu && nparams) /* the weights' copies outlive the run (runtime.h, keep) */
+    mlc_sb_printf(o, "  if (!st->mlc_gpu_kept) {\n    if ((rc = fr->mlc_g->keep(st->mlc_params, %zu)) != 0) goto mlc_done;\n"
+                     "    st->mlc_gpu_kept = fr->mlc_g;\n  }\n", nparams);
   for (size_t k = 0; k < n_pieces; k++)
     mlc_sb_printf(o, "  if ((rc = mlc_model_run%zu(st, fr, mlc_syms, mlc_outputs, env)) != 0) goto mlc_done;\n", k);
   mlc_sb_puts(o, "mlc_done:\n");
@@ -824,7 +827,9 @@ static void emit_text(G *g, size_t nparams, CGraph *out) {
   mlc_sb_puts(o, EXEC_PREAMBLE);
   if (g->gpu != MLC_GPU_NONE) mlc_sb_puts(o, GPU_PREAMBLE);
   mlc_sb_printf(o, "/* ---- the executor of graph function '%s' ---- */\n", g->fn->name);
-  mlc_sb_printf(o, "typedef struct {\n  const uint8_t *mlc_params;\n%s", mlc_sb_cstr(&g->fields));
+  bool keep = g->gpu != MLC_GPU_NONE && nparams > 0; /* weights stay on the device between runs */
+  mlc_sb_printf(o, "typedef struct {\n  const uint8_t *mlc_params;\n%s%s", keep ? "  const mlc_gpu *mlc_gpu_kept;\n" : "",
+                mlc_sb_cstr(&g->fields));
   mlc_sb_printf(o, "  void *mlc_kept[%zu]; /* run-time allocations that are outputs */\n", nk);
   mlc_sb_printf(o, "  mlc_dltensor mlc_out[%zu];\n} mlc_model_state;\n\n", no);
   mlc_sb_printf(o, "static void mlc_model_release(mlc_model_state *st, const MlcrtEnv *env) {\n"
@@ -833,7 +838,8 @@ static void emit_text(G *g, size_t nparams, CGraph *out) {
                    "    st->mlc_kept[i] = NULL;\n  }\n}\n\n", nk);
   mlc_sb_printf(o, "static void mlc_model_destroy(void *mlc_state, const MlcrtEnv *env) {\n"
                    "  mlc_model_state *st = (mlc_model_state *)mlc_state;\n  if (!st) return;\n"
-                   "  mlc_model_release(st, env);\n%s  env->workspace_free(st);\n}\n\n", mlc_sb_cstr(&g->destroy));
+                   "  mlc_model_release(st, env);\n%s%s  env->workspace_free(st);\n}\n\n", mlc_sb_cstr(&g->destroy),
+                keep ? mlc_internf(g->ctx, "  if (st->mlc_gpu_kept) st->mlc_gpu_kept->forget(st->mlc_params, %zu);\n", nparams) : "");
   mlc_sb_puts(o, "static int32_t mlc_model_create(const void *mlc_params, const MlcrtEnv *env, void **mlc_out) {\n");
   if (g->externs.len)
     mlc_sb_printf(o, "  if (env->version < 2) {\n    env->set_error(\"%s: extern functions need a runtime environment of "
@@ -846,7 +852,7 @@ static void emit_text(G *g, size_t nparams, CGraph *out) {
   mlc_sb_printf(o, "%s  *mlc_out = st;\n  return 0;\n", mlc_sb_cstr(&g->create));
   if (g->create.len) mlc_sb_puts(o, "mlc_fail:\n  mlc_model_destroy(st, env);\n  return -1;\n");
   mlc_sb_puts(o, "}\n\n");
-  emit_run(g, o);
+  emit_run(g, o, nparams);
 }
 
 static void g_free(G *g) {

@@ -10,9 +10,13 @@
  * vloadN/vstoreN for a contiguous float store whose value is built from
  * contiguous loads, broadcasts and arithmetic, the vector loads a
  * vectorized schedule asks for.  Integer floordiv/floormod keep TIR's
- * rounding through small helpers; unlike the C target, a division by zero
- * in a kernel is not reported (a GPU has no way to stop one thread with a
- * message). */
+ * rounding through small helpers.  An integer division whose divisor is
+ * not a nonzero constant, and T.checked_index, go through checking helpers
+ * as on the C target; a GPU cannot stop one thread with a message, so a
+ * failing thread records why in the kernel's fault word (a trailing
+ * parameter, 1: division by zero, 2: overflow, 3: index out of range),
+ * goes on with 0, and the host reads the word after the launches and
+ * reports the error as the C target does. */
 #include "gpu_emit.h"
 
 #include <ctype.h>
@@ -21,6 +25,22 @@
 #include <string.h>
 
 /* ---- the two languages ------------------------------------------------------------ */
+
+/* the checking helpers: op 0 div, 1 mod, 2 floordiv, 3 floormod; lo is
+ * the dtype's most negative value (its division by -1 overflows) */
+#define GPU_CHECK_HELPERS(Q, G, I64, U64)                                                                 \
+  Q " " I64 " mlc_chk_i64(" I64 " a, " I64 " b, int op, " I64 " lo, " G "int *f) {\n"                     \
+  "  if (b == 0) { *f = 1; return 0; }\n"                                                                 \
+  "  if (b == -1) { if (op == 1 || op == 3) return 0; if (a == lo) { *f = 2; return 0; } return -a; }\n"  \
+  "  " I64 " q = a / b, r = a % b;\n"                                                                     \
+  "  bool fix = op >= 2 && r != 0 && ((r < 0) != (b < 0));\n"                                            \
+  "  return op == 0 ? q : op == 1 ? r : op == 2 ? (fix ? q - 1 : q) : (fix ? r + b : r);\n}\n"             \
+  Q " " U64 " mlc_chk_u64(" U64 " a, " U64 " b, int op, " G "int *f) {\n"                                \
+  "  if (b == 0) { *f = 1; return 0; }\n"                                                                 \
+  "  return op == 0 || op == 2 ? a / b : a % b;\n}\n"                                                    \
+  Q " " I64 " mlc_chk_index(" I64 " i, " I64 " n, " G "int *f) {\n"                                       \
+  "  if (i < 0 || i >= n) { *f = 3; return 0; }\n"                                                         \
+  "  return i;\n}\n"
 
 #define GPU_HELPERS(Q)                                                                                    \
   Q " int mlc_floordiv_i32(int a, int b) { int q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }\n" \
@@ -32,7 +52,8 @@ static const GpuDialect OPENCL = {
     .prelude = "#pragma OPENCL EXTENSION cl_khr_fp64 : enable\n"
                GPU_HELPERS("static inline")
                "static inline long mlc_floordiv_i64(long a, long b) { long q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"
-               "static inline long mlc_floormod_i64(long a, long b) { long r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }\n",
+               "static inline long mlc_floormod_i64(long a, long b) { long r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }\n"
+               GPU_CHECK_HELPERS("static inline", "__global ", "long", "ulong"),
     .kernel = "__kernel void",
     .global = "__global ",
     .shared = "__local ",
@@ -49,7 +70,8 @@ static const GpuDialect CUDA = {
     .ext = ".cu",
     .prelude = GPU_HELPERS("__device__ static inline")
                "__device__ static inline long long mlc_floordiv_i64(long long a, long long b) { long long q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"
-               "__device__ static inline long long mlc_floormod_i64(long long a, long long b) { long long r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }\n",
+               "__device__ static inline long long mlc_floormod_i64(long long a, long long b) { long long r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }\n"
+               GPU_CHECK_HELPERS("__device__ static inline", "", "long long", "unsigned long long"),
     .kernel = "extern \"C\" __global__ void",
     .global = "",
     .shared = "__shared__ ",
@@ -207,6 +229,13 @@ static const char *math_fn(MlcIntrin op) {
 static void ex_call(KEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb) {
   const char *ty = type_or_fail(e, x->dtype);
   switch (x->call.op) {
+  case MLC_INTRIN_CHECKED_INDEX:
+    mlc_sb_printf(sb, "((%s)mlc_chk_index((%s)(", ty, e->d->ints[6]);
+    ex(e, x->call.args[0], lane, sb);
+    mlc_sb_printf(sb, "), (%s)(", e->d->ints[6]);
+    ex(e, x->call.args[1], lane, sb);
+    mlc_sb_puts(sb, "), mlc_fault))");
+    return;
   case MLC_INTRIN_IF_THEN_ELSE:
     mlc_sb_puts(sb, "(");
     ex(e, x->call.args[0], lane, sb);
@@ -251,6 +280,24 @@ static void ex_bin(KEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb) 
   MlcDType t = mlc_dtype_elem(x->bin.a->dtype);
   bool fl = mlc_dtype_is_float(t);
   const char *fn = NULL, *op = infix[x->bin.op];
+  int64_t d;
+  if (gpu_div_checked(x)) {
+    bool u = t.code == MLC_TC_UINT;
+    const char *ty = type_or_fail(e, t), *wide = e->d->ints[u ? 7 : 6];
+    mlc_sb_printf(sb, "((%s)mlc_chk_%s((%s)(", ty, u ? "u64" : "i64", wide);
+    ex(e, x->bin.a, lane, sb);
+    mlc_sb_printf(sb, "), (%s)(", wide);
+    ex(e, x->bin.b, lane, sb);
+    int opn = x->bin.op == MLC_BIN_DIV ? 0 : x->bin.op == MLC_BIN_MOD ? 1 : x->bin.op == MLC_BIN_FLOORDIV ? 2 : 3;
+    if (u) mlc_sb_printf(sb, "), %d, mlc_fault))", opn);
+    else mlc_sb_printf(sb, "), %d, (%s)(-%lldL - 1), mlc_fault))", opn, wide,
+                       (long long)(t.bits >= 64 ? INT64_MAX : ((int64_t)1 << (t.bits - 1)) - 1));
+    return;
+  }
+  if (gpu_int_division(x) && mlc_e_is_const_int(x->bin.b->kind == MLC_EXPR_BROADCAST ? x->bin.b->bcast.value : x->bin.b, &d) && d == 0) {
+    kfail(e, "has an integer division by the constant zero", NULL);
+    return;
+  }
   switch (x->bin.op) {
   case MLC_BIN_DIV: op = "/"; break;
   case MLC_BIN_MOD: if (fl) fn = "fmod"; else op = "%"; break;
@@ -607,6 +654,8 @@ static bool emit_kernel(MlcCtx *ctx, const MlcGpuFunc *g, const MlcGpuKernel *k,
     const MlcExpr *v = k->scalars[i];
     mlc_sb_printf(out, "%s%s %s", i || k->n_buffers ? ", " : "", type_or_fail(&e, v->dtype), name_of(&e, v, v->var.name));
   }
+  if (gpu_kernel_checks(k))
+    mlc_sb_printf(out, "%s%sint *mlc_fault", k->n_buffers + k->n_scalars ? ", " : "", d->global);
   mlc_sb_puts(out, ") {\n");
   e.indent = 1;
   for (int i = 0; i < k->n_shared; i++) {
@@ -622,6 +671,37 @@ static bool emit_kernel(MlcCtx *ctx, const MlcGpuFunc *g, const MlcGpuKernel *k,
   mlc_map_free(&e.taken);
   mlc_map_free(&e.vec_vars);
   return !e.failed;
+}
+
+/* ---- checks that need the fault word --------------------------------------------------- */
+
+bool gpu_int_division(const MlcExpr *x) {
+  if (x->kind != MLC_EXPR_BINARY) return false;
+  MlcBinOp op = x->bin.op;
+  MlcDType t = mlc_dtype_elem(x->bin.a->dtype);
+  return (op == MLC_BIN_DIV || op == MLC_BIN_MOD || op == MLC_BIN_FLOORDIV || op == MLC_BIN_FLOORMOD) &&
+         (t.code == MLC_TC_INT || t.code == MLC_TC_UINT);
+}
+
+bool gpu_div_checked(const MlcExpr *x) {
+  if (!gpu_int_division(x)) return false;
+  const MlcExpr *b = x->bin.b->kind == MLC_EXPR_BROADCAST ? x->bin.b->bcast.value : x->bin.b;
+  int64_t d;
+  if (!mlc_e_is_const_int(b, &d)) return true;
+  return d == -1 && mlc_dtype_elem(x->bin.a->dtype).code == MLC_TC_INT;
+}
+
+typedef struct Checks { MlcVisitor v; bool found; } Checks;
+static bool checks_hook(MlcVisitor *v, const MlcExpr *x) {
+  Checks *c = (Checks *)v;
+  if (gpu_div_checked(x) || (x->kind == MLC_EXPR_CALL && x->call.op == MLC_INTRIN_CHECKED_INDEX)) c->found = true;
+  return !c->found;
+}
+
+bool gpu_kernel_checks(const MlcGpuKernel *k) {
+  Checks c = {.v = {.expr = checks_hook}};
+  mlc_visit_stmt(&c.v, k->body);
+  return c.found;
 }
 
 bool gpu_emit_kernels(MlcCtx *ctx, const MlcGpuFunc *g, const GpuDialect *d, MlcStrBuf *out) {

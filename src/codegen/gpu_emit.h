@@ -31,6 +31,17 @@ const char *gpu_type(const GpuDialect *d, MlcDType t);
  * function when something cannot be written */
 bool gpu_emit_kernels(MlcCtx *ctx, const MlcGpuFunc *g, const GpuDialect *d, MlcStrBuf *out);
 
+/* x is an integer division or remainder (any rounding) */
+bool gpu_int_division(const MlcExpr *x);
+/* x is one that a kernel checks (its divisor is not a constant other than
+ * 0 and -1): written through the checking helpers */
+bool gpu_div_checked(const MlcExpr *x);
+/* k checks a division or an index (T.checked_index), so it takes the
+ * fault word: a trailing `int *mlc_fault` in global memory, 0 on launch,
+ * set by a failing thread to 1 (MLC_DIV_BY_ZERO_MSG), 2
+ * (MLC_DIV_OVERFLOW_MSG) or 3 (MLC_INDEX_RANGE_MSG) */
+bool gpu_kernel_checks(const MlcGpuKernel *k);
+
 /* The host functions of a module's prim funcs as a writer for
  * c_emit_module_with (c_emit.h), for the model executor to call: every
  * prim func lowered for the GPU on creation; NULL + error when one cannot

@@ -89,6 +89,8 @@ static const char HOST_PRELUDE[] =
     "  void (*end)(void);\n"
     "  int32_t (*to_host)(void *host, size_t nbytes);\n"
     "  void (*host_wrote)(void *host, size_t nbytes);\n"
+    "  int32_t (*keep)(const void *host, size_t nbytes);\n"
+    "  void (*forget)(const void *host, size_t nbytes);\n"
     "} mlc_gpu;\n"
     "static int64_t mlc_host_floordiv(int64_t a, int64_t b) { int64_t q = a / b; return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"
     "static int64_t mlc_host_floormod(int64_t a, int64_t b) { return a - mlc_host_floordiv(a, b) * b; }\n"
@@ -137,6 +139,7 @@ static bool write_launch(CEmit *e, const MlcGpuKernel *k) {
   }
   for (int i = 0; i < k->n_buffers && ok; i++)
     mlc_sb_printf(&args, "%s{0, %s, 0, 0.0}", i ? ", " : "", dev_name(e, k->buffers[i]));
+  int n_args = k->n_buffers + k->n_scalars;
   for (int i = 0; i < k->n_scalars && ok; i++) {
     const MlcExpr *v = k->scalars[i];
     const char *n = mlc_map_get(&e->names, v);
@@ -148,13 +151,13 @@ static bool write_launch(CEmit *e, const MlcGpuKernel *k) {
     mlc_sb_printf(&args, "%s{%d, 0, %s, %s}", i || k->n_buffers ? ", " : "", arg_kind(v->dtype), fl ? "0" : n,
                   fl ? n : "0.0");
   }
+  if (gpu_kernel_checks(k)) /* the fault word (gpu_emit.h) */
+    mlc_sb_printf(&args, "%s{0, mlc_fault_dev, 0, 0.0}", n_args++ ? ", " : "");
   if (ok) {
     c_line(e, "if (!mlc_status) {");
     c_line(e, "  const int64_t grid[3] = {%s}, block[3] = {%s};", mlc_sb_cstr(&grid), mlc_sb_cstr(&block));
-    if (k->n_buffers + k->n_scalars)
-      c_line(e, "  const mlc_gpu_arg args[%d] = {%s};", k->n_buffers + k->n_scalars, mlc_sb_cstr(&args));
-    c_line(e, "  mlc_status = g->launch(prog, \"%s\", grid, block, %d, %s);", k->name, k->n_buffers + k->n_scalars,
-           k->n_buffers + k->n_scalars ? "args" : "NULL");
+    if (n_args) c_line(e, "  const mlc_gpu_arg args[%d] = {%s};", n_args, mlc_sb_cstr(&args));
+    c_line(e, "  mlc_status = g->launch(prog, \"%s\", grid, block, %d, %s);", k->name, n_args, n_args ? "args" : "NULL");
     c_line(e, "}");
   }
   mlc_vec_free(&grid);
@@ -217,7 +220,26 @@ static bool write_host(CEmit *e, const MlcPrimFunc *orig, const char *kname, con
     else
       c_line(e, "if (!mlc_status) mlc_status = g->alloc(%s, &%s);", bytes, d);
   }
+  /* kernels that check divisions or indices share one fault word, zeroed
+   * before the launches and read after them */
+  bool checks = false;
+  for (int i = 0; i < g->n_kernels; i++) checks |= gpu_kernel_checks(&g->kernels[i]);
+  if (checks) {
+    c_line(e, "void *mlc_fault_dev = NULL;");
+    c_line(e, "int32_t mlc_fault = 0;");
+    c_line(e, "if (!mlc_status) mlc_status = g->alloc(sizeof mlc_fault, &mlc_fault_dev);");
+    c_line(e, "if (!mlc_status) mlc_status = g->upload(mlc_fault_dev, &mlc_fault, sizeof mlc_fault);");
+  }
   for (int i = 0; i < g->n_kernels && ok; i++) ok = write_launch(e, &g->kernels[i]);
+  if (checks) {
+    c_line(e, "if (!mlc_status) mlc_status = g->download(&mlc_fault, mlc_fault_dev, sizeof mlc_fault);");
+    c_line(e, "if (mlc_fault_dev) g->release(mlc_fault_dev);");
+    c_line(e, "if (!mlc_status && mlc_fault) {");
+    c_line(e, "  env->set_error(mlc_fault == 1 ? \"" MLC_DIV_BY_ZERO_MSG "\" : mlc_fault == 2 ? \"" MLC_DIV_OVERFLOW_MSG
+              "\" : \"" MLC_INDEX_RANGE_MSG "\");");
+    c_line(e, "  mlc_status = -1;");
+    c_line(e, "}");
+  }
   /* every acquired buffer goes back, after a failure too */
   for (size_t i = 0; i < mem.len && ok; i++) {
     int pi = param_idx.data[i];

@@ -120,6 +120,10 @@ static MlcStmt *kernel_stmt(Split *sp, const MlcStmt *s, int depth);
 static MlcStmt *bind_axis(Split *sp, const MlcStmt *s, int depth) {
   MlcCtx *ctx = sp->ctx;
   int a = axis_of(s->loop.thread);
+  if (a < 0 && s->loop.thread && !strncmp(s->loop.thread, "vthread", 7))
+    return mlc_error(ctx, (MlcLoc){0}, "%s: loop '%s' is bound to '%s': virtual threads are not lowered for GPU "
+                     "targets; bind it to threadIdx, or leave it serial (sch.unroll for a register tile)", sp->fname,
+                     loop_name(s), s->loop.thread), NULL;
   if (a < 0)
     return mlc_error(ctx, (MlcLoc){0}, "%s: loop '%s' is bound to '%s', which a GPU kernel has no index for "
                      "(blockIdx.x/y/z or threadIdx.x/y/z)", sp->fname, loop_name(s), s->loop.thread ? s->loop.thread : "?"),
@@ -408,4 +412,10 @@ MlcGpuFunc *mlc_lower_gpu(MlcCtx *ctx, const MlcPrimFunc *f, const MlcGpuLimits 
   mlc_vec_free(&sp.shared);
   mlc_vec_free(&sp.device);
   return g;
+}
+
+bool mlc_gpu_accepts(MlcCtx *ctx, const MlcPrimFunc *f, void *limits) {
+  bool ok = mlc_lower_gpu(ctx, f, limits) != NULL;
+  mlc_clear_error(ctx);
+  return ok;
 }

@@ -267,7 +267,7 @@ static int32_t cuda_launch(void *prog, const char *name, const int64_t grid[3], 
 static const MlcrtGpu g_cuda_services = {
     MLCRT_GPU_CUDA, g_dev_name, cuda_program, cuda_alloc, cuda_release, cuda_upload, cuda_download, cuda_launch,
     /* the residency functions are gpu_resident.c's */
-    NULL, NULL, NULL, NULL, NULL, NULL,
+    NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
 };
 
 const MlcrtGpu *mlcrt__gpu_cuda(void) {

@@ -339,7 +339,7 @@ static int32_t ocl_launch(void *prog, const char *name, const int64_t grid[3], c
 static const MlcrtGpu g_ocl_services = {
     MLCRT_GPU_OPENCL, g_dev_name, ocl_program, ocl_alloc, ocl_release, ocl_upload, ocl_download, ocl_launch,
     /* the residency functions are gpu_resident.c's */
-    NULL, NULL, NULL, NULL, NULL, NULL,
+    NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
 };
 
 const MlcrtGpu *mlcrt__gpu_opencl(void) {

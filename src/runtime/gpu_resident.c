@@ -3,7 +3,9 @@
  * download, release).  One table per API holds the copies of the run in
  * progress; entries never overlap (an acquire over part of an entry first
  * brings that entry's newest bytes home and drops it), so a host range has
- * at most one copy.  Transfers are counted here for tests. */
+ * at most one copy.  Copies within a kept range (a model's weights) that
+ * are as new as the host's stay in the table from one run to the next.
+ * Transfers are counted here for tests. */
 #include "rt.h"
 
 #include <pthread.h>
@@ -30,6 +32,8 @@ typedef struct Resident {
   size_t n, cap;
   void **dead; /* copies dropped from the table during the run, freed at its end */
   size_t n_dead, cap_dead;
+  Entry *kept;  /* kept host ranges (dev and state unused) */
+  size_t n_kept, cap_kept;
   atomic_uint_fast64_t up, down, up_bytes, down_bytes;
 } Resident;
 
@@ -153,13 +157,59 @@ static int res_begin(Resident *r) {
   return 0;
 }
 
+/* whether [h, h + n) lies in a kept range */
+static bool is_kept(const Resident *r, const uint8_t *h, size_t n) {
+  for (size_t i = 0; i < r->n_kept; i++)
+    if (h >= r->kept[i].host && h + n <= r->kept[i].host + r->kept[i].nbytes) return true;
+  return false;
+}
+
 static void res_end(Resident *r) {
   if (!in_run(r)) return;
-  for (size_t i = 0; i < r->n; i++) r->base->release(r->e[i].dev);
+  size_t stay = 0;
+  for (size_t i = 0; i < r->n; i++) {
+    if (r->e[i].state == BOTH && is_kept(r, r->e[i].host, r->e[i].nbytes)) r->e[stay++] = r->e[i];
+    else r->base->release(r->e[i].dev);
+  }
   for (size_t i = 0; i < r->n_dead; i++) r->base->release(r->dead[i]);
-  r->n = r->n_dead = 0;
+  r->n = stay;
+  r->n_dead = 0;
   atomic_store(&r->active, 0);
   pthread_mutex_unlock(&r->run_lock);
+}
+
+static int res_keep(Resident *r, const void *host, size_t nbytes) {
+  const uint8_t *h = host;
+  if (!h || !nbytes || is_kept(r, h, nbytes)) return 0;
+  if (r->n_kept == r->cap_kept) {
+    size_t cap = r->cap_kept ? 2 * r->cap_kept : 4;
+    Entry *k = realloc(r->kept, cap * sizeof *k);
+    if (!k) return mlcrt_set_error("out of memory");
+    r->kept = k;
+    r->cap_kept = cap;
+  }
+  r->kept[r->n_kept++] = (Entry){(uint8_t *)h, nbytes, NULL, BOTH};
+  return 0;
+}
+
+static void res_forget(Resident *r, const void *host, size_t nbytes) {
+  const uint8_t *h = host;
+  if (!h || !nbytes) return;
+  bool mine = in_run(r); /* called from within a run: the lock is held */
+  if (!mine) pthread_mutex_lock(&r->run_lock);
+  for (size_t i = 0; i < r->n;) {
+    Entry *x = &r->e[i];
+    if (x->host >= h && x->host + x->nbytes <= h + nbytes) {
+      r->base->release(x->dev);
+      r->e[i] = r->e[--r->n];
+    } else {
+      i++;
+    }
+  }
+  for (size_t i = 0; i < r->n_kept;)
+    if (r->kept[i].host == h && r->kept[i].nbytes == nbytes) r->kept[i] = r->kept[--r->n_kept];
+    else i++;
+  if (!mine) pthread_mutex_unlock(&r->run_lock);
 }
 
 static int res_to_host(Resident *r, void *host, size_t nbytes) {
@@ -207,6 +257,8 @@ const MlcrtGpu *mlcrt__gpu_cuda(void);   /* gpu_cuda.c */
   static void name##_end(void) { res_end(&r_##name); }                                                              \
   static int32_t name##_to_host(void *h, size_t n) { return res_to_host(&r_##name, h, n); }                        \
   static void name##_host_wrote(void *h, size_t n) { res_host_wrote(&r_##name, h, n); }                            \
+  static int32_t name##_keep(const void *h, size_t n) { return res_keep(&r_##name, h, n); }                        \
+  static void name##_forget(const void *h, size_t n) { res_forget(&r_##name, h, n); }                              \
   static void name##_fill(MlcrtGpu *g) {                                                                            \
     g->acquire = name##_acquire;                                                                                    \
     g->finish = name##_finish;                                                                                      \
@@ -214,6 +266,8 @@ const MlcrtGpu *mlcrt__gpu_cuda(void);   /* gpu_cuda.c */
     g->end = name##_end;                                                                                            \
     g->to_host = name##_to_host;                                                                                    \
     g->host_wrote = name##_host_wrote;                                                                              \
+    g->keep = name##_keep;                                                                                          \
+    g->forget = name##_forget;                                                                                      \
   }
 RESIDENT_APIS(X)
 #undef X

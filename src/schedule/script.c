@@ -157,14 +157,22 @@ static bool eval_slice(Script *sc, const Ast *sl, MlcSchVal base, MlcSchVal *out
   return true;
 }
 
+/* a single block or loop handle (get_loops of a one-loop nest) indexes and
+ * slices as a list of one, as it unpacks */
+static void handle_as_list(Script *sc, MlcSchVal *v) {
+  if (v->kind == MLC_SV_BLOCK || v->kind == MLC_SV_LOOP) *v = list_val(sc, v, 1);
+}
+
 static bool eval_subscript(Script *sc, const Ast *a, MlcSchVal *out) {
   MlcSchVal base, index;
   if (a->index->kind == AST_SLICE) {
     if (!eval(sc, a->value, &base)) return false;
+    handle_as_list(sc, &base);
     if (base.kind != MLC_SV_LIST) return mlc_error(sc->ctx, a->loc, "only a list can be sliced here");
     return eval_slice(sc, a->index, base, out);
   }
   if (!eval(sc, a->value, &base) || !eval(sc, a->index, &index)) return false;
+  handle_as_list(sc, &base);
   if (base.kind != MLC_SV_LIST) return mlc_error(sc->ctx, a->loc, "only a list can be indexed here");
   if (index.kind != MLC_SV_INT) return mlc_error(sc->ctx, a->index->loc, "a list index must be an integer");
   int64_t i = index.i < 0 ? index.i + base.list.n : index.i;

@@ -73,7 +73,7 @@ static int online_cpus(void) {
 }
 
 static void fill(MlcSchTarget *t, TargetClass c) {
-  *t = (MlcSchTarget){classes[c].bits, classes[c].regs, online_cpus(), classes[c].name};
+  *t = (MlcSchTarget){classes[c].bits, classes[c].regs, online_cpus(), classes[c].name, 0};
 }
 
 void mlc_sch_target_march(MlcSchTarget *t, const char *march) { fill(t, march_class(march ? march : "native")); }

@@ -137,7 +137,7 @@ static bool unroll(MlcSchedule *s) {
 }
 
 bool mlc_tune_postprocess(MlcSchedule *s, const MlcSchTarget *t) {
-  (void)t;
+  if (t && t->gpu) return unroll(s); /* the GPU space decomposes and vectorizes nothing */
   decompose_reductions(s);
   vectorize_inner(s);
   return unroll(s);
@@ -149,7 +149,8 @@ bool mlc_tune_verify(MlcSchedule *s) {
   MlcFunc one = {.kind = MLC_FUNC_PRIM, .name = f->name, .prim = (MlcPrimFunc *)f};
   MlcModule *m = mlc_module_new(ctx, mlc_intern(ctx, "Candidate"), &one, 1, (MlcAttrs){0});
   MlcStrBuf sb = {0};
-  bool ok = m && mlc_codegen_c(ctx, m, &sb);
+  /* a candidate bound to thread axes is for a GPU: its device code */
+  bool ok = m && (tune_is_gpu_func(f) ? mlc_codegen_gpu_source(ctx, m, MLC_GPU_OPENCL, &sb) : mlc_codegen_c(ctx, m, &sb));
   mlc_vec_free(&sb);
   return ok;
 }

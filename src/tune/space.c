@@ -225,6 +225,7 @@ static bool build(Space *sp) {
 
 int mlc_tune_spaces(MlcCtx *ctx, const MlcModule *m, const char *func, const MlcSchTarget *t, MlcSchedule **out,
                     int cap) {
+  if (t && t->gpu) return tune_gpu_spaces(ctx, m, func, t, out, cap);
   int made = 0;
   Space sp = {0};
   for (int variant = 0; variant <= EPILOGUE_LEVELS && made < cap; variant++) {

@@ -8,10 +8,12 @@
  * compiles for: $MLC_MARCH when set, else the host's (the x86 features
  * that change code generation, as the compiler's own probe reports them). */
 #include "mlcc/tune.h"
+#include "mlcc/runtime.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void cpu_model(char *buf, size_t cap) {
@@ -61,6 +63,43 @@ void mlc_tune_target_host(MlcTuneTarget *t, int threads) {
   long e = env && *env ? strtol(env, &end, 10) : 0;
   if (e >= 1 && e <= 4096 && *end == '\0') n = e;
   t->threads = threads > 0 ? threads : n > 0 ? (int)n : 1;
+}
+
+/* The device's name, asked in a child process: loading a GPU API starts
+ * threads of its own (PoCL's workers), which a process that forks its
+ * measuring children afterwards must not have. */
+static void gpu_device_name(int32_t api, char *buf, size_t cap) {
+  snprintf(buf, cap, "no device");
+  int fd[2];
+  if (pipe(fd) != 0) return;
+  pid_t pid = fork();
+  if (pid == 0) {
+    close(fd[0]);
+    const MlcrtGpu *g = mlcrt_gpu(api);
+    const char *n = g && g->device ? g->device : "no device";
+    ssize_t w = write(fd[1], n, strlen(n));
+    _exit(w < 0);
+  }
+  close(fd[1]);
+  size_t len = 0;
+  ssize_t k;
+  while (pid > 0 && len + 1 < cap && (k = read(fd[0], buf + len, cap - 1 - len)) > 0) len += (size_t)k;
+  if (len) buf[len] = '\0';
+  close(fd[0]);
+  if (pid > 0) waitpid(pid, NULL, 0);
+}
+
+void mlc_tune_target_gpu(MlcTuneTarget *t, MlcGpuApi api) {
+  memset(t, 0, sizeof *t);
+  gpu_device_name(api == MLC_GPU_CUDA ? MLCRT_GPU_CUDA : MLCRT_GPU_OPENCL, t->cpu, sizeof t->cpu);
+  snprintf(t->features, sizeof t->features, "%s", mlc_gpu_api_name(api));
+  t->threads = 1;
+}
+
+int mlc_tune_db_count_other(const MlcTuneDB *db, const MlcTuneTarget *t) {
+  int n = 0;
+  for (int i = 0; i < mlc_tune_db_size(db); i++) n += !mlc_tune_target_equal(&mlc_tune_db_at(db, i)->target, t);
+  return n;
 }
 
 bool mlc_tune_target_equal(const MlcTuneTarget *a, const MlcTuneTarget *b) {

@@ -34,4 +34,11 @@ bool tune_loops(MlcSchedule *s, const char *block, int *b_id, int *loops, int *n
 
 #define TUNE_UNROLL_KEY "auto_unroll_max_step"
 
+/* the design space for a GPU target (space_gpu.c; t->gpu set): one space,
+ * returns 1, or 0 + error */
+int tune_gpu_spaces(MlcCtx *ctx, const MlcModule *m, const char *func, const MlcSchTarget *t, MlcSchedule **out,
+                    int cap);
+/* f has loops bound to thread axes: a candidate for a GPU target */
+bool tune_is_gpu_func(const MlcPrimFunc *f);
+
 #endif

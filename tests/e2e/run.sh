@@ -176,6 +176,13 @@ tune_case() {
   if grep -q '^fused_matmul_add_relu  *matmul+add+relu .* tuned  *tuning record' "$out/explain.out"; then
     echo "ok e2e tune: build --records applies the record"
   else fail "e2e tune: build --records" "the kernel is not tuned" "$out/explain.out"; fi
+  # the same records for a GPU build: measured on the CPU, so ignored, and said so
+  if "$MLCC" build "$here/mlp.py" -o "$out/gpu_model" --params "$dir/static/weights.npz" --records "$out/db.jsonl" \
+       --target opencl --explain >"$out/gpu_explain.out" 2>"$out/gpu_build.err" &&
+     grep -q '^records: 0 kernels tuned; [0-9]* records for another target ignored (this build is for opencl on ' \
+       "$out/gpu_build.err" && ! grep -q ' tuned  *tuning record' "$out/gpu_explain.out"; then
+    echo "ok e2e tune: a GPU build ignores CPU records and says so"
+  else fail "e2e tune: GPU build --records" "CPU records applied or not reported" "$out/gpu_build.err"; fi
   if "$MLCC" run "$out/model" --in "$dir/static/x.npy" --out "$out/y.npz" 2>"$out/run.err"; then
     "$dir/static/consumer_model" --npz "$out/y.npz" 4 >"$out/run.out" 2>"$out/run.err"
     report "tune" $? "$out/run.out" "$out/run.err"

@@ -17,7 +17,9 @@
  *
  * Usage: conformance [--suite DIR] [--work DIR] [-j N] [--filter TEXT]
  *                    [--expect FILE] [--write-passing FILE] [--quiet]
- * --quiet prints only failures and the totals. */
+ *                    [--target opencl|cuda]
+ * --quiet prints only failures and the totals; --target builds every model
+ * for a GPU with its default GPU schedules (docs/gpu.md) and runs it there. */
 #include <dirent.h>
 #include <errno.h>
 #include <math.h>
@@ -30,8 +32,10 @@
 #include <unistd.h>
 
 #include "mlcc/codegen.h"
+#include "mlcc/lower.h"
 #include "mlcc/frontend.h"
 #include "mlcc/runtime.h"
+#include "mlcc/schedule.h"
 #include "mlcc/transform.h"
 
 #define RTOL 1e-4
@@ -55,7 +59,7 @@ typedef enum { PASSED, FAILED, UNSUPPORTED } Status;
 static const char *const status_names[] = {"passed", "failed", "unsupported"};
 
 typedef struct Options {
-  const char *suite, *work, *filter, *expect, *write_passing;
+  const char *suite, *work, *filter, *expect, *write_passing, *target;
   int jobs;
   bool quiet;
 } Options;
@@ -165,10 +169,13 @@ static Status run_test(const Options *o, const char *name, char *reason, size_t 
   if (!m) return from_ctx(ctx, "import", reason, cap);
   MlcSchTarget target; /* the default schedules, as `mlcc compile` applies them */
   mlc_sch_target_host(&target);
-  m = mlc_graph_pipeline(ctx, m, &target, MLC_PASS_COUNT - 1, NULL, NULL, NULL, NULL);
+  /* --target opencl|cuda: the GPU default schedules instead, as there */
+  MlcGpuApi gpu = !o->target ? MLC_GPU_NONE : !strcmp(o->target, "cuda") ? MLC_GPU_CUDA : MLC_GPU_OPENCL;
+  m = mlc_graph_pipeline(ctx, m, gpu ? NULL : &target, MLC_PASS_COUNT - 1, NULL, NULL, NULL, NULL);
+  if (m && gpu) m = mlc_sch_default_gpu_module(ctx, m, 256, mlc_gpu_accepts, NULL);
   if (!m) return from_ctx(ctx, "compile", reason, cap);
   mkdir(out_dir, 0755);
-  MlcBuildOptions bo = {.target = MLC_TARGET_NATIVE, .extra_cflags = "-O1"};
+  MlcBuildOptions bo = {.target = MLC_TARGET_NATIVE, .extra_cflags = "-O1", .gpu = gpu};
   MlcModelOptions mo = {0};
   if (!mlc_build_model(ctx, m, out_dir, &bo, &mo)) return from_ctx(ctx, "build", reason, cap);
   MlcOnnxTensor *ins[MAX_IO], *outs[MAX_IO];
@@ -293,13 +300,16 @@ static bool parse_args(int argc, char **argv, Options *o) {
     const char *a = argv[i];
     const char **slot = !strcmp(a, "--suite") ? &o->suite : !strcmp(a, "--work") ? &o->work
                       : !strcmp(a, "--filter") ? &o->filter : !strcmp(a, "--expect") ? &o->expect
-                      : !strcmp(a, "--write-passing") ? &o->write_passing : NULL;
+                      : !strcmp(a, "--write-passing") ? &o->write_passing : !strcmp(a, "--target") ? &o->target
+                      : NULL;
     if (slot && i + 1 < argc) *slot = argv[++i];
     else if (!strcmp(a, "-j") && i + 1 < argc) o->jobs = atoi(argv[++i]);
     else if (!strcmp(a, "--quiet")) o->quiet = true;
     else return fprintf(stderr, "conformance: unknown or incomplete option '%s'\n", a), false;
   }
   if (o->jobs < 1 || o->jobs > 64) o->jobs = 1;
+  if (o->target && strcmp(o->target, "opencl") && strcmp(o->target, "cuda"))
+    return fprintf(stderr, "conformance: --target takes opencl or cuda, not '%s'\n", o->target), false;
   return true;
 }
 

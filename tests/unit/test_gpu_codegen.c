@@ -145,7 +145,7 @@ static void test_host_moves_only_what_kernels_touch(void) {
  * reduction left to each thread */
 static void test_default_gpu_rule(void) {
   const MlcModule *m = bu_read_path(ctx, "tests/golden/gpu/matmul_shared_tiles/before.py");
-  const MlcModule *d = m ? mlc_sch_default_gpu_module(ctx, m, 256) : NULL;
+  const MlcModule *d = m ? mlc_sch_default_gpu_module(ctx, m, 256, NULL, NULL) : NULL;
   MlcGpuFunc *g = d ? mlc_lower_gpu(ctx, prim(d), &mlc_gpu_default_limits) : NULL;
   CHECK(g && g->n_kernels == 1);
   if (!g || g->n_kernels != 1) return;
@@ -154,7 +154,7 @@ static void test_default_gpu_rule(void) {
   CHECK(g->kernels[0].n_shared == 0);
   /* a program smaller than a block gets one block of as many threads */
   const MlcModule *r = bu_read_path(ctx, "tests/golden/gpu/rowsum_cross_thread/before.py");
-  const MlcModule *rd = r ? mlc_sch_default_gpu_module(ctx, r, 256) : NULL;
+  const MlcModule *rd = r ? mlc_sch_default_gpu_module(ctx, r, 256, NULL, NULL) : NULL;
   MlcGpuFunc *rg = rd ? mlc_lower_gpu(ctx, prim(rd), &mlc_gpu_default_limits) : NULL;
   CHECK(rg && extent(&rg->kernels[0], MLC_GPU_BLOCK_X) == 1 && extent(&rg->kernels[0], MLC_GPU_THREAD_X) == 64);
 }

@@ -1,7 +1,9 @@
 /* test_gpu_golden.c - the golden cases of the GPU targets: each directory
  * tests/golden/gpu/CASE/ holds
  *   before.py    the module to schedule (its only prim func)
- *   schedule.py  the schedule script binding it to a GPU
+ *   schedule.py  the schedule script binding it to a GPU; without it, the
+ *                default GPU schedules (mlc_sch_apply_default_gpu, checked
+ *                by the GPU lowering) bind it instead
  *   after.py     the module expected after the script, or
  *   error.txt    one line: a substring of the error that building the
  *                scheduled module for a GPU must fail with (a malformed GPU
@@ -28,6 +30,7 @@
 #include "build_util.h"
 #include "golden_case.h"
 #include "mlcc/interp.h"
+#include "mlcc/lower.h"
 #include "mlcc/schedule.h"
 #include "rand_util.h"
 
@@ -199,11 +202,13 @@ static void run_case(const char *name) {
   const MlcModule *before = read_module(&c, "before.py");
   size_t len = 0;
   const char *spath = case_path(&c, "schedule.py");
-  char *script = before ? mlc_read_file(c.ctx, spath, GOLDEN_MAX_FILE, &len) : NULL;
-  MlcSchedule *s = script ? mlc_sch_new(c.ctx, before, NULL, 0) : NULL;
-  bool ok = s && mlc_sch_run_script(s, spath, script, len);
-  if (!before || !script) ok = false;
-  else if (!ok) fail_ctx(&c, "the script failed");
+  bool by_default = !exists(spath);
+  char *script = before && !by_default ? mlc_read_file(c.ctx, spath, GOLDEN_MAX_FILE, &len) : NULL;
+  MlcSchedule *s = script || (before && by_default) ? mlc_sch_new(c.ctx, before, NULL, 0) : NULL;
+  bool ok = s && (by_default ? mlc_sch_apply_default_gpu(s, 256, mlc_gpu_accepts, NULL)
+                             : mlc_sch_run_script(s, spath, script, len));
+  if (!before || (!script && !by_default)) ok = false;
+  else if (!ok) fail_ctx(&c, by_default ? "the default GPU schedule failed" : "the script failed");
   const MlcModule *sched = ok ? mlc_sch_module(s) : NULL;
   if (exists(case_path(&c, "error.txt"))) {
     /* a malformed GPU schedule: building must refuse it */

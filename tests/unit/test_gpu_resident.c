@@ -2,11 +2,13 @@
  * device between kernels: a chain of kernels around a library call moves
  * only the model's inputs, the library call's operands and the output
  * between host and device (counted by the runtime), and gives the CPU
- * build's answers.  A function called on its own still moves its
- * arguments each call.  Skipped where no OpenCL device is. */
+ * build's answers; a weight is uploaded by the first run only.  A function
+ * called on its own still moves its arguments each call.  Skipped where no OpenCL device is. */
 #include "build_util.h"
 #include "check.h"
 #include "mlcc/schedule.h"
+#include "mlcc/lower.h"
+#include "mlcc/transform.h"
 
 #include <math.h>
 
@@ -80,7 +82,7 @@ static bool run(MlcrtModel *model, float *x, float *y, float *w, DLTensor **out)
 
 static void test_chain_moves_only_at_crossings(void) {
   const MlcModule *m = bu_read_text(ctx, "chain.py", CHAIN);
-  const MlcModule *g = m ? mlc_sch_default_gpu_module(ctx, m, 256) : NULL;
+  const MlcModule *g = m ? mlc_sch_default_gpu_module(ctx, m, 256, mlc_gpu_accepts, NULL) : NULL;
   MlcrtModel *cpu = m ? build(m, "cpu", MLC_GPU_NONE) : NULL;
   MlcrtModel *ocl = g ? build(g, "opencl", MLC_GPU_OPENCL) : NULL;
   CHECK(cpu && ocl);
@@ -109,6 +111,64 @@ static void test_chain_moves_only_at_crossings(void) {
     CHECK(after.downloads - before.downloads == 2);
     CHECK(after.upload_bytes - before.upload_bytes == 2 * 128 + 64);
     CHECK(after.download_bytes - before.download_bytes == 128 + 64);
+  }
+  mlcrt_model_free(cpu);
+  mlcrt_model_free(ocl);
+}
+
+/* the chain with y bound as a weight: its device copy is made by the
+ * first run and kept for the next ones, until the model is freed */
+static bool run2(MlcrtModel *model, float *x, float *w, DLTensor **out) {
+  int64_t sh[2] = {4, 8};
+  DLTensor tx = {x, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, sh, NULL, 0};
+  DLTensor tw = tx;
+  tw.data = w;
+  if (mlcrt_model_run(model, (DLTensor *const[]){&tx, &tw}, 2, out, 1) == 0) return true;
+  printf("    run: %s\n", mlcrt_last_error());
+  return false;
+}
+
+static void test_weights_stay_between_runs(void) {
+  const MlcModule *m = bu_read_text(ctx, "chain.py", CHAIN);
+  int64_t shape[2] = {4, 8};
+  MlcTensorData *y = mlc_tensor_data_new(ctx, MLC_F32, shape, 2);
+  for (int i = 0; i < 32; i++) ((float *)y->data)[i] = (float)((i * 5) % 13) / 6 - 1.0f;
+  const char *names[1] = {"y"};
+  const MlcModule *mb = m ? mlc_pass_bind_params(ctx, m, "main", names, &y, 1) : NULL;
+  const MlcModule *g = mb ? mlc_sch_default_gpu_module(ctx, mb, 256, mlc_gpu_accepts, NULL) : NULL;
+  MlcrtModel *cpu = mb ? build(mb, "cpu_w", MLC_GPU_NONE) : NULL;
+  MlcrtModel *ocl = g ? build(g, "opencl_w", MLC_GPU_OPENCL) : NULL;
+  CHECK(cpu && ocl);
+  for (int model = 0; cpu && ocl && model < 2; model++) {
+    for (int rep = 0; rep < 3; rep++) {
+      float x[32], w[32];
+      for (int i = 0; i < 32; i++) {
+        x[i] = (float)((i * 7 + rep * 3) % 11) / 4 - 1.25f;
+        w[i] = (float)((i * 3 + rep) % 7) / 5 - 0.5f;
+      }
+      DLTensor *want[1] = {NULL}, *got[1] = {NULL};
+      CHECK(run2(cpu, x, w, want));
+      MlcrtGpuTransfers before, after;
+      mlcrt_gpu_transfers(MLCRT_GPU_OPENCL, &before);
+      CHECK(run2(ocl, x, w, got));
+      mlcrt_gpu_transfers(MLCRT_GPU_OPENCL, &after);
+      if (!want[0] || !got[0]) continue;
+      for (int i = 0; i < 16; i++) {
+        float a = ((float *)want[0]->data)[i], b = ((float *)got[0]->data)[i];
+        CHECK(fabsf(a - b) <= 1e-5f * fmaxf(1.0f, fabsf(a)));
+      }
+      /* up: x and d each run, the weight y in the first run of a model only */
+      CHECK(after.uploads - before.uploads == (rep ? 2u : 3u));
+      CHECK(after.upload_bytes - before.upload_bytes == (rep ? 128u + 64u : 2 * 128u + 64u));
+      CHECK(after.downloads - before.downloads == 2);
+    }
+    /* a model loaded anew (its weights read again) uploads them again */
+    mlcrt_model_free(ocl);
+    char dir[4200];
+    snprintf(dir, sizeof dir, "%s/opencl_w", tmpdir);
+    ocl = NULL;
+    CHECK(mlcrt_model_load(dir, &ocl) == 0);
+    if (!ocl) break;
   }
   mlcrt_model_free(cpu);
   mlcrt_model_free(ocl);
@@ -156,6 +216,7 @@ int main(void) {
   }
   CHECK(bu_make_tmpdir(tmpdir, sizeof tmpdir, "mlcc_gpu_resident"));
   RUN(test_chain_moves_only_at_crossings);
+  RUN(test_weights_stay_between_runs);
   RUN(test_single_call_moves_each_time);
   bu_remove_dir(tmpdir);
   mlc_ctx_free(ctx);
