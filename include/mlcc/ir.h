@@ -21,10 +21,30 @@
 /* dtypes                                                                   */
 /* ======================================================================== */
 
+/* The 8- and 4-bit float formats ("minifloats"): type code, name, storage
+ * bits, exponent bits, mantissa bits, bias, kind (src/ir/minifloat_src.h
+ * says what the kinds mean) and DLPack type code.  Each element takes one
+ * byte; values are computed as float, like bfloat16's. */
+#define MLC_MINIFLOATS(X)                                     \
+  X(MLC_TC_F8E4M3FN, "float8_e4m3fn", 8, 4, 3, 7, 1, 10)     \
+  X(MLC_TC_F8E4M3FNUZ, "float8_e4m3fnuz", 8, 4, 3, 8, 2, 11) \
+  X(MLC_TC_F8E5M2, "float8_e5m2", 8, 5, 2, 15, 0, 12)        \
+  X(MLC_TC_F8E5M2FNUZ, "float8_e5m2fnuz", 8, 5, 2, 16, 2, 13) \
+  X(MLC_TC_F8E8M0, "float8_e8m0fnu", 8, 8, 0, 127, 3, 14)    \
+  X(MLC_TC_F4E2M1, "float4_e2m1fn", 4, 2, 1, 1, 4, 17)
+
 typedef enum MlcTypeCode {
   MLC_TC_INT, MLC_TC_UINT, MLC_TC_FLOAT, MLC_TC_BFLOAT, MLC_TC_BOOL,
   MLC_TC_HANDLE, MLC_TC_VOID,
+#define X(code, name, bits, eb, mb, bias, kind, dl) code,
+  MLC_MINIFLOATS(X)
+#undef X
 } MlcTypeCode;
+
+/* the case labels of every minifloat code, for switches over MlcTypeCode */
+#define MLC_TC_MINIFLOAT_CASES \
+  case MLC_TC_F8E4M3FN: case MLC_TC_F8E4M3FNUZ: case MLC_TC_F8E5M2: case MLC_TC_F8E5M2FNUZ: \
+  case MLC_TC_F8E8M0: case MLC_TC_F4E2M1
 
 typedef struct MlcDType {
   uint8_t code;   /* MlcTypeCode */
@@ -47,7 +67,19 @@ const char *mlc_dtype_str(MlcDType t, char buf[32]);
 /* parse a dtype name; false when it is not one */
 bool mlc_dtype_parse(const char *s, MlcDType *out);
 static inline bool mlc_dtype_is_int(MlcDType t) { return t.code == MLC_TC_INT || t.code == MLC_TC_UINT; }
-static inline bool mlc_dtype_is_float(MlcDType t) { return t.code == MLC_TC_FLOAT || t.code == MLC_TC_BFLOAT; }
+static inline bool mlc_dtype_is_minifloat(MlcDType t) { return t.code >= MLC_TC_F8E4M3FN && t.code <= MLC_TC_F4E2M1; }
+static inline bool mlc_dtype_is_float(MlcDType t) {
+  return t.code == MLC_TC_FLOAT || t.code == MLC_TC_BFLOAT || mlc_dtype_is_minifloat(t);
+}
+/* A minifloat's bits (t's element) from f: to nearest even, overflow to
+ * infinity or NaN (minifloat_src.h); and back, exactly.  Its largest finite
+ * value, and the value v rounds to (as double).  t must be a minifloat. */
+unsigned mlc_minifloat_encode(MlcDType t, float f);
+float mlc_minifloat_decode(MlcDType t, unsigned bits);
+double mlc_minifloat_max(MlcDType t);
+double mlc_minifloat_round(MlcDType t, double v);
+/* the format's parameters (exponent bits, mantissa bits, bias, kind) */
+void mlc_minifloat_format(MlcDType t, int *eb, int *mb, int *bias, int *kind);
 /* the most lanes a vectorized loop may have (the C vector types the code
  * generator writes stay within what compilers build) */
 #define MLC_MAX_VECTOR_LANES 64

@@ -285,6 +285,7 @@ MlcTeTensor *mlc_te_reduce(MlcCtx *ctx, const char *name, MlcExpr **shape, int n
 /* the largest finite value of a float dtype */
 static double float_max(MlcDType t) {
   if (t.code == MLC_TC_BFLOAT) return 3.3895313892515355e38;
+  if (mlc_dtype_is_minifloat(t)) return mlc_minifloat_max(mlc_dtype_elem(t));
   return t.bits == 16 ? 65504.0 : t.bits == 32 ? (double)FLT_MAX : DBL_MAX;
 }
 
