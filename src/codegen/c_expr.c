@@ -515,7 +515,30 @@ static bool rounds_to_bf16(const MlcExpr *x) {
   }
 }
 
+/* whether x, of a sub-byte integer dtype (held in a byte), may be out of
+ * that dtype's range: what must be wrapped to its bits, as the
+ * interpreter's integers wrap at their width */
+static bool wraps_sub_byte(const MlcExpr *x) {
+  if (!mlc_dtype_is_int(x->dtype) || x->dtype.bits >= 8) return false;
+  switch (x->kind) {
+  case MLC_EXPR_BINARY: return x->bin.op != MLC_BIN_MIN && x->bin.op != MLC_BIN_MAX;
+  case MLC_EXPR_NEG: return true;
+  case MLC_EXPR_CAST: return !mlc_dtype_eq(mlc_dtype_elem(x->operand->dtype), mlc_dtype_elem(x->dtype));
+  default: return false;
+  }
+}
+
 static void emit(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb) {
+  if (wraps_sub_byte(x)) { /* the low bits, sign-extended for the signed types */
+    unsigned mask = (1u << x->dtype.bits) - 1u, sign = 1u << (x->dtype.bits - 1);
+    bool u = x->dtype.code == MLC_TC_UINT;
+    mlc_sb_puts(sb, u ? "((uint8_t)((int64_t)(" : "((int)((uint8_t)((int64_t)(");
+    if (x->kind == MLC_EXPR_CAST) emit(e, x->operand, lane, sb); /* through int64, not a narrower C type */
+    else emit_node(e, x, lane, sb);
+    if (u) mlc_sb_printf(sb, ") & %uu))", mask);
+    else mlc_sb_printf(sb, ") & %uu) ^ %uu) - %d)", mask, sign, (int)sign);
+    return;
+  }
   if (!rounds_to_bf16(x)) {
     emit_node(e, x, lane, sb);
     return;

@@ -14,7 +14,9 @@
  *   kind 3  E8M0: exponent only, no sign, no zero; 0xFF is NaN
  *   kind 4  E2M1: no infinities, no NaN (4 bits)
  * mlc_mf_encode rounds to nearest, ties to even (E8M0: up, to the next
- * power of two, as ONNX's default round_mode "up"), and does not saturate:
+ * power of two, as ONNX's default round_mode "up", whose reference takes a
+ * float subnormal to 0x01 -- except 2^-127 itself, code 0x00, so that the
+ * conversion keeps every value the format holds), and does not saturate:
  * a magnitude beyond the largest finite value becomes infinity (kind 0) or
  * NaN (kinds 1-3); E2M1, which has neither, saturates to +-6 and takes NaN
  * to 0x8, as ONNX's reference does.  Saturation is the importer's business
@@ -45,6 +47,7 @@
     unsigned a = v.u & 0x7fffffffu, sign = v.u >> 31, sbit = 1u << (eb + mb);                              \
     if (kind == 3) {                                                                                       \
       unsigned E = (v.u >> 23) & 0xffu;                                                                    \
+      if ((v.u & 0x7fffffffu) == 0x00400000u) return 0;                                                   \
       return E == 0xffu ? 0xffu : E + ((v.u & 0x7fffffu) != 0);                                            \
     }                                                                                                      \
     unsigned top = kind == 0 ? (((1u << eb) - 1u) << mb) - 1u : kind == 1 ? (sbit - 2u) : sbit - 1u;       \

@@ -165,8 +165,8 @@ static void test_e8m0(void) {
   struct { float x; unsigned code; } rows[] = {
       {1.0f, 0x7f}, {1.5f, 0x80}, {0.75f, 0x7f}, {2.0f, 0x80}, {-4.0f, 0x81}, {0.0f, 0x00},
       /* a float subnormal has exponent field 0 and a fraction, so "up"
-       * takes it to 0x01, as ONNX's reference does */
-      {0x1p-127f, 0x01}, {0x1.8p-128f, 0x01}, {0x1p127f, 0xfe}, {0x1.000002p127f, 0xff},
+       * takes it to 0x01, as ONNX's reference does; but 2^-127 is code 0 */
+      {0x1p-127f, 0x00}, {0x1.8p-128f, 0x01}, {0x1.8p-127f, 0x01}, {0x1p127f, 0xfe}, {0x1.000002p127f, 0xff},
       {INFINITY, 0xff}, {NAN, 0xff}, {3.0f, 0x81},
   };
   for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
@@ -201,6 +201,22 @@ static void test_e2m1(void) {
   }
 }
 
+/* the compiler holds a minifloat as the float it stands for and stores it
+ * by encoding that float again: every code that is not NaN must survive */
+static void test_round_trip(void) {
+  MlcDType all[] = {FMTS[0].t, FMTS[1].t, FMTS[2].t, FMTS[3].t, MLC_DT(MLC_TC_F8E8M0, 8, 1),
+                    MLC_DT(MLC_TC_F4E2M1, 4, 1)};
+  for (size_t k = 0; k < sizeof all / sizeof *all; k++) {
+    unsigned n = all[k].bits == 4 ? 16 : 256;
+    for (unsigned c = 0; c < n; c++) {
+      float v = mlc_minifloat_decode(all[k], c);
+      if (isnan(v)) continue;
+      CHECK(mlc_minifloat_encode(all[k], v) == c);
+      CHECK(mlc_minifloat_round(all[k], v) == v);
+    }
+  }
+}
+
 static void test_names(void) {
   const char *names[] = {"float8_e4m3fn", "float8_e4m3fnuz", "float8_e5m2", "float8_e5m2fnuz", "float8_e8m0fnu",
                          "float4_e2m1fn", "int4", "uint4", "int2", "uint2", "float8_e4m3fnx4"};
@@ -226,6 +242,7 @@ int main(void) {
   RUN(test_spec_patterns);
   RUN(test_e8m0);
   RUN(test_e2m1);
+  RUN(test_round_trip);
   RUN(test_names);
   return CHECK_DONE();
 }
