@@ -371,7 +371,7 @@ static bool emit_astype(MlcOnnxNode *n, MlcGExpr *x, MlcDType t) {
  * as NaN even when saturating, so its clamp stops at float's largest
  * value.  The clamp is computed in float32 unless x is already a 16-, 32-
  * or 64-bit float. */
-static MlcGExpr *saturate(MlcOnnxNode *n, MlcGExpr *x, MlcDType t) {
+MlcGExpr *mlc_onnx__saturate_minifloat(MlcOnnxNode *n, MlcGExpr *x, MlcDType t) {
   MlcDType xt = mlc_onnx__dtype_of(x);
   if (xt.code != MLC_TC_FLOAT) {
     MlcAttr a = attr("dtype", mlc_onnx__av_dtype(MLC_F32));
@@ -408,7 +408,7 @@ static bool onnx_cast(MlcOnnxNode *n, MlcGExpr *x, MlcDType t) {
       return mlc_onnx__node_fail(n, "round_mode '%.40s' is not supported (\"up\" is)", mode);
   }
   if (sat && mlc_dtype_is_minifloat(t) && t.code != MLC_TC_F4E2M1 && !mlc_dtype_eq(mlc_onnx__dtype_of(x), t)) {
-    x = saturate(n, x, t);
+    x = mlc_onnx__saturate_minifloat(n, x, t);
     if (!x) return false;
   }
   return emit_astype(n, x, t);
