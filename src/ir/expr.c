@@ -68,7 +68,9 @@ MlcExpr *mlc_e_float(MlcCtx *ctx, MlcDType t, double v) {
   }
   MlcExpr *e = node(ctx, MLC_EXPR_FLOAT, t);
   /* an immediate holds a value of its dtype, so it prints and folds as one */
-  e->float_val = t.bits == 32 && t.code == MLC_TC_FLOAT ? (double)(float)v : v;
+  e->float_val = t.bits == 32 && t.code == MLC_TC_FLOAT ? (double)(float)v
+                : mlc_dtype_is_minifloat(t)               ? mlc_minifloat_round(mlc_dtype_elem(t), v)
+                                                          : v;
   return e;
 }
 

@@ -24,8 +24,8 @@
 #ifndef MLCC_IR_MINIFLOAT_SRC_H
 #define MLCC_IR_MINIFLOAT_SRC_H
 
-#define MLC_MF_FUNCS(M)                                                                                    \
-  M(static inline float mlc_mf_decode(unsigned b, int eb, int mb, int bias, int kind) {                   \
+#define MLC_MF_FUNCS(WRAP)                                                                                  \
+  WRAP(static inline float mlc_mf_decode(unsigned b, int eb, int mb, int bias, int kind) {                   \
     union { unsigned u; float f; } v, p;                                                                   \
     if (kind == 3) {                                                                                       \
       v.u = b == 0xffu ? 0x7fc00000u : b == 0 ? 0x00400000u : b << 23;                                     \

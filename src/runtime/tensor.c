@@ -240,6 +240,12 @@ static int encode_lane(double v, DLDataType t, uint8_t *pat) {
   case kDLUInt:
     if (int_in_range(tv, t, name)) return -1;
     break;
+  case MLCRT_DL_FLOAT8_E4M3FN: case MLCRT_DL_FLOAT8_E4M3FNUZ: case MLCRT_DL_FLOAT8_E5M2:
+  case MLCRT_DL_FLOAT8_E5M2FNUZ: case MLCRT_DL_FLOAT4_E2M1FN:
+    /* code 0 is +0 in each; the runtime has no encoder for other values */
+    if (v != 0 || signbit(v)) return mlcrt_set_error("fill: %s takes only the value 0, not %g", name, v);
+    pat[0] = 0;
+    return 0;
   default: return mlcrt_set_error("fill: unsupported dtype %s", name);
   }
   if (t.code == kDLInt) {
