@@ -146,7 +146,9 @@ extern const MlcBinOpInfo mlc_binop_info[MLC_BIN_COUNT];
 /* Intrinsic calls: enum suffix, TVMScript spelling, arity (-1 variadic),
  * result dtype rule: 0 = same as first float arg, 1 = dtype of arg 1 (for
  * if_then_else), 2 = given explicitly by the call (mlc_e_call_typed), 3 = a
- * handle, 4 = same as the first integer arg (checked_index).  call_extern / call_packed take the function's name (a string)
+ * handle, 4 = same as the first integer arg (checked_index), 5 = given
+ * explicitly (reinterpret: its argument's bits read as that dtype, of the
+ * same storage size; `T.reinterpret("int32", x)`).  call_extern / call_packed take the function's name (a string)
  * first, then its arguments; address_of takes a buffer load and is the
  * address of that element (what `A.access_ptr("r")` reads as: A[0, ..]). */
 #define MLC_INTRINSICS(X)                 \
@@ -168,7 +170,8 @@ extern const MlcBinOpInfo mlc_binop_info[MLC_BIN_COUNT];
   X(CALL_EXTERN, "T.call_extern", -1, 2)  \
   X(CALL_PACKED, "T.call_packed", -1, 2)  \
   X(ADDRESS_OF, "T.address_of", 1, 3)    \
-  X(CHECKED_INDEX, "T.checked_index", 2, 4)
+  X(CHECKED_INDEX, "T.checked_index", 2, 4) \
+  X(REINTERPRET, "T.reinterpret", 1, 5)
 
 typedef enum MlcIntrin {
 #define X(n, name, arity, rule) MLC_INTRIN_##n,

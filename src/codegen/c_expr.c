@@ -480,6 +480,19 @@ static void emit_node(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *s
       emit_checked_index(e, x, L, sb);
       return;
     }
+    if (x->call.op == MLC_INTRIN_REINTERPRET) { /* through a union: GNU C's statement expression */
+      MlcDType from = mlc_dtype_elem(x->call.args[0]->dtype), to = mlc_dtype_elem(t);
+      if (narrow_float(from) || narrow_float(to) || (from.bits < 8 && from.code != MLC_TC_BOOL) ||
+          (to.bits < 8 && to.code != MLC_TC_BOOL)) {
+        c_fail(e, "T.reinterpret of bfloat16, 8-/4-bit floats or sub-byte integers is not supported");
+        return;
+      }
+      mlc_sb_printf(sb, "(__extension__({ union { %s a; %s b; } mlc_u; mlc_u.a = ", c_scalar_type(from),
+                    c_scalar_type(to));
+      emit(e, x->call.args[0], L, sb);
+      mlc_sb_puts(sb, "; mlc_u.b; }))");
+      return;
+    }
     MlcDType et = mlc_dtype_elem(t);
     /* float16 and bfloat16 call the float versions too */
     const char *suffix = et.bits == 32 || et.bits == 16 ? "f" : "";

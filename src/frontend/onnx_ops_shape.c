@@ -429,6 +429,19 @@ bool mlc_onnx__conv_castlike(MlcOnnxNode *n) {
   return x && like && onnx_cast(n, x, mlc_onnx__dtype_of(like));
 }
 
+/* BitCast: the elements' bits as type `to`, of the same size (the op
+ * checks it) */
+bool mlc_onnx__conv_bitcast(MlcOnnxNode *n) {
+  MlcGExpr *x = mlc_onnx__input(n, 0);
+  int64_t to;
+  MlcDType t;
+  if (!x || !mlc_onnx__attr_int(n, "to", -1, &to)) return false;
+  if (to < 0 || to > INT32_MAX || !mlc_onnx__dtype((int32_t)to, &t))
+    return mlc_onnx__node_fail(n, "bitcasting to %s is not supported", mlc_onnx__dtype_name((int32_t)to));
+  MlcAttr a = attr("dtype", mlc_onnx__av_dtype(t));
+  return (n->out[0] = mlc_onnx__emit_attrs(n, "bitcast", &x, 1, 1, &a)) != NULL;
+}
+
 bool mlc_onnx__conv_dropout(MlcOnnxNode *n) {
   MlcGExpr *x = mlc_onnx__input(n, 0);
   double training = 0;

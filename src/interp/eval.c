@@ -238,6 +238,11 @@ static Val call(Interp *in, const CExpr *c, int lane) {
                 e->call.op == MLC_INTRIN_ADDRESS_OF ? "" : e->call.args[0]->str_val);
     return (Val){0, 0};
   }
+  if (e->call.op == MLC_INTRIN_REINTERPRET) { /* the stored bytes of one dtype read as another */
+    char bytes[8] = {0};
+    interp_store_elem(mlc_dtype_elem(e->call.args[0]->dtype), bytes, interp_eval(in, c->k[0], lane));
+    return load_elem(mlc_dtype_elem(e->dtype), bytes);
+  }
   if (e->call.op == MLC_INTRIN_CHECKED_INDEX) {
     Val i = interp_eval(in, c->k[0], lane), n = interp_eval(in, c->k[1], lane);
     if (i.i < 0 || i.i >= n.i) {
@@ -265,7 +270,7 @@ static Val call(Interp *in, const CExpr *c, int lane) {
   case MLC_INTRIN_COS: r = cos(x); break;
   case MLC_INTRIN_POW: r = pow(x, y); break;
   case MLC_INTRIN_IF_THEN_ELSE: case MLC_INTRIN_CALL_EXTERN: case MLC_INTRIN_CALL_PACKED:
-  case MLC_INTRIN_ADDRESS_OF: case MLC_INTRIN_CHECKED_INDEX: case MLC_INTRIN_COUNT: break;
+  case MLC_INTRIN_ADDRESS_OF: case MLC_INTRIN_CHECKED_INDEX: case MLC_INTRIN_REINTERPRET: case MLC_INTRIN_COUNT: break;
   }
   if (mlc_dtype_is_float(e->dtype)) return interp_make(e->dtype, 0, r);
   return interp_make(e->dtype, isfinite(r) && fabs(r) < 9.2e18 ? (int64_t)r : 0, 0);
