@@ -6,7 +6,8 @@
  * the inputs and compare with the expected outputs (floats: |got - want| <=
  * atol + rtol * |want| with atol = rtol = 1e-4 for float32/64, 1e-3 for
  * float16 and 1e-2 for bfloat16, NaN matching NaN; integers and bools
- * exactly).  Each test runs in a child process, so a crash or a
+ * exactly; the float8/float4 types code for code, any NaN code matching
+ * any other).  Each test runs in a child process, so a crash or a
  * hang (60 s) is one failed test, not the end of the run; -j runs several.
  *
  * A test is "unsupported" when mlcc refuses it with a message saying what it
