@@ -39,10 +39,10 @@ void cli_fill_tensor(DLTensor *t, CliFill fill, uint64_t *state) {
     else if (t->dtype.code == kDLFloat && t->dtype.bits == 64) { double v = 2 * u - 1; memcpy(p, &v, 8); }
     else if (t->dtype.code == kDLBool) *(unsigned char *)p = u < 0.5;
     else if (t->dtype.code == kDLInt || t->dtype.code == kDLUInt) {
-      int64_t v = (int64_t)(u * 8);
+      int64_t v = (int64_t)(u * (t->dtype.bits < 8 ? 2 : 8)); /* in range for int2 too */
       memcpy(p, &v, esize < 8 ? esize : 8); /* the low bytes: little-endian hosts */
     } else {
-      memset(p, 0, esize); /* float16 / bfloat16: zeros rather than wrong bits */
+      memset(p, 0, esize); /* float16 / bfloat16 / float8 ...: zeros rather than wrong bits */
     }
   }
 }

@@ -107,7 +107,7 @@ static int inputs_filled(RunModel *r) {
 /* element i of a compact tensor as text; the dtypes .npy holds */
 static void format_value(const DLTensor *t, int64_t i, char *buf, size_t cap) {
   const char *p = (const char *)t->data + t->byte_offset + (size_t)i * mlcrt_dtype_bytes(t->dtype);
-  int bits = t->dtype.bits;
+  int bits = t->dtype.bits < 8 ? 8 : t->dtype.bits; /* sub-byte integers: a byte each, extended */
   if (t->dtype.lanes != 1) snprintf(buf, cap, "?");
   else if (t->dtype.code == kDLFloat && bits == 32) snprintf(buf, cap, "%g", (double)*(const float *)(const void *)p);
   else if (t->dtype.code == kDLFloat && bits == 64) snprintf(buf, cap, "%g", *(const double *)(const void *)p);

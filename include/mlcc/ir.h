@@ -21,10 +21,30 @@
 /* dtypes                                                                   */
 /* ======================================================================== */
 
+/* The 8- and 4-bit float formats ("minifloats"): type code, name, storage
+ * bits, exponent bits, mantissa bits, bias, kind (src/ir/minifloat_src.h
+ * says what the kinds mean) and DLPack type code.  Each element takes one
+ * byte; values are computed as float, like bfloat16's. */
+#define MLC_MINIFLOATS(X)                                     \
+  X(MLC_TC_F8E4M3FN, "float8_e4m3fn", 8, 4, 3, 7, 1, 10)     \
+  X(MLC_TC_F8E4M3FNUZ, "float8_e4m3fnuz", 8, 4, 3, 8, 2, 11) \
+  X(MLC_TC_F8E5M2, "float8_e5m2", 8, 5, 2, 15, 0, 12)        \
+  X(MLC_TC_F8E5M2FNUZ, "float8_e5m2fnuz", 8, 5, 2, 16, 2, 13) \
+  X(MLC_TC_F8E8M0, "float8_e8m0fnu", 8, 8, 0, 127, 3, 14)    \
+  X(MLC_TC_F4E2M1, "float4_e2m1fn", 4, 2, 1, 1, 4, 17)
+
 typedef enum MlcTypeCode {
   MLC_TC_INT, MLC_TC_UINT, MLC_TC_FLOAT, MLC_TC_BFLOAT, MLC_TC_BOOL,
   MLC_TC_HANDLE, MLC_TC_VOID,
+#define X(code, name, bits, eb, mb, bias, kind, dl) code,
+  MLC_MINIFLOATS(X)
+#undef X
 } MlcTypeCode;
+
+/* the case labels of every minifloat code, for switches over MlcTypeCode */
+#define MLC_TC_MINIFLOAT_CASES \
+  case MLC_TC_F8E4M3FN: case MLC_TC_F8E4M3FNUZ: case MLC_TC_F8E5M2: case MLC_TC_F8E5M2FNUZ: \
+  case MLC_TC_F8E8M0: case MLC_TC_F4E2M1
 
 typedef struct MlcDType {
   uint8_t code;   /* MlcTypeCode */
@@ -47,7 +67,19 @@ const char *mlc_dtype_str(MlcDType t, char buf[32]);
 /* parse a dtype name; false when it is not one */
 bool mlc_dtype_parse(const char *s, MlcDType *out);
 static inline bool mlc_dtype_is_int(MlcDType t) { return t.code == MLC_TC_INT || t.code == MLC_TC_UINT; }
-static inline bool mlc_dtype_is_float(MlcDType t) { return t.code == MLC_TC_FLOAT || t.code == MLC_TC_BFLOAT; }
+static inline bool mlc_dtype_is_minifloat(MlcDType t) { return t.code >= MLC_TC_F8E4M3FN && t.code <= MLC_TC_F4E2M1; }
+static inline bool mlc_dtype_is_float(MlcDType t) {
+  return t.code == MLC_TC_FLOAT || t.code == MLC_TC_BFLOAT || mlc_dtype_is_minifloat(t);
+}
+/* A minifloat's bits (t's element) from f: to nearest even, overflow to
+ * infinity or NaN (minifloat_src.h); and back, exactly.  Its largest finite
+ * value, and the value v rounds to (as double).  t must be a minifloat. */
+unsigned mlc_minifloat_encode(MlcDType t, float f);
+float mlc_minifloat_decode(MlcDType t, unsigned bits);
+double mlc_minifloat_max(MlcDType t);
+double mlc_minifloat_round(MlcDType t, double v);
+/* the format's parameters (exponent bits, mantissa bits, bias, kind) */
+void mlc_minifloat_format(MlcDType t, int *eb, int *mb, int *bias, int *kind);
 /* the most lanes a vectorized loop may have (the C vector types the code
  * generator writes stay within what compilers build) */
 #define MLC_MAX_VECTOR_LANES 64
@@ -114,7 +146,9 @@ extern const MlcBinOpInfo mlc_binop_info[MLC_BIN_COUNT];
 /* Intrinsic calls: enum suffix, TVMScript spelling, arity (-1 variadic),
  * result dtype rule: 0 = same as first float arg, 1 = dtype of arg 1 (for
  * if_then_else), 2 = given explicitly by the call (mlc_e_call_typed), 3 = a
- * handle, 4 = same as the first integer arg (checked_index).  call_extern / call_packed take the function's name (a string)
+ * handle, 4 = same as the first integer arg (checked_index), 5 = given
+ * explicitly (reinterpret: its argument's bits read as that dtype, of the
+ * same storage size; `T.reinterpret("int32", x)`).  call_extern / call_packed take the function's name (a string)
  * first, then its arguments; address_of takes a buffer load and is the
  * address of that element (what `A.access_ptr("r")` reads as: A[0, ..]). */
 #define MLC_INTRINSICS(X)                 \
@@ -136,7 +170,8 @@ extern const MlcBinOpInfo mlc_binop_info[MLC_BIN_COUNT];
   X(CALL_EXTERN, "T.call_extern", -1, 2)  \
   X(CALL_PACKED, "T.call_packed", -1, 2)  \
   X(ADDRESS_OF, "T.address_of", 1, 3)    \
-  X(CHECKED_INDEX, "T.checked_index", 2, 4)
+  X(CHECKED_INDEX, "T.checked_index", 2, 4) \
+  X(REINTERPRET, "T.reinterpret", 1, 5)
 
 typedef enum MlcIntrin {
 #define X(n, name, arity, rule) MLC_INTRIN_##n,

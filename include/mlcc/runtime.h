@@ -44,7 +44,7 @@ typedef enum {
 
 typedef struct {
   uint8_t code;   /* a DLDataTypeCode */
-  uint8_t bits;   /* bits per lane: 8, 16, 32, 64 (bool: 8) */
+  uint8_t bits;   /* bits per lane: 8, 16, 32, 64 (bool: 8; 4 or 2 for sub-byte types) */
   uint16_t lanes; /* 1 for scalars, > 1 for vector element types */
 } DLDataType;
 
@@ -63,6 +63,21 @@ typedef struct {
   uint64_t byte_offset;
 } DLTensor;
 #endif
+
+/* DLPack 1.1's codes of the 8- and 4-bit float formats (an older dlpack.h
+ * included first may lack them).  The runtime holds every element of these
+ * and of the 4- and 2-bit integers (kDLInt/kDLUInt with bits 4 or 2) in a
+ * byte of its own, not packed as DLPack's sub-byte types are: an int4 or
+ * int2 element sign-extended to the byte, a uint4/uint2 zero-extended, a
+ * float4_e2m1fn its 4-bit code in the low bits (docs/runtime.md). */
+enum {
+  MLCRT_DL_FLOAT8_E4M3FN = 10,
+  MLCRT_DL_FLOAT8_E4M3FNUZ = 11,
+  MLCRT_DL_FLOAT8_E5M2 = 12,
+  MLCRT_DL_FLOAT8_E5M2FNUZ = 13,
+  MLCRT_DL_FLOAT8_E8M0FNU = 14,
+  MLCRT_DL_FLOAT4_E2M1FN = 17,
+};
 
 /* the most dimensions a tensor created or read by the runtime has */
 #define MLCRT_MAX_NDIM 32

@@ -204,7 +204,7 @@ static MlcExpr *fold_binary(MlcAnalyzer *az, MlcExpr *e) {
     default: return e;
     }
     if (t.bits == 32) r = (float)r;
-    if (!isfinite(r) || (t.bits == 16) || t.code == MLC_TC_BFLOAT) return e;
+    if (!isfinite(r) || (t.bits == 16) || t.code == MLC_TC_BFLOAT || mlc_dtype_is_minifloat(t)) return e;
     MlcExpr *f = mlc_e_float(ctx, t, r);
     return f ? f : e;
   }

@@ -46,6 +46,9 @@ const char *c_name(CEmit *e, const void *node, const char *hint);
  * only, which C has no arithmetic for: it is stored as its bits (uint16_t)
  * and computed as float, each bfloat16 result rounded back to bfloat16
  * precision, so a bfloat16 value is always a float bfloat16 represents.
+ * The minifloats (float8_*, float4_e2m1fn) are the same: stored as their
+ * bits in a uint8_t, computed as float, each result rounded back.  Sub-byte
+ * integers (int4, uint2, ...) are stored one per byte, as int8_t/uint8_t.
  * Both are NULL for a dtype the C target has no type for. */
 const char *c_scalar_type(MlcDType t);   /* "float", "int32_t", ... */
 const char *c_storage_type(MlcDType t);  /* the same, but "uint16_t" for bfloat16 */
@@ -55,6 +58,12 @@ const char *c_storage_type(MlcDType t);  /* the same, but "uint16_t" for bfloat1
  * stays NaN), ROUND a float to the nearest bfloat16 as a float. */
 typedef enum CBf16Fn { C_BF16_WIDEN, C_BF16_NARROW, C_BF16_ROUND } CBf16Fn;
 const char *c_bf16_fn(CEmit *e, CBf16Fn fn);
+/* The minifloat conversions of ir/minifloat_src.h, written into the file on
+ * first use: c_minifloat_open writes the start of a call that WIDENs, NARROWs
+ * or ROUNDs (CBf16Fn's meanings) a value of minifloat dtype t, and
+ * c_minifloat_close its end (the format's parameters). */
+void c_minifloat_open(CEmit *e, MlcDType t, CBf16Fn fn, MlcStrBuf *sb);
+void c_minifloat_close(MlcDType t, CBf16Fn fn, MlcStrBuf *sb);
 const char *c_vector_type(CEmit *e, MlcDType t, bool unaligned); /* declares it on first use */
 void c_line(CEmit *e, const char *fmt, ...) MLC_PRINTF(2, 3);
 

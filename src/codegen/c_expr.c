@@ -17,6 +17,7 @@
  * bfloat16 take the lane form: their storage and value types differ, so no
  * vector load or operation covers them. */
 #include "c_emit.h"
+#include "ir/minifloat_src.h"
 
 #include <float.h>
 #include <math.h>
@@ -43,10 +44,11 @@ const char *c_scalar_type(MlcDType t) {
   case MLC_TC_BOOL: return "bool";
   case MLC_TC_FLOAT: return t.bits == 32 ? "float" : t.bits == 64 ? "double" : t.bits == 16 ? "_Float16" : NULL;
   case MLC_TC_INT:
-    return t.bits == 8 ? "int8_t" : t.bits == 16 ? "int16_t" : t.bits == 32 ? "int32_t" : t.bits == 64 ? "int64_t" : NULL;
+    return t.bits == 2 || t.bits == 4 || t.bits == 8 ? "int8_t" : t.bits == 16 ? "int16_t" : t.bits == 32 ? "int32_t" : t.bits == 64 ? "int64_t" : NULL;
   case MLC_TC_UINT:
-    return t.bits == 8 ? "uint8_t" : t.bits == 16 ? "uint16_t" : t.bits == 32 ? "uint32_t" : t.bits == 64 ? "uint64_t" : NULL;
+    return t.bits == 2 || t.bits == 4 || t.bits == 8 ? "uint8_t" : t.bits == 16 ? "uint16_t" : t.bits == 32 ? "uint32_t" : t.bits == 64 ? "uint64_t" : NULL;
   case MLC_TC_BFLOAT: return t.bits == 16 ? "float" : NULL;
+  MLC_TC_MINIFLOAT_CASES: return "float";
   case MLC_TC_HANDLE: case MLC_TC_VOID: return NULL;
   }
   return NULL;
@@ -54,11 +56,14 @@ const char *c_scalar_type(MlcDType t) {
 
 const char *c_storage_type(MlcDType t) {
   if (t.code == MLC_TC_BFLOAT) return t.bits == 16 ? "uint16_t" : NULL;
+  if (mlc_dtype_is_minifloat(t)) return "uint8_t";
   return c_scalar_type(t);
 }
 
 /* bytes of a value of the scalar dtype s as c_scalar_type holds it */
-static size_t value_bytes(MlcDType s) { return s.code == MLC_TC_BFLOAT ? sizeof(float) : mlc_dtype_bytes(s); }
+static size_t value_bytes(MlcDType s) {
+  return s.code == MLC_TC_BFLOAT || mlc_dtype_is_minifloat(s) ? sizeof(float) : mlc_dtype_bytes(s);
+}
 
 static bool helper_once(CEmit *e, const char *name) {
   const char *key = mlc_intern(e->ctx, name);
@@ -66,6 +71,25 @@ static bool helper_once(CEmit *e, const char *name) {
   mlc_map_put(e->helper_done, key, (void *)key);
   return true;
 }
+
+/* computed as float, stored narrower: bfloat16 and the minifloats */
+static bool narrow_float(MlcDType t) { return t.code == MLC_TC_BFLOAT || mlc_dtype_is_minifloat(t); }
+
+void c_minifloat_open(CEmit *e, MlcDType t, CBf16Fn fn, MlcStrBuf *sb) {
+  static const char funcs[] = MLC_MF_FUNCS(MLC_MF_TEXT);
+  if (helper_once(e, "mlc_mf_decode")) mlc_sb_puts(e->helpers, funcs);
+  (void)t;
+  mlc_sb_puts(sb, fn == C_BF16_WIDEN ? "mlc_mf_decode(" : fn == C_BF16_NARROW ? "(uint8_t)mlc_mf_encode("
+                                                        : "mlc_mf_decode(mlc_mf_encode(");
+}
+
+void c_minifloat_close(MlcDType t, CBf16Fn fn, MlcStrBuf *sb) {
+  int eb, mb, bias, kind;
+  mlc_minifloat_format(t, &eb, &mb, &bias, &kind);
+  if (fn == C_BF16_ROUND) mlc_sb_printf(sb, ", %d, %d, %d, %d)", eb, mb, bias, kind);
+  mlc_sb_printf(sb, ", %d, %d, %d, %d)", eb, mb, bias, kind);
+}
+
 
 /* The bfloat16 helpers, bit for bit mlc_f32_to_bf16's rounding: add just
  * under half an ulp plus the lowest kept bit (ties go to even), then drop
@@ -130,7 +154,7 @@ static bool contiguous(const MlcExpr *idx) {
 bool c_vector_ok(const MlcExpr *x) {
   if (x->dtype.lanes == 1) return true;
   if (!pow2(x->dtype.lanes) || !c_scalar_type(x->dtype) || x->dtype.code == MLC_TC_BOOL ||
-      x->dtype.code == MLC_TC_BFLOAT)
+      narrow_float(x->dtype) || x->dtype.bits < 8)
     return false;
   switch (x->kind) {
   case MLC_EXPR_LOAD: return x->load.n == 1 && contiguous(x->load.idx[0]) && x->load.buf->dtype.lanes == 1;
@@ -145,7 +169,8 @@ bool c_vector_ok(const MlcExpr *x) {
     default: return false;
     }
   case MLC_EXPR_NEG: return c_vector_ok(x->operand);
-  case MLC_EXPR_CAST: return c_vector_ok(x->operand) && x->operand->dtype.code != MLC_TC_BOOL;
+  case MLC_EXPR_CAST:
+    return c_vector_ok(x->operand) && x->operand->dtype.code != MLC_TC_BOOL && !narrow_float(x->operand->dtype);
   default: return false;
   }
 }
@@ -164,6 +189,10 @@ static double bf16_value(double v) {
 static void emit_float(MlcDType t, double v, MlcStrBuf *sb) {
   if (t.code == MLC_TC_BFLOAT) {
     v = bf16_value(v);
+    t = MLC_DT(MLC_TC_FLOAT, 32, 1);
+  }
+  if (mlc_dtype_is_minifloat(t)) {
+    v = mlc_minifloat_round(t, v);
     t = MLC_DT(MLC_TC_FLOAT, 32, 1);
   }
   if (isnan(v)) { mlc_sb_puts(sb, t.bits == 32 ? "((float)NAN)" : "((double)NAN)"); return; }
@@ -413,11 +442,14 @@ static void emit_node(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *s
     return;
   }
   case MLC_EXPR_LOAD: {
-    bool bf16 = x->load.buf->dtype.code == MLC_TC_BFLOAT;
+    MlcDType bt = x->load.buf->dtype;
+    bool bf16 = bt.code == MLC_TC_BFLOAT, mf = mlc_dtype_is_minifloat(bt);
     if (bf16) mlc_sb_printf(sb, "%s(", c_bf16_fn(e, C_BF16_WIDEN));
+    if (mf) c_minifloat_open(e, bt, C_BF16_WIDEN, sb);
     mlc_sb_printf(sb, "%s[", c_name(e, x->load.buf, x->load.buf->name));
     emit(e, x->load.idx[0], x->load.idx[0]->dtype.lanes > 1 ? lane : NULL, sb);
     mlc_sb_puts(sb, bf16 ? "])" : "]");
+    if (mf) c_minifloat_close(bt, C_BF16_WIDEN, sb);
     return;
   }
   case MLC_EXPR_RAMP:
@@ -448,6 +480,19 @@ static void emit_node(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *s
       emit_checked_index(e, x, L, sb);
       return;
     }
+    if (x->call.op == MLC_INTRIN_REINTERPRET) { /* through a union: GNU C's statement expression */
+      MlcDType from = mlc_dtype_elem(x->call.args[0]->dtype), to = mlc_dtype_elem(t);
+      if (narrow_float(from) || narrow_float(to) || (from.bits < 8 && from.code != MLC_TC_BOOL) ||
+          (to.bits < 8 && to.code != MLC_TC_BOOL)) {
+        c_fail(e, "T.reinterpret of bfloat16, 8-/4-bit floats or sub-byte integers is not supported");
+        return;
+      }
+      mlc_sb_printf(sb, "(__extension__({ union { %s a; %s b; } mlc_u; mlc_u.a = ", c_scalar_type(from),
+                    c_scalar_type(to));
+      emit(e, x->call.args[0], L, sb);
+      mlc_sb_puts(sb, "; mlc_u.b; }))");
+      return;
+    }
     MlcDType et = mlc_dtype_elem(t);
     /* float16 and bfloat16 call the float versions too */
     const char *suffix = et.bits == 32 || et.bits == 16 ? "f" : "";
@@ -474,18 +519,48 @@ static void emit_node(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *s
  * what must be rounded back (loads, vars, literals, negation, min/max and
  * selections of bfloat16 values are bfloat16 values already) */
 static bool rounds_to_bf16(const MlcExpr *x) {
-  if (x->dtype.code != MLC_TC_BFLOAT) return false;
+  if (!narrow_float(x->dtype)) return false;
   switch (x->kind) {
   case MLC_EXPR_BINARY: return x->bin.op != MLC_BIN_MIN && x->bin.op != MLC_BIN_MAX;
-  case MLC_EXPR_CAST: return x->operand->dtype.code != MLC_TC_BFLOAT;
+  case MLC_EXPR_CAST: return x->operand->dtype.code != x->dtype.code;
   case MLC_EXPR_CALL: return x->call.op != MLC_INTRIN_IF_THEN_ELSE && x->call.op != MLC_INTRIN_CHECKED_INDEX;
   default: return false;
   }
 }
 
+/* whether x, of a sub-byte integer dtype (held in a byte), may be out of
+ * that dtype's range: what must be wrapped to its bits, as the
+ * interpreter's integers wrap at their width */
+static bool wraps_sub_byte(const MlcExpr *x) {
+  if (!mlc_dtype_is_int(x->dtype) || x->dtype.bits >= 8) return false;
+  switch (x->kind) {
+  case MLC_EXPR_BINARY: return x->bin.op != MLC_BIN_MIN && x->bin.op != MLC_BIN_MAX;
+  case MLC_EXPR_NEG: return true;
+  case MLC_EXPR_CAST: return !mlc_dtype_eq(mlc_dtype_elem(x->operand->dtype), mlc_dtype_elem(x->dtype));
+  default: return false;
+  }
+}
+
 static void emit(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb) {
+  if (wraps_sub_byte(x)) { /* the low bits, sign-extended for the signed types */
+    unsigned mask = (1u << x->dtype.bits) - 1u, sign = 1u << (x->dtype.bits - 1);
+    bool u = x->dtype.code == MLC_TC_UINT;
+    mlc_sb_puts(sb, u ? "((uint8_t)((int64_t)(" : "((int)((uint8_t)((int64_t)(");
+    if (x->kind == MLC_EXPR_CAST) emit(e, x->operand, lane, sb); /* through int64, not a narrower C type */
+    else emit_node(e, x, lane, sb);
+    if (u) mlc_sb_printf(sb, ") & %uu))", mask);
+    else mlc_sb_printf(sb, ") & %uu) ^ %uu) - %d)", mask, sign, (int)sign);
+    return;
+  }
   if (!rounds_to_bf16(x)) {
     emit_node(e, x, lane, sb);
+    return;
+  }
+  MlcDType t = mlc_dtype_elem(x->dtype);
+  if (mlc_dtype_is_minifloat(t)) {
+    c_minifloat_open(e, t, C_BF16_ROUND, sb);
+    emit_node(e, x, lane, sb);
+    c_minifloat_close(t, C_BF16_ROUND, sb);
     return;
   }
   mlc_sb_printf(sb, "%s(", c_bf16_fn(e, C_BF16_ROUND));

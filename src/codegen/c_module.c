@@ -98,6 +98,10 @@ int c_dl_code(MlcDType t) {
   case MLC_TC_BFLOAT: return 4;
   case MLC_TC_BOOL: return 6;
   case MLC_TC_HANDLE: case MLC_TC_VOID: return 3;
+#define X(code, name, bits, eb, mb, bias, kind, dl) \
+  case code: return dl;
+    MLC_MINIFLOATS(X)
+#undef X
   }
   return 3;
 }
@@ -262,6 +266,10 @@ static void emit_unpack(CEmit *e, const MlcPrimFunc *low, const Sig *sig, bool s
       /* the runtime passes floats as double: a bfloat16 one is rounded the
        * way a cast to bfloat16 is, through float */
       const char *round = t.code == MLC_TC_BFLOAT ? c_bf16_fn(e, C_BF16_ROUND) : NULL;
+      if (mlc_dtype_is_minifloat(t)) {
+        c_fail(e, "a scalar parameter of a minifloat dtype is not supported");
+        return;
+      }
       c_line(e, "%s %s = %s%s(%s)*(const %s *)mlc_args[%d]%s;", ct, c_name(e, p->var, p->var->var.name),
              round ? round : "", round ? "(" : "", ct, mlc_dtype_is_float(t) ? "double" : "int64_t", i,
              round ? ")" : "");

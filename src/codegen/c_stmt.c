@@ -38,8 +38,15 @@ static const char *expr_str(CEmit *e, const MlcExpr *x, MlcStrBuf *tmp) {
 }
 
 /* the text of value v as stored into an element of dtype t: narrowed to
- * its bits for bfloat16 (in tmp), else v itself */
+ * its bits for bfloat16 and the minifloats (in tmp), else v itself */
 static const char *stored(CEmit *e, MlcDType t, const char *v, MlcStrBuf *tmp) {
+  if (mlc_dtype_is_minifloat(t)) {
+    tmp->len = 0;
+    c_minifloat_open(e, mlc_dtype_elem(t), C_BF16_NARROW, tmp);
+    mlc_sb_puts(tmp, v);
+    c_minifloat_close(mlc_dtype_elem(t), C_BF16_NARROW, tmp);
+    return mlc_sb_cstr(tmp);
+  }
   if (t.code != MLC_TC_BFLOAT) return v;
   tmp->len = 0;
   mlc_sb_printf(tmp, "%s(%s)", c_bf16_fn(e, C_BF16_NARROW), v);

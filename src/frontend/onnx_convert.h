@@ -30,6 +30,9 @@ bool mlc_onnx__known_ints(MlcOnnxNode *n, int i, int64_t *out, int cap, int *cou
 bool mlc_onnx__known_scalar(MlcOnnxNode *n, int i, double *out, bool *present);
 /* a constant scalar of x's dtype */
 MlcGExpr *mlc_onnx__scalar_like(MlcOnnxNode *n, const MlcGExpr *x, double v);
+/* x clamped to the largest finite value of minifloat t (NaN kept): what
+ * ONNX's saturate=1 does before the IR's cast to t, which does not saturate */
+MlcGExpr *mlc_onnx__saturate_minifloat(MlcOnnxNode *n, MlcGExpr *x, MlcDType t);
 /* emit helpers: op with one or two tensor args and optional attrs */
 MlcGExpr *mlc_onnx__emit1(MlcOnnxNode *n, const char *op, MlcGExpr *a);
 MlcGExpr *mlc_onnx__emit2(MlcOnnxNode *n, const char *op, MlcGExpr *a, MlcGExpr *b);

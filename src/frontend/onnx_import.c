@@ -387,6 +387,7 @@ static void store_value(MlcDType t, void *data, int64_t i, double v) {
     else ((uint16_t *)data)[i] = mlc_f32_to_f16((float)v);
     break;
   case MLC_TC_BFLOAT: ((uint16_t *)data)[i] = mlc_f32_to_bf16((float)v); break;
+  MLC_TC_MINIFLOAT_CASES: ((uint8_t *)data)[i] = (uint8_t)mlc_minifloat_encode(t, (float)v); break;
   case MLC_TC_BOOL: ((uint8_t *)data)[i] = v != 0; break;
   case MLC_TC_INT:
     if (t.bits == 64) ((int64_t *)data)[i] = (int64_t)v;

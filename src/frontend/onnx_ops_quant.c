@@ -9,7 +9,10 @@
  * x / scale in x's dtype, then a round half to even in float32 (float64
  * for the requantizing products, whose int32 sums float32 cannot hold),
  * the zero point added, and the result saturated to the integer range
- * before the cast. */
+ * before the cast.  To a float8 or float4 type the quotient (plus the zero
+ * point) is not rounded to an integer but cast, clamped first to the
+ * type's largest value under saturate=1; from one, the input is decoded to
+ * float32 like an integer one. */
 #include <string.h>
 
 #include "onnx_convert.h"
@@ -103,8 +106,10 @@ static MlcGExpr *along_axis(MlcOnnxNode *n, MlcGExpr *p, const MlcGExpr *x, int6
 
 /* the integer dtypes a quantized value may have, with their ranges */
 static bool int_range(MlcDType t, double *lo, double *hi) {
-  if (t.lanes != 1 || (t.code != MLC_TC_INT && t.code != MLC_TC_UINT) || (t.bits != 8 && t.bits != 16)) return false;
-  double span = t.bits == 8 ? 256.0 : 65536.0;
+  if (t.lanes != 1 || (t.code != MLC_TC_INT && t.code != MLC_TC_UINT) ||
+      (t.bits != 2 && t.bits != 4 && t.bits != 8 && t.bits != 16))
+    return false;
+  double span = (double)(1 << t.bits);
   *lo = t.code == MLC_TC_INT ? -span / 2 : 0;
   *hi = t.code == MLC_TC_INT ? span / 2 - 1 : span - 1;
   return true;
@@ -115,7 +120,8 @@ static MlcGExpr *requantize(MlcOnnxNode *n, MlcGExpr *v, MlcGExpr *zp, MlcDType 
   double lo, hi;
   if (!int_range(out, &lo, &hi)) {
     char buf[32];
-    return mlc_onnx__node_fail(n, "quantizing to %s is not supported (int8, uint8, int16, uint16 are)",
+    return mlc_onnx__node_fail(n, "quantizing to %s is not supported (8-, 16-, 4- and 2-bit integers and the "
+                                  "float8/float4 types are)",
                                mlc_dtype_str(out, buf)), NULL;
   }
   MlcDType ft = mlc_onnx__dtype_of(v);
@@ -127,6 +133,18 @@ static MlcGExpr *requantize(MlcOnnxNode *n, MlcGExpr *v, MlcGExpr *zp, MlcDType 
 }
 
 static bool is_float(MlcDType t) { return t.code == MLC_TC_FLOAT || t.code == MLC_TC_BFLOAT; }
+
+/* v + zp cast to minifloat `out`: no rounding to an integer; the clamp of
+ * saturate=1 (the attribute, float8 only; float4 always saturates) */
+static MlcGExpr *quantize_minifloat(MlcOnnxNode *n, MlcGExpr *v, MlcGExpr *zp, MlcDType out) {
+  int64_t sat;
+  if (!mlc_onnx__attr_int(n, "saturate", 1, &sat)) return NULL;
+  if (out.code == MLC_TC_F8E8M0) return mlc_onnx__node_fail(n, "quantizing to float8_e8m0fnu is not supported"), NULL;
+  MlcDType ft = mlc_onnx__dtype_of(v);
+  if (zp) v = mlc_onnx__emit2(n, "add", v, astype(n, zp, ft));
+  if (sat && out.code != MLC_TC_F4E2M1 && v) v = mlc_onnx__saturate_minifloat(n, v, out);
+  return astype(n, v, out);
+}
 
 /* the optional dtype attribute `key` (an ONNX type number); *has false when absent or 0 */
 static bool dtype_attr(MlcOnnxNode *n, const char *key, MlcDType *t, bool *has) {
@@ -166,6 +184,7 @@ bool mlc_onnx__conv_quantize_linear(MlcOnnxNode *n) {
   if (q && xt.bits < 32) q = astype(n, q, MLC_F32);
   MlcGExpr *z = zp ? along_axis(n, zp, x, axis, block, "the zero point") : NULL;
   if (zp && !z) return false;
+  if (q && mlc_dtype_is_minifloat(out)) return (n->out[0] = quantize_minifloat(n, q, z, out)) != NULL;
   return q && (n->out[0] = requantize(n, q, z, out)) != NULL;
 }
 
@@ -179,8 +198,8 @@ bool mlc_onnx__conv_dequantize_linear(MlcOnnxNode *n) {
     return false;
   if (block < 0) return mlc_onnx__node_fail(n, "block_size must not be negative, got %lld", (long long)block);
   MlcDType xt = mlc_onnx__dtype_of(x);
-  if (xt.code != MLC_TC_INT && xt.code != MLC_TC_UINT)
-    return mlc_onnx__node_fail(n, "dequantizing a non-integer input is not supported");
+  if (xt.code != MLC_TC_INT && xt.code != MLC_TC_UINT && !mlc_dtype_is_minifloat(xt))
+    return mlc_onnx__node_fail(n, "dequantizing a %s input is not supported", xt.code == MLC_TC_BOOL ? "bool" : "float");
   out = has_out ? given : mlc_onnx__dtype_of(scale);
   if (!is_float(out)) return mlc_onnx__node_fail(n, "the output must be a float tensor");
   MlcGExpr *dx = astype(n, x, MLC_F32);

@@ -362,6 +362,58 @@ static bool emit_astype(MlcOnnxNode *n, MlcGExpr *x, MlcDType t) {
   return (n->out[0] = mlc_onnx__emit_attrs(n, "astype", &x, 1, 1, &a)) != NULL;
 }
 
+/* The IR's cast to a minifloat rounds to nearest even and does not
+ * saturate: past the largest finite value it gives infinity or NaN
+ * (src/ir/minifloat_src.h).  ONNX's saturate=1 (the default) instead takes
+ * every magnitude beyond the largest finite value, infinities included, to
+ * that value, and keeps NaN: a clamp before the cast, by selections that
+ * leave NaN alone (a comparison with NaN is false).  E8M0 keeps infinity
+ * as NaN even when saturating, so its clamp stops at float's largest
+ * value.  The clamp is computed in float32 unless x is already a 16-, 32-
+ * or 64-bit float. */
+MlcGExpr *mlc_onnx__saturate_minifloat(MlcOnnxNode *n, MlcGExpr *x, MlcDType t) {
+  MlcDType xt = mlc_onnx__dtype_of(x);
+  if (xt.code != MLC_TC_FLOAT) {
+    MlcAttr a = attr("dtype", mlc_onnx__av_dtype(MLC_F32));
+    x = mlc_onnx__emit_attrs(n, "astype", &x, 1, 1, &a);
+    xt = MLC_F32;
+  }
+  double max = mlc_minifloat_max(t);
+  if (xt.bits == 16 && max >= 65504.0) return x; /* nothing float16 holds is beyond it */
+  MlcGExpr *hi = mlc_onnx__scalar_like(n, x, max);
+  if (t.code == MLC_TC_F8E8M0) { /* sign is ignored: |x| beyond max but finite -> max */
+    MlcGExpr *ax = mlc_onnx__emit1(n, "abs", x);
+    MlcGExpr *fin = mlc_onnx__scalar_like(n, x, xt.bits == 64 ? 1.7976931348623157e308 : 3.4028234663852886e38);
+    MlcGExpr *big = mlc_onnx__emit2(n, "greater", ax, hi), *inf = mlc_onnx__emit2(n, "greater", ax, fin);
+    MlcGExpr *a1[3] = {inf, x, hi};
+    MlcGExpr *capped = inf ? mlc_onnx__emit(n, "where", a1, 3, (MlcAttrs){0}) : NULL;
+    MlcGExpr *a2[3] = {big, capped, x};
+    return big && capped ? mlc_onnx__emit(n, "where", a2, 3, (MlcAttrs){0}) : NULL;
+  }
+  MlcGExpr *lo = mlc_onnx__scalar_like(n, x, -max);
+  MlcGExpr *a1[3] = {mlc_onnx__emit2(n, "greater", x, hi), hi, x};
+  MlcGExpr *y = a1[0] ? mlc_onnx__emit(n, "where", a1, 3, (MlcAttrs){0}) : NULL;
+  MlcGExpr *a2[3] = {y ? mlc_onnx__emit2(n, "less", y, lo) : NULL, lo, y};
+  return a2[0] ? mlc_onnx__emit(n, "where", a2, 3, (MlcAttrs){0}) : NULL;
+}
+
+/* x cast to t with Cast's meaning: saturate (its attribute) applies to the
+ * float8 types; E8M0 rounds up, the only round_mode supported */
+static bool onnx_cast(MlcOnnxNode *n, MlcGExpr *x, MlcDType t) {
+  int64_t sat;
+  if (!mlc_onnx__attr_int(n, "saturate", 1, &sat)) return false;
+  if (t.code == MLC_TC_F8E8M0) {
+    const char *mode = mlc_onnx__attr_str(n, "round_mode", "up");
+    if (strcmp(mode, "up") != 0)
+      return mlc_onnx__node_fail(n, "round_mode '%.40s' is not supported (\"up\" is)", mode);
+  }
+  if (sat && mlc_dtype_is_minifloat(t) && t.code != MLC_TC_F4E2M1 && !mlc_dtype_eq(mlc_onnx__dtype_of(x), t)) {
+    x = mlc_onnx__saturate_minifloat(n, x, t);
+    if (!x) return false;
+  }
+  return emit_astype(n, x, t);
+}
+
 bool mlc_onnx__conv_cast(MlcOnnxNode *n) {
   MlcGExpr *x = mlc_onnx__input(n, 0);
   int64_t to;
@@ -369,12 +421,25 @@ bool mlc_onnx__conv_cast(MlcOnnxNode *n) {
   if (!x || !mlc_onnx__attr_int(n, "to", -1, &to)) return false;
   if (!mlc_onnx__dtype((int32_t)to, &t))
     return mlc_onnx__node_fail(n, "casting to %s is not supported", mlc_onnx__dtype_name((int32_t)to));
-  return emit_astype(n, x, t);
+  return onnx_cast(n, x, t);
 }
 
 bool mlc_onnx__conv_castlike(MlcOnnxNode *n) {
   MlcGExpr *x = mlc_onnx__input(n, 0), *like = mlc_onnx__input(n, 1);
-  return x && like && emit_astype(n, x, mlc_onnx__dtype_of(like));
+  return x && like && onnx_cast(n, x, mlc_onnx__dtype_of(like));
+}
+
+/* BitCast: the elements' bits as type `to`, of the same size (the op
+ * checks it) */
+bool mlc_onnx__conv_bitcast(MlcOnnxNode *n) {
+  MlcGExpr *x = mlc_onnx__input(n, 0);
+  int64_t to;
+  MlcDType t;
+  if (!x || !mlc_onnx__attr_int(n, "to", -1, &to)) return false;
+  if (to < 0 || to > INT32_MAX || !mlc_onnx__dtype((int32_t)to, &t))
+    return mlc_onnx__node_fail(n, "bitcasting to %s is not supported", mlc_onnx__dtype_name((int32_t)to));
+  MlcAttr a = attr("dtype", mlc_onnx__av_dtype(t));
+  return (n->out[0] = mlc_onnx__emit_attrs(n, "bitcast", &x, 1, 1, &a)) != NULL;
 }
 
 bool mlc_onnx__conv_dropout(MlcOnnxNode *n) {

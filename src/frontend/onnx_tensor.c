@@ -23,25 +23,43 @@
 #include "onnx_internal.h"
 
 #define ONNX_TYPES(X)                         \
-  X(FLOAT, MLC_TC_FLOAT, 32)                  \
-  X(UINT8, MLC_TC_UINT, 8)                    \
-  X(INT8, MLC_TC_INT, 8)                      \
-  X(UINT16, MLC_TC_UINT, 16)                  \
-  X(INT16, MLC_TC_INT, 16)                    \
-  X(INT32, MLC_TC_INT, 32)                    \
-  X(INT64, MLC_TC_INT, 64)                    \
-  X(BOOL, MLC_TC_BOOL, 1)                     \
-  X(FLOAT16, MLC_TC_FLOAT, 16)                \
-  X(DOUBLE, MLC_TC_FLOAT, 64)                 \
-  X(UINT32, MLC_TC_UINT, 32)                  \
-  X(UINT64, MLC_TC_UINT, 64)                  \
-  X(BFLOAT16, MLC_TC_BFLOAT, 16)
+  X(FLOAT, 1, MLC_TC_FLOAT, 32)               \
+  X(UINT8, 2, MLC_TC_UINT, 8)                 \
+  X(INT8, 3, MLC_TC_INT, 8)                   \
+  X(UINT16, 4, MLC_TC_UINT, 16)               \
+  X(INT16, 5, MLC_TC_INT, 16)                 \
+  X(INT32, 6, MLC_TC_INT, 32)                 \
+  X(INT64, 7, MLC_TC_INT, 64)                 \
+  X(BOOL, 9, MLC_TC_BOOL, 1)                  \
+  X(FLOAT16, 10, MLC_TC_FLOAT, 16)            \
+  X(DOUBLE, 11, MLC_TC_FLOAT, 64)             \
+  X(UINT32, 12, MLC_TC_UINT, 32)              \
+  X(UINT64, 13, MLC_TC_UINT, 64)              \
+  X(BFLOAT16, 16, MLC_TC_BFLOAT, 16)          \
+  X(FLOAT8E4M3FN, 17, MLC_TC_F8E4M3FN, 8)     \
+  X(FLOAT8E4M3FNUZ, 18, MLC_TC_F8E4M3FNUZ, 8) \
+  X(FLOAT8E5M2, 19, MLC_TC_F8E5M2, 8)         \
+  X(FLOAT8E5M2FNUZ, 20, MLC_TC_F8E5M2FNUZ, 8) \
+  X(UINT4, 21, MLC_TC_UINT, 4)                \
+  X(INT4, 22, MLC_TC_INT, 4)                  \
+  X(FLOAT4E2M1, 23, MLC_TC_F4E2M1, 4)         \
+  X(FLOAT8E8M0, 24, MLC_TC_F8E8M0, 8)         \
+  X(UINT2, 25, MLC_TC_UINT, 2)                \
+  X(INT2, 26, MLC_TC_INT, 2)
+
+/* the numbers onnx.proto gives the types (the Debian proto that the
+ * importer is generated from predates those after BFLOAT16) */
+enum {
+#define X(name, num, code, bits) ONNX_T_##name = num,
+  ONNX_TYPES(X)
+#undef X
+};
 
 bool mlc_onnx__dtype(int32_t t, MlcDType *out) {
   switch (t) {
-#define X(name, code, bits)                  \
-  case ONNX__TENSOR_PROTO__DATA_TYPE__##name: \
-    *out = MLC_DT(code, bits, 1);            \
+#define X(name, num, code, bits) \
+  case num:                      \
+    *out = MLC_DT(code, bits, 1); \
     return true;
     ONNX_TYPES(X)
 #undef X
@@ -51,8 +69,8 @@ bool mlc_onnx__dtype(int32_t t, MlcDType *out) {
 
 const char *mlc_onnx__dtype_name(int32_t t) {
   switch (t) {
-#define X(name, code, bits) \
-  case ONNX__TENSOR_PROTO__DATA_TYPE__##name: return #name;
+#define X(name, num, code, bits) \
+  case num: return #name;
     ONNX_TYPES(X)
 #undef X
   case ONNX__TENSOR_PROTO__DATA_TYPE__STRING: return "STRING";
@@ -73,6 +91,22 @@ static bool fail(MlcCtx *ctx, const char *where, const char *fmt, ...) {
 }
 
 /* ---- the elements held in the typed fields ----------------------------------- */
+
+/* elements per byte in the file: 2 for the 4-bit types, 4 for the 2-bit
+ * ones (packed, the first element in the lowest bits), else 1 */
+static int per_byte(MlcDType t) { return t.bits == 4 ? 2 : t.bits == 2 ? 4 : 1; }
+
+/* the packed elements at src into one byte each: 4- and 2-bit integers
+ * sign- or zero-extended, float4 keeping its 4-bit code */
+static void unpack(MlcDType t, const uint8_t *src, uint8_t *dst, int64_t n) {
+  int per = per_byte(t), bits = t.bits;
+  unsigned mask = (1u << bits) - 1u;
+  for (int64_t i = 0; i < n; i++) {
+    unsigned v = (src[i / per] >> (bits * (int)(i % per))) & mask;
+    if (t.code == MLC_TC_INT && (v >> (bits - 1))) v |= ~mask;
+    dst[i] = (uint8_t)v;
+  }
+}
 
 /* which typed field holds dtype t's elements, and how many it has */
 static size_t typed_count(const Onnx__TensorProto *t, int32_t type) {
@@ -99,6 +133,11 @@ static void typed_copy(const Onnx__TensorProto *t, int32_t type, void *dst, int6
     case ONNX__TENSOR_PROTO__DATA_TYPE__INT8: ((int8_t *)dst)[i] = (int8_t)t->int32_data[i]; break;
     case ONNX__TENSOR_PROTO__DATA_TYPE__BOOL: ((uint8_t *)dst)[i] = t->int32_data[i] != 0; break;
     case ONNX__TENSOR_PROTO__DATA_TYPE__UINT8: ((uint8_t *)dst)[i] = (uint8_t)t->int32_data[i]; break;
+    case ONNX_T_FLOAT8E4M3FN: case ONNX_T_FLOAT8E4M3FNUZ: case ONNX_T_FLOAT8E5M2: case ONNX_T_FLOAT8E5M2FNUZ:
+    case ONNX_T_FLOAT8E8M0: case ONNX_T_INT4: case ONNX_T_UINT4: case ONNX_T_FLOAT4E2M1: case ONNX_T_INT2:
+    case ONNX_T_UINT2: /* a byte each (the sub-byte types: a packed byte each) */
+      ((uint8_t *)dst)[i] = (uint8_t)t->int32_data[i];
+      break;
     default: /* UINT16, FLOAT16, BFLOAT16: the low 16 bits */
       ((uint16_t *)dst)[i] = (uint16_t)t->int32_data[i];
       break;
@@ -283,29 +322,36 @@ MlcTensorData *mlc_onnx__tensor_data(MlcCtx *ctx, const char *where, const Onnx_
     numel *= t->dims[i];
   }
   int64_t esize = (int64_t)mlc_dtype_bytes(dt), nbytes = numel * esize;
+  /* the sub-byte types are packed in the file and one per byte here */
+  int per = per_byte(dt);
+  int64_t fbytes = per > 1 ? (numel + per - 1) / per : nbytes, fcount = per > 1 ? fbytes : numel;
   /* the data present must match the dims before the dims size anything */
   bool external = t->has_data_location && t->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
   ExtSource src = {-1, 0};
-  if (external && !external_source(ctx, where, t, dir, nbytes, &src)) return NULL;
-  if (!external && t->has_raw_data && (int64_t)t->raw_data.len != nbytes)
+  if (external && !external_source(ctx, where, t, dir, fbytes, &src)) return NULL;
+  if (!external && t->has_raw_data && (int64_t)t->raw_data.len != fbytes)
     return fail(ctx, where, "raw_data has %zu bytes, but %lld elements of %s need %lld", t->raw_data.len,
-                (long long)numel, mlc_onnx__dtype_name(t->data_type), (long long)nbytes), NULL;
-  if (!external && !t->has_raw_data && (int64_t)typed_count(t, t->data_type) != numel)
-    return fail(ctx, where, "holds %zu elements, but its dims need %lld", typed_count(t, t->data_type),
-                (long long)numel), NULL;
+                (long long)numel, mlc_onnx__dtype_name(t->data_type), (long long)fbytes), NULL;
+  if (!external && !t->has_raw_data && (int64_t)typed_count(t, t->data_type) != fcount)
+    return fail(ctx, where, "holds %zu %s, but its dims need %lld", typed_count(t, t->data_type),
+                per > 1 ? "packed bytes" : "elements", (long long)fcount), NULL;
   if (!external && t->has_raw_data && !host_is_little_endian())
     return fail(ctx, where, "big-endian hosts are not supported"), NULL;
   MlcTensorData *d = tensor_alloc(ctx, t, dt, (size_t)nbytes);
-  if (!d) {
+  uint8_t *packed = per > 1 ? mlc_arena_try_alloc(&ctx->arena, fbytes ? (size_t)fbytes : 1) : NULL;
+  if (!d || (per > 1 && !packed)) {
     if (external) close(src.fd);
     return fail(ctx, where, "out of memory for %lld bytes", (long long)nbytes), NULL;
   }
-  if (external) return read_external(ctx, where, &src, d->data, nbytes) ? d : NULL;
-  if (t->has_raw_data) {
-    if (nbytes) memcpy(d->data, t->raw_data.data, (size_t)nbytes);
-    return d;
+  void *dst = per > 1 ? (void *)packed : d->data;
+  if (external) {
+    if (!read_external(ctx, where, &src, dst, fbytes)) return NULL;
+  } else if (t->has_raw_data) {
+    if (fbytes) memcpy(dst, t->raw_data.data, (size_t)fbytes);
+  } else {
+    typed_copy(t, t->data_type, dst, fcount);
   }
-  typed_copy(t, t->data_type, d->data, numel);
+  if (per > 1) unpack(dt, packed, d->data, numel);
   return d;
 }
 

@@ -28,12 +28,13 @@ MlcTensorData *mlc_onnx__scalar(MlcCtx *ctx, MlcDType t, double v) {
     else *(float *)d->data = (float)v;
     break;
   case MLC_TC_BFLOAT: *(uint16_t *)d->data = mlc_f32_to_bf16((float)v); break;
+  MLC_TC_MINIFLOAT_CASES: *(uint8_t *)d->data = (uint8_t)mlc_minifloat_encode(t, (float)v); break;
   case MLC_TC_BOOL: *(uint8_t *)d->data = v != 0; break;
   case MLC_TC_UINT: {
     /* through int64 (out of range gives 0, as the interpreter's cast does);
      * narrowing an unsigned value wraps */
     uint64_t u = (uint64_t)mlc_f64_to_i64(v);
-    if (t.bits == 8) *(uint8_t *)d->data = (uint8_t)u;
+    if (t.bits <= 8) *(uint8_t *)d->data = (uint8_t)u;
     else if (t.bits == 16) *(uint16_t *)d->data = (uint16_t)u;
     else if (t.bits == 32) *(uint32_t *)d->data = (uint32_t)u;
     else *(uint64_t *)d->data = u;
@@ -41,7 +42,7 @@ MlcTensorData *mlc_onnx__scalar(MlcCtx *ctx, MlcDType t, double v) {
   }
   default: {
     uint64_t u = (uint64_t)mlc_f64_to_i64(v);
-    if (t.bits == 8) *(int8_t *)d->data = (int8_t)(uint8_t)u;
+    if (t.bits <= 8) *(int8_t *)d->data = (int8_t)(uint8_t)u;
     else if (t.bits == 16) *(int16_t *)d->data = (int16_t)(uint16_t)u;
     else if (t.bits == 32) *(int32_t *)d->data = (int32_t)(uint32_t)u;
     else *(int64_t *)d->data = (int64_t)u;

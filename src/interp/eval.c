@@ -25,6 +25,7 @@ static double round_float(MlcDType t, double v) {
     memcpy(&f, &x, 4);
     return f;
   }
+  if (mlc_dtype_is_minifloat(t)) return mlc_minifloat_round(mlc_dtype_elem(t), v);
   if (t.bits == 32) return (float)v;
   if (t.bits == 16) return mlc_f16_to_f32(mlc_f32_to_f16((float)v));
   return v;
@@ -67,9 +68,11 @@ static Val load_elem(MlcDType t, const char *p) {
     uint32_t x = (uint32_t)h << 16; float f; memcpy(&f, &x, 4); v.f = f;
     break;
   }
+  MLC_TC_MINIFLOAT_CASES: v.f = mlc_minifloat_decode(mlc_dtype_elem(t), *(const uint8_t *)p); break;
   case MLC_TC_BOOL: v.i = *(const unsigned char *)p != 0; break;
   case MLC_TC_INT: case MLC_TC_UINT: case MLC_TC_HANDLE: case MLC_TC_VOID: {
     switch (t.bits) {
+    case 2: case 4: /* sub-byte integers: one per byte, sign- or zero-extended */
     case 8: v.i = t.code == MLC_TC_INT ? (int64_t)*(const int8_t *)p : (int64_t)*(const uint8_t *)p; break;
     case 16: { int16_t s; uint16_t u; memcpy(&s, p, 2); memcpy(&u, p, 2); v.i = t.code == MLC_TC_INT ? s : u; break; }
     case 32: { int32_t s; uint32_t u; memcpy(&s, p, 4); memcpy(&u, p, 4); v.i = t.code == MLC_TC_INT ? s : (int64_t)u; break; }
@@ -93,9 +96,11 @@ void interp_store_elem(MlcDType t, char *p, Val v) {
     uint16_t h = (uint16_t)(x >> 16); memcpy(p, &h, 2);
     break;
   }
+  MLC_TC_MINIFLOAT_CASES: *(uint8_t *)p = (uint8_t)mlc_minifloat_encode(mlc_dtype_elem(t), (float)v.f); break;
   case MLC_TC_BOOL: *(unsigned char *)p = v.i != 0; break;
   case MLC_TC_INT: case MLC_TC_UINT: case MLC_TC_HANDLE: case MLC_TC_VOID:
     switch (t.bits) {
+    case 2: case 4:
     case 8: { int8_t s = (int8_t)v.i; memcpy(p, &s, 1); break; }
     case 16: { int16_t s = (int16_t)v.i; memcpy(p, &s, 2); break; }
     case 32: { int32_t s = (int32_t)v.i; memcpy(p, &s, 4); break; }
@@ -233,6 +238,11 @@ static Val call(Interp *in, const CExpr *c, int lane) {
                 e->call.op == MLC_INTRIN_ADDRESS_OF ? "" : e->call.args[0]->str_val);
     return (Val){0, 0};
   }
+  if (e->call.op == MLC_INTRIN_REINTERPRET) { /* the stored bytes of one dtype read as another */
+    char bytes[8] = {0};
+    interp_store_elem(mlc_dtype_elem(e->call.args[0]->dtype), bytes, interp_eval(in, c->k[0], lane));
+    return load_elem(mlc_dtype_elem(e->dtype), bytes);
+  }
   if (e->call.op == MLC_INTRIN_CHECKED_INDEX) {
     Val i = interp_eval(in, c->k[0], lane), n = interp_eval(in, c->k[1], lane);
     if (i.i < 0 || i.i >= n.i) {
@@ -260,7 +270,7 @@ static Val call(Interp *in, const CExpr *c, int lane) {
   case MLC_INTRIN_COS: r = cos(x); break;
   case MLC_INTRIN_POW: r = pow(x, y); break;
   case MLC_INTRIN_IF_THEN_ELSE: case MLC_INTRIN_CALL_EXTERN: case MLC_INTRIN_CALL_PACKED:
-  case MLC_INTRIN_ADDRESS_OF: case MLC_INTRIN_CHECKED_INDEX: case MLC_INTRIN_COUNT: break;
+  case MLC_INTRIN_ADDRESS_OF: case MLC_INTRIN_CHECKED_INDEX: case MLC_INTRIN_REINTERPRET: case MLC_INTRIN_COUNT: break;
   }
   if (mlc_dtype_is_float(e->dtype)) return interp_make(e->dtype, 0, r);
   return interp_make(e->dtype, isfinite(r) && fabs(r) < 9.2e18 ? (int64_t)r : 0, 0);

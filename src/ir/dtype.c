@@ -22,6 +22,10 @@ static const char *code_name(MlcTypeCode c) {
   case MLC_TC_BOOL: return "bool";
   case MLC_TC_HANDLE: return "handle";
   case MLC_TC_VOID: return "void";
+#define X(code, name, bits, eb, mb, bias, kind, dl) \
+  case code: return name;
+    MLC_MINIFLOATS(X)
+#undef X
   }
   return "?";
 }
@@ -29,7 +33,7 @@ static const char *code_name(MlcTypeCode c) {
 const char *mlc_dtype_str(MlcDType t, char buf[32]) {
   const char *c = code_name((MlcTypeCode)t.code);
   int n;
-  if (t.code == MLC_TC_BOOL || t.code == MLC_TC_HANDLE || t.code == MLC_TC_VOID)
+  if (t.code == MLC_TC_BOOL || t.code == MLC_TC_HANDLE || t.code == MLC_TC_VOID || mlc_dtype_is_minifloat(t))
     n = snprintf(buf, 32, "%s", c);
   else
     n = snprintf(buf, 32, "%s%d", c, t.bits);
@@ -37,7 +41,29 @@ const char *mlc_dtype_str(MlcDType t, char buf[32]) {
   return buf;
 }
 
+/* the lanes suffix at p ("" or "x<n>"), or 0 when it is not one */
+static int parse_lanes(const char *p) {
+  if (!*p) return 1;
+  if (*p++ != 'x' || *p < '1' || *p > '9') return 0;
+  int lanes = 0;
+  while (*p >= '0' && *p <= '9' && lanes <= 1024) lanes = lanes * 10 + (*p++ - '0');
+  return *p || lanes > 1024 ? 0 : lanes;
+}
+
 bool mlc_dtype_parse(const char *s, MlcDType *out) {
+  static const struct { const char *name; MlcTypeCode code; int bits; } minifloats[] = {
+#define X(code, name, bits, eb, mb, bias, kind, dl) {name, code, bits},
+      MLC_MINIFLOATS(X)
+#undef X
+  };
+  for (size_t i = 0; i < sizeof minifloats / sizeof *minifloats; i++) {
+    size_t n = strlen(minifloats[i].name);
+    if (strncmp(s, minifloats[i].name, n) != 0) continue;
+    int lanes = parse_lanes(s + n);
+    if (!lanes) continue; /* float8_e4m3fn is a prefix of float8_e4m3fnuz */
+    *out = MLC_DT(minifloats[i].code, minifloats[i].bits, lanes);
+    return true;
+  }
   static const struct { const char *prefix; MlcTypeCode code; } prefixes[] = {
       {"bfloat", MLC_TC_BFLOAT}, {"float", MLC_TC_FLOAT}, {"uint", MLC_TC_UINT},
       {"int", MLC_TC_INT},       {"bool", MLC_TC_BOOL},   {"handle", MLC_TC_HANDLE},
@@ -59,7 +85,7 @@ bool mlc_dtype_parse(const char *s, MlcDType *out) {
       bool ok = (code == MLC_TC_FLOAT && (bits == 16 || bits == 32 || bits == 64)) ||
                 (code == MLC_TC_BFLOAT && bits == 16) ||
                 ((code == MLC_TC_INT || code == MLC_TC_UINT) &&
-                 (bits == 8 || bits == 16 || bits == 32 || bits == 64));
+                 (bits == 2 || bits == 4 || bits == 8 || bits == 16 || bits == 32 || bits == 64));
       if (!ok) return false;
     }
     int lanes = 1;

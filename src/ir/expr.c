@@ -68,7 +68,9 @@ MlcExpr *mlc_e_float(MlcCtx *ctx, MlcDType t, double v) {
   }
   MlcExpr *e = node(ctx, MLC_EXPR_FLOAT, t);
   /* an immediate holds a value of its dtype, so it prints and folds as one */
-  e->float_val = t.bits == 32 && t.code == MLC_TC_FLOAT ? (double)(float)v : v;
+  e->float_val = t.bits == 32 && t.code == MLC_TC_FLOAT ? (double)(float)v
+                : mlc_dtype_is_minifloat(t)               ? mlc_minifloat_round(mlc_dtype_elem(t), v)
+                                                          : v;
   return e;
 }
 
@@ -257,7 +259,7 @@ MlcExpr *mlc_e_call(MlcCtx *ctx, MlcIntrin op, MlcExpr **args, int n) {
   }
   char ba[32], bb[32];
   MlcDType t;
-  if (info->rule == 2)
+  if (info->rule == 2 || info->rule == 5)
     return mlc_error(ctx, (MlcLoc){0}, "%s needs its result dtype (mlc_e_call_typed)", info->name), NULL;
   if (info->rule == 3) { /* address_of(load) */
     if (args[0]->kind != MLC_EXPR_LOAD || args[0]->dtype.lanes != 1)
@@ -304,6 +306,21 @@ MlcExpr *mlc_e_call(MlcCtx *ctx, MlcIntrin op, MlcExpr **args, int n) {
 
 MlcExpr *mlc_e_call_typed(MlcCtx *ctx, MlcIntrin op, MlcDType t, MlcExpr **args, int n) {
   const MlcIntrinInfo *info = &mlc_intrin_info[op];
+  if (info->rule == 5) { /* reinterpret: the same storage size, lane for lane */
+    char ba[32], bb[32];
+    if (n != 1 || !args[0]) return n != 1 ? mlc_error(ctx, (MlcLoc){0}, "%s takes one value", info->name), NULL : NULL;
+    MlcDType f = args[0]->dtype;
+    bool num = (mlc_dtype_is_int(t) || mlc_dtype_is_float(t) || t.code == MLC_TC_BOOL) &&
+               (mlc_dtype_is_int(f) || mlc_dtype_is_float(f) || f.code == MLC_TC_BOOL);
+    if (!num || t.lanes != f.lanes || mlc_dtype_bytes(t) != mlc_dtype_bytes(f) || (t.bits < 8 && t.code != MLC_TC_BOOL))
+      return mlc_error(ctx, (MlcLoc){0}, "%s cannot read %s as %s (both must be numbers of one size)", info->name,
+                       mlc_dtype_str(f, ba), mlc_dtype_str(t, bb)), NULL;
+    MlcExpr *e = node(ctx, MLC_EXPR_CALL, t);
+    e->call.op = op;
+    e->call.args = mlc_arena_dup(&ctx->arena, args, sizeof *args);
+    e->call.n = 1;
+    return e;
+  }
   if (info->rule != 2) return mlc_e_call(ctx, op, args, n);
   for (int i = 0; i < n; i++)
     if (!args[i]) return NULL;

@@ -95,6 +95,22 @@ MlcSInfo *mlc_op_infer_astype(MlcCtx *ctx, const MlcOpArgs *a) {
   return mlc_op_tensor_sinfo(ctx, x->tensor.shape, x->tensor.ndim, t);
 }
 
+/* bitcast: x's elements' bits read as dtype, which takes as many bytes */
+MlcSInfo *mlc_op_infer_bitcast(MlcCtx *ctx, const MlcOpArgs *a) {
+  const MlcSInfo *x = mlc_op_tensor(ctx, a, 0, false);
+  MlcDType t, f;
+  bool present;
+  char bf[32], bt[32];
+  if (!x || !mlc_op_attr_dtype(ctx, a, "dtype", &t, &present)) return NULL;
+  if (!present) return mlc_op_fail(ctx, a, "dtype: expected a dtype such as \"int32\""), NULL;
+  f = x->tensor.dtype;
+  if (f.code != MLC_TC_VOID && (mlc_dtype_bytes(f) != mlc_dtype_bytes(t) || (f.bits < 8 && f.code != MLC_TC_BOOL) ||
+                                (t.bits < 8 && t.code != MLC_TC_BOOL) || t.lanes != 1 || f.lanes != 1))
+    return mlc_op_fail(ctx, a, "cannot read %s as %s: a bitcast needs two dtypes of one byte size",
+                       mlc_dtype_str(f, bf), mlc_dtype_str(t, bt)), NULL;
+  return mlc_op_tensor_sinfo(ctx, x->tensor.shape, x->tensor.ndim, t);
+}
+
 /* full's dtype defaults to its fill value's kind; zeros / ones need one */
 static bool full_dtype(MlcCtx *ctx, const MlcOpArgs *a, MlcDType *t) {
   bool present;
@@ -276,6 +292,18 @@ static MlcExpr *astype_body(MlcCtx *ctx, const MlcOpArgs *a, MlcExpr **v) {
 bool mlc_op_te_astype(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **ins, int n_in, MlcTeTensor **outs,
                       int *n_outs) {
   return broadcast_compute(ctx, a, ins, 1, astype_body, outs, n_outs);
+}
+
+static MlcExpr *bitcast_body(MlcCtx *ctx, const MlcOpArgs *a, MlcExpr **v) {
+  MlcDType t;
+  bool present;
+  if (!mlc_op_attr_dtype(ctx, a, "dtype", &t, &present)) return NULL;
+  return mlc_e_call_typed(ctx, MLC_INTRIN_REINTERPRET, t, v, 1);
+}
+
+bool mlc_op_te_bitcast(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **ins, int n_in, MlcTeTensor **outs,
+                       int *n_outs) {
+  return broadcast_compute(ctx, a, ins, 1, bitcast_body, outs, n_outs);
 }
 
 bool mlc_op_te_full(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **ins, int n_in, MlcTeTensor **outs,

@@ -21,6 +21,7 @@ bool mlc_op_te_where(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTens
 bool mlc_op_te_unary(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_clip(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_astype(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_bitcast(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_full(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_matmul(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_linear(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);

@@ -32,7 +32,17 @@
   X(kDLFloat, 16, "float16")     \
   X(kDLFloat, 32, "float32")     \
   X(kDLFloat, 64, "float64")     \
-  X(kDLBfloat, 16, "bfloat16")
+  X(kDLBfloat, 16, "bfloat16")    \
+  X(kDLInt, 4, "int4")            \
+  X(kDLInt, 2, "int2")            \
+  X(kDLUInt, 4, "uint4")          \
+  X(kDLUInt, 2, "uint2")          \
+  X(MLCRT_DL_FLOAT8_E4M3FN, 8, "float8_e4m3fn")     \
+  X(MLCRT_DL_FLOAT8_E4M3FNUZ, 8, "float8_e4m3fnuz") \
+  X(MLCRT_DL_FLOAT8_E5M2, 8, "float8_e5m2")         \
+  X(MLCRT_DL_FLOAT8_E5M2FNUZ, 8, "float8_e5m2fnuz") \
+  X(MLCRT_DL_FLOAT8_E8M0FNU, 8, "float8_e8m0fnu")   \
+  X(MLCRT_DL_FLOAT4_E2M1FN, 4, "float4_e2m1fn")
 
 static const char *dtype_base_name(DLDataType t) {
 #define X(c, b, name) \
@@ -61,7 +71,7 @@ char *mlcrt_dtype_name(DLDataType t, char *buf, size_t cap) {
 
 size_t mlcrt_dtype_bytes(DLDataType t) {
   if (!dtype_base_name(t) || t.lanes == 0) return 0;
-  return (size_t)t.bits / 8 * t.lanes;
+  return ((size_t)t.bits + 7) / 8 * t.lanes; /* sub-byte types: a byte each */
 }
 
 bool mlcrt__mul_i64(int64_t a, int64_t b, int64_t *out) {
@@ -230,20 +240,26 @@ static int encode_lane(double v, DLDataType t, uint8_t *pat) {
   case kDLUInt:
     if (int_in_range(tv, t, name)) return -1;
     break;
+  case MLCRT_DL_FLOAT8_E4M3FN: case MLCRT_DL_FLOAT8_E4M3FNUZ: case MLCRT_DL_FLOAT8_E5M2:
+  case MLCRT_DL_FLOAT8_E5M2FNUZ: case MLCRT_DL_FLOAT4_E2M1FN:
+    /* code 0 is +0 in each; the runtime has no encoder for other values */
+    if (v != 0 || signbit(v)) return mlcrt_set_error("fill: %s takes only the value 0, not %g", name, v);
+    pat[0] = 0;
+    return 0;
   default: return mlcrt_set_error("fill: unsupported dtype %s", name);
   }
   if (t.code == kDLInt) {
     int64_t i = (int64_t)tv;
     int8_t i8 = (int8_t)i; int16_t i16 = (int16_t)i; int32_t i32 = (int32_t)i;
-    const void *src = t.bits == 8 ? (const void *)&i8 : t.bits == 16 ? (const void *)&i16
+    const void *src = t.bits <= 8 ? (const void *)&i8 : t.bits == 16 ? (const void *)&i16
                     : t.bits == 32 ? (const void *)&i32 : (const void *)&i;
-    memcpy(pat, src, t.bits / 8);
+    memcpy(pat, src, ((size_t)t.bits + 7) / 8); /* sub-byte types: a byte each */
   } else {
     uint64_t u = (uint64_t)tv;
     uint8_t u8 = (uint8_t)u; uint16_t u16 = (uint16_t)u; uint32_t u32 = (uint32_t)u;
-    const void *src = t.bits == 8 ? (const void *)&u8 : t.bits == 16 ? (const void *)&u16
+    const void *src = t.bits <= 8 ? (const void *)&u8 : t.bits == 16 ? (const void *)&u16
                     : t.bits == 32 ? (const void *)&u32 : (const void *)&u;
-    memcpy(pat, src, t.bits / 8);
+    memcpy(pat, src, ((size_t)t.bits + 7) / 8); /* sub-byte types: a byte each */
   }
   return 0;
 }
@@ -256,7 +272,7 @@ int mlcrt_tensor_fill(DLTensor *t, double value) {
   if (mlcrt__check_compact(t)) return -1;
   if (nbytes > 0 && !t->data) return mlcrt_set_error("fill: tensor data is NULL");
   if (encode_lane(value, t->dtype, pat)) return -1;
-  size_t lane = t->dtype.bits / 8, n = (size_t)nbytes;
+  size_t lane = ((size_t)t->dtype.bits + 7) / 8, n = (size_t)nbytes;
   uint8_t *p = (uint8_t *)t->data + t->byte_offset;
   if (n == 0) return 0;
   memcpy(p, pat, lane);

@@ -369,6 +369,7 @@ static int64_t int_min_of(MlcDType t) {
 
 static double float_max_of(MlcDType t) {
   if (t.code == MLC_TC_BFLOAT) return 3.38953138925153547590470800371487866880e+38;
+  if (mlc_dtype_is_minifloat(t)) return mlc_minifloat_max(mlc_dtype_elem(t));
   return t.bits == 16 ? 65504.0 : t.bits == 32 ? (double)FLT_MAX : DBL_MAX;
 }
 

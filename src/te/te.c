@@ -275,7 +275,8 @@ MlcTeTensor *mlc_te_reduce(MlcCtx *ctx, const char *name, MlcExpr **shape, int n
                      mlc_dtype_str(body->dtype, b)), NULL;
   for (int i = 0; i < n_raxes; i++)
     if (!raxes[i] || !rextents[i]) return NULL;
-  if (op == MLC_TE_SUM && body && mlc_dtype_is_float(body->dtype) && body->dtype.bits == 16)
+  if (op == MLC_TE_SUM && body && mlc_dtype_is_float(body->dtype) &&
+      (body->dtype.bits == 16 || mlc_dtype_is_minifloat(body->dtype))) /* 8- and 4-bit floats too */
     return sum16(ctx, nm, shape, ndim, axes, body, raxes, rextents, n_raxes);
   return make_compute(ctx, name, shape, ndim, axes, op, body, raxes, rextents, n_raxes);
 }
@@ -285,6 +286,7 @@ MlcTeTensor *mlc_te_reduce(MlcCtx *ctx, const char *name, MlcExpr **shape, int n
 /* the largest finite value of a float dtype */
 static double float_max(MlcDType t) {
   if (t.code == MLC_TC_BFLOAT) return 3.3895313892515355e38;
+  if (mlc_dtype_is_minifloat(t)) return mlc_minifloat_max(mlc_dtype_elem(t));
   return t.bits == 16 ? 65504.0 : t.bits == 32 ? (double)FLT_MAX : DBL_MAX;
 }
 

@@ -264,14 +264,15 @@ static void pr_elem(MlcPrinter *p, const MlcTensorData *t, size_t i) {
     }
     break;
   case MLC_TC_BFLOAT: mlc_pt_py_float(p, mlc_bf16_to_f32(u16), false); break;
+  MLC_TC_MINIFLOAT_CASES: mlc_pt_py_float(p, mlc_minifloat_decode(mlc_dtype_elem(dt), b[0]), false); break;
   case MLC_TC_INT:
-    if (dt.bits == 8) mlc_pt_printf(p, "%d", (int)(int8_t)b[0]);
+    if (dt.bits <= 8) mlc_pt_printf(p, "%d", (int)(int8_t)b[0]);
     else if (dt.bits == 16) mlc_pt_printf(p, "%d", (int)(int16_t)u16);
     else if (dt.bits == 32) mlc_pt_printf(p, "%ld", (long)(int32_t)u32);
     else mlc_pt_printf(p, "%lld", (long long)(int64_t)u64);
     break;
   case MLC_TC_UINT:
-    if (dt.bits == 8) mlc_pt_printf(p, "%u", (unsigned)b[0]);
+    if (dt.bits <= 8) mlc_pt_printf(p, "%u", (unsigned)b[0]);
     else if (dt.bits == 16) mlc_pt_printf(p, "%u", (unsigned)u16);
     else if (dt.bits == 32) mlc_pt_printf(p, "%lu", (unsigned long)u32);
     else mlc_pt_printf(p, "%llu", (unsigned long long)u64);

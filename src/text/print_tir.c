@@ -148,7 +148,7 @@ static void pr_let_expr(MlcPrinter *p, const MlcExpr *e) {
 static void pr_call(MlcPrinter *p, const MlcExpr *e) {
   const MlcIntrinInfo *info = &mlc_intrin_info[e->call.op];
   mlc_pt_printf(p, "%s(", info->name);
-  if (info->rule == 2) { /* the result dtype is the call's own: given first */
+  if (info->rule == 2 || info->rule == 5) { /* the result dtype is the call's own: given first */
     mlc_pt_dtype_str(p, e->dtype);
     if (e->call.n) mlc_pt_puts(p, ", ");
   }

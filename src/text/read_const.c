@@ -38,6 +38,7 @@ static bool const_leaf(MlcCtx *ctx, const Ast *a, ConstLeaf *out) {
 
 static void store_bits(unsigned char *dst, int bits, int64_t v) {
   switch (bits) {
+  case 2: case 4: /* sub-byte integers are stored one per byte */
   case 8: { uint8_t x = (uint8_t)v; memcpy(dst, &x, 1); break; }
   case 16: { uint16_t x = (uint16_t)v; memcpy(dst, &x, 2); break; }
   case 32: { uint32_t x = (uint32_t)v; memcpy(dst, &x, 4); break; }
@@ -52,6 +53,15 @@ static bool const_store(MlcCtx *ctx, const Ast *a, MlcDType dt, const ConstLeaf 
     if (dt.bits < 64 && isfinite(l->f) && fabs(l->f) > FLT_MAX)
       return mlc_error(ctx, a->loc, "R.const: %g does not fit in %s", l->f, mlc_dtype_str(dt, b));
     float f = (float)l->f;
+    if (mlc_dtype_is_minifloat(dt)) {
+      /* the printer writes only values the format holds; anything else
+       * would be rounded silently */
+      unsigned bits = mlc_minifloat_encode(dt, f);
+      if (!isnan(f) && mlc_minifloat_decode(dt, bits) != f)
+        return mlc_error(ctx, a->loc, "R.const: %g is not a %s value", l->f, mlc_dtype_str(dt, b));
+      store_bits(dst, 8, bits);
+      return true;
+    }
     if (dt.code == MLC_TC_BFLOAT) store_bits(dst, 16, mlc_f32_to_bf16(f));
     else if (dt.bits == 16) store_bits(dst, 16, mlc_f32_to_f16(f));
     else if (dt.bits == 32) memcpy(dst, &f, 4);
@@ -70,10 +80,11 @@ static bool const_dtype_ok(MlcDType dt) {
   if (dt.lanes != 1) return false;
   switch (dt.code) {
   case MLC_TC_BOOL: return true;
-  case MLC_TC_INT: case MLC_TC_UINT: return dt.bits == 8 || dt.bits == 16 || dt.bits == 32 || dt.bits == 64;
+  case MLC_TC_INT: case MLC_TC_UINT:
+    return dt.bits == 2 || dt.bits == 4 || dt.bits == 8 || dt.bits == 16 || dt.bits == 32 || dt.bits == 64;
   case MLC_TC_FLOAT: return dt.bits == 16 || dt.bits == 32 || dt.bits == 64;
   case MLC_TC_BFLOAT: return dt.bits == 16;
-  default: return false;
+  default: return mlc_dtype_is_minifloat(dt);
   }
 }
 

@@ -860,6 +860,21 @@ static bool call_address(MlcRdScope *s, const Ast *call, const char *fname, cons
   return set_checked(out, mlc_e_call(ctx, MLC_INTRIN_ADDRESS_OF, &load, 1), call->loc);
 }
 
+/* T.reinterpret("int32", x): x's bits as the dtype */
+static bool call_reinterpret(MlcRdScope *s, const Ast *call, const char *fname, MlcRdVal *out) {
+  MlcCtx *ctx = s->ctx;
+  MlcDType t;
+  MlcRdVal v;
+  if (call->n_kws || call->items.n != 2) return count_error(ctx, call, fname, 2, 2, call->items.n + call->n_kws);
+  const Ast *d = call->items.items[0];
+  if (d->kind != AST_STR || !mlc_dtype_parse(d->str, &t))
+    return mlc_error(ctx, d->loc, "%s expects a dtype string first", fname);
+  if (!rd(s, call->items.items[1], &v)) return false;
+  if (v.kind != MLC_RDV_EXPR) return mlc_error(ctx, call->loc, "%s needs a typed value, not a bare literal", fname);
+  LOC_AT(ctx, call->loc);
+  return set_checked(out, mlc_e_call_typed(ctx, MLC_INTRIN_REINTERPRET, t, &v.e, 1), call->loc);
+}
+
 static bool rd_call(MlcRdScope *s, const Ast *a, MlcRdVal *out) {
   MlcCtx *ctx = s->ctx;
   char path[128];
@@ -868,6 +883,7 @@ static bool rd_call(MlcRdScope *s, const Ast *a, MlcRdVal *out) {
   if (!strcmp(p, "T.call_extern")) return call_out(s, a, p, MLC_INTRIN_CALL_EXTERN, out);
   if (!strcmp(p, "T.call_packed")) return call_out(s, a, p, MLC_INTRIN_CALL_PACKED, out);
   if (!strcmp(p, "T.address_of")) return call_address(s, a, p, NULL, out);
+  if (!strcmp(p, "T.reinterpret")) return call_reinterpret(s, a, p, out);
   size_t plen = strlen(p);
   if (plen > 11 && !strcmp(p + plen - 11, ".access_ptr")) {
     char buffer[128];

@@ -6,7 +6,8 @@
  * the inputs and compare with the expected outputs (floats: |got - want| <=
  * atol + rtol * |want| with atol = rtol = 1e-4 for float32/64, 1e-3 for
  * float16 and 1e-2 for bfloat16, NaN matching NaN; integers and bools
- * exactly).  Each test runs in a child process, so a crash or a
+ * exactly; the float8/float4 types code for code, any NaN code matching
+ * any other).  Each test runs in a child process, so a crash or a
  * hang (60 s) is one failed test, not the end of the run; -j runs several.
  *
  * A test is "unsupported" when mlcc refuses it with a message saying what it
@@ -86,9 +87,22 @@ static Status from_ctx(MlcCtx *ctx, const char *stage, char *reason, size_t cap)
 
 static DLDataType dl_dtype(MlcDType t) {
   static const uint8_t codes[] = {[MLC_TC_INT] = kDLInt, [MLC_TC_UINT] = kDLUInt, [MLC_TC_FLOAT] = kDLFloat,
-                                  [MLC_TC_BFLOAT] = kDLBfloat, [MLC_TC_BOOL] = kDLBool};
-  DLDataType d = {codes[t.code], (uint8_t)(t.code == MLC_TC_BOOL ? 8 : t.bits), 1};
+                                  [MLC_TC_BFLOAT] = kDLBfloat, [MLC_TC_BOOL] = kDLBool,
+#define X(code, name, bits, eb, mb, bias, kind, dl) [code] = dl,
+                                  MLC_MINIFLOATS(X)
+#undef X
+  };
+  DLDataType d = {t.code < sizeof codes ? codes[t.code] : 255, (uint8_t)(t.code == MLC_TC_BOOL ? 8 : t.bits), 1};
   return d;
+}
+
+/* the minifloat dtype of a DLPack type code, or false */
+static bool minifloat_of(DLDataType t, MlcDType *out) {
+#define X(tc, name, nbits, eb, mb, bias, kind, dl) \
+  if (t.code == (dl)) return *out = MLC_DT(tc, nbits, 1), true;
+  MLC_MINIFLOATS(X)
+#undef X
+  return false;
 }
 
 static double element(const void *p, DLDataType t, int64_t i) {
@@ -97,13 +111,13 @@ static double element(const void *p, DLDataType t, int64_t i) {
     if (t.bits == 64) return ((const double *)p)[i];
     if (t.bits == 32) return ((const float *)p)[i];
     break;
-  case kDLInt:
-    if (t.bits == 8) return ((const int8_t *)p)[i];
+  case kDLInt: /* sub-byte integers: a byte each, sign-extended */
+    if (t.bits <= 8) return ((const int8_t *)p)[i];
     if (t.bits == 16) return ((const int16_t *)p)[i];
     if (t.bits == 32) return ((const int32_t *)p)[i];
     return (double)((const int64_t *)p)[i];
   case kDLUInt:
-    if (t.bits == 8) return ((const uint8_t *)p)[i];
+    if (t.bits <= 8) return ((const uint8_t *)p)[i];
     if (t.bits == 16) return ((const uint16_t *)p)[i];
     if (t.bits == 32) return ((const uint32_t *)p)[i];
     return (double)((const uint64_t *)p)[i];
@@ -131,6 +145,17 @@ static Status compare(const DLTensor *got, const MlcTensorData *want, int k, cha
     n *= want->shape[d];
   }
   const char *gp = (const char *)got->data + got->byte_offset;
+  MlcDType mf;
+  if (minifloat_of(wt, &mf)) { /* the same codes, any NaN matching any NaN */
+    const uint8_t *a = (const uint8_t *)gp, *b = (const uint8_t *)want->data;
+    for (int64_t i = 0; i < n; i++) {
+      if (a[i] == b[i] || (isnan(mlc_minifloat_decode(mf, a[i])) && isnan(mlc_minifloat_decode(mf, b[i])))) continue;
+      return report(reason, cap, FAILED, "output %d: element %lld is 0x%02x (%g), expected 0x%02x (%g)", k,
+                    (long long)i, a[i], (double)mlc_minifloat_decode(mf, a[i]), b[i],
+                    (double)mlc_minifloat_decode(mf, b[i]));
+    }
+    return PASSED;
+  }
   bool half = (wt.code == kDLFloat || wt.code == kDLBfloat) && wt.bits == 16;
   double rtol = !half ? RTOL : wt.code == kDLFloat ? TOL_F16 : TOL_BF16, atol = half ? rtol : ATOL;
   for (int64_t i = 0; i < n; i++) {

@@ -45,12 +45,13 @@ static inline double urand(void) {
 static inline bool supported(MlcDType t) {
   if (t.lanes != 1) return false;
   if (t.code == MLC_TC_FLOAT) return t.bits == 32 || t.bits == 64;
-  return t.code == MLC_TC_INT || t.code == MLC_TC_UINT || t.code == MLC_TC_BOOL;
+  return t.code == MLC_TC_INT || t.code == MLC_TC_UINT || t.code == MLC_TC_BOOL || mlc_dtype_is_minifloat(t);
 }
 
 /* count random elements of dtype t: floats in [-1, 1), integers in
  * [-50, 50) but never zero (the programs divide by their inputs), uints
- * their absolute values, bools half and half */
+ * their absolute values, bools half and half; 4- and 2-bit integers
+ * anywhere in their ranges but zero, the 8- and 4-bit floats any code */
 static inline void fill_random(MlcDType t, void *p, size_t count) {
   for (size_t i = 0; i < count; i++) {
     double u = urand();
@@ -62,9 +63,14 @@ static inline void fill_random(MlcDType t, void *p, size_t count) {
       else ((float *)p)[i] = (float)(u * 2 - 1);
       break;
     case MLC_TC_BOOL: ((uint8_t *)p)[i] = u < 0.5; break;
+    MLC_TC_MINIFLOAT_CASES: ((uint8_t *)p)[i] = (uint8_t)((int)(u * 256) & ((1 << t.bits) - 1)); break;
     case MLC_TC_UINT: k = k < 0 ? -k : k; /* fall through */
     default:
-      if (t.bits == 8) ((int8_t *)p)[i] = (int8_t)k;
+      if (t.bits < 8) { /* one per byte: 1 .. 2^bits - 1, or -2^(bits-1) .. 2^(bits-1) - 1 without 0 */
+        int span = 1 << t.bits;
+        k = t.code == MLC_TC_UINT ? 1 + (int64_t)(u * (span - 1)) : (int64_t)(u * span) - span / 2;
+        ((int8_t *)p)[i] = (int8_t)(k ? k : 1);
+      } else if (t.bits == 8) ((int8_t *)p)[i] = (int8_t)k;
       else if (t.bits == 16) ((int16_t *)p)[i] = (int16_t)k;
       else if (t.bits == 32) ((int32_t *)p)[i] = (int32_t)k;
       else ((int64_t *)p)[i] = k;
@@ -110,6 +116,16 @@ static inline bool same_buffer(MlcDType t, const void *got, const void *want, si
                                long *inexact, RandDiff *diff) {
   if (!memcmp(got, want, bytes)) return true;
   *diff = (RandDiff){0, 0, 0};
+  if (mlc_dtype_is_minifloat(t)) { /* the same codes, any NaN matching any NaN */
+    for (size_t k = 0; k < bytes; k++) {
+      double g = mlc_minifloat_decode(t, ((const uint8_t *)got)[k]), w = mlc_minifloat_decode(t, ((const uint8_t *)want)[k]);
+      if (((const uint8_t *)got)[k] != ((const uint8_t *)want)[k] && !(isnan(g) && isnan(w))) {
+        *diff = (RandDiff){k, g, w};
+        return false;
+      }
+    }
+    return true;
+  }
   if (!mlc_dtype_is_float(t)) return false;
   size_t count = bytes / mlc_dtype_bytes(t);
   for (size_t k = 0; k < count; k++) {

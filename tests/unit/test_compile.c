@@ -79,7 +79,11 @@ typedef struct Args {
 
 static DLDataType dl_dtype(MlcDType t) {
   static const uint8_t codes[] = {[MLC_TC_INT] = kDLInt, [MLC_TC_UINT] = kDLUInt, [MLC_TC_FLOAT] = kDLFloat,
-                                  [MLC_TC_BFLOAT] = kDLBfloat, [MLC_TC_BOOL] = kDLBool};
+                                  [MLC_TC_BFLOAT] = kDLBfloat, [MLC_TC_BOOL] = kDLBool,
+#define X(tc, name, nbits, eb, mb, bias, kind, dl) [tc] = dl,
+                                  MLC_MINIFLOATS(X)
+#undef X
+  };
   return (DLDataType){codes[t.code], (uint8_t)(t.code == MLC_TC_BOOL ? 8 : t.bits), t.lanes};
 }
 

@@ -625,9 +625,58 @@ static void test_tensor_typed_fields(void) {
   free(buf);
 }
 
+/* a tensor proto of ONNX type `type` and dims, its data in raw_data or
+ * int32_data, decoded; NULL (the message in ctx) when refused */
+static const MlcTensorData *decode_packed(MlcCtx *ctx, int32_t type, int64_t *dims, size_t nd, uint8_t *raw,
+                                          size_t nraw, int32_t *typed, size_t ntyped) {
+  Onnx__TensorProto t = ONNX__TENSOR_PROTO__INIT;
+  t.has_data_type = 1, t.data_type = type;
+  t.n_dims = nd, t.dims = dims;
+  if (raw) t.has_raw_data = 1, t.raw_data.len = nraw, t.raw_data.data = raw;
+  else t.n_int32_data = ntyped, t.int32_data = typed;
+  size_t len = onnx__tensor_proto__get_packed_size(&t);
+  uint8_t *buf = malloc(len);
+  onnx__tensor_proto__pack(&t, buf);
+  MlcOnnxTensor *o = mlc_onnx_decode_tensor(ctx, "t", buf, len, NULL);
+  free(buf);
+  return o ? o->data : NULL;
+}
+
+/* INT4 (22), UINT2 (25), FLOAT4E2M1 (23) are packed in the file, the first
+ * element in the low bits; mlcc holds a byte each, the signed ones
+ * sign-extended.  FLOAT8E4M3FN (17) in int32_data is a code per entry. */
+static void test_packed_sub_byte(void) {
+  MlcCtx *ctx = mlc_ctx_new();
+  int64_t three = 3, five = 5, two = 2;
+  uint8_t i4[] = {0x8f, 0x07}; /* -1, -8, 7 */
+  const MlcTensorData *d = decode_packed(ctx, 22, &three, 1, i4, 2, NULL, 0);
+  CHECK(d && d->nbytes == 3 && d->dtype.code == MLC_TC_INT && d->dtype.bits == 4);
+  if (d) CHECK(((int8_t *)d->data)[0] == -1 && ((int8_t *)d->data)[1] == -8 && ((int8_t *)d->data)[2] == 7);
+  uint8_t u2[] = {0xe4, 0x03}; /* 0, 1, 2, 3, 3 */
+  d = decode_packed(ctx, 25, &five, 1, u2, 2, NULL, 0);
+  CHECK(d && d->nbytes == 5);
+  if (d) CHECK(!memcmp(d->data, "\0\1\2\3\3", 5));
+  int32_t f4[] = {0x7f, 0x01}; /* float4 codes 0xf, 0x7, 0x1 from int32_data */
+  d = decode_packed(ctx, 23, &three, 1, NULL, 0, f4, 2);
+  CHECK(d && d->nbytes == 3 && d->dtype.code == MLC_TC_F4E2M1);
+  if (d) CHECK(!memcmp(d->data, "\x0f\x07\x01", 3));
+  int32_t f8[] = {0x7e, 0x80};
+  d = decode_packed(ctx, 17, &two, 1, NULL, 0, f8, 2);
+  CHECK(d && d->nbytes == 2 && mlc_minifloat_decode(d->dtype, ((uint8_t *)d->data)[0]) == 448.0f);
+  /* three int4 need two bytes, not three */
+  uint8_t three_bytes[] = {0, 0, 0};
+  CHECK(!decode_packed(ctx, 22, &three, 1, three_bytes, 3, NULL, 0));
+  CHECK(strstr(mlc_error_msg(ctx), "raw_data has 3 bytes, but 3 elements of INT4 need 2"));
+  mlc_clear_error(ctx);
+  CHECK(!decode_packed(ctx, 25, &five, 1, NULL, 0, f8, 1));
+  CHECK(strstr(mlc_error_msg(ctx), "holds 1 packed bytes, but its dims need 2"));
+  mlc_ctx_free(ctx);
+}
+
 int main(void) {
   alarm(120); /* a FIFO opened for reading blocks: fail, do not hang */
   RUN(test_imports_add_relu);
+  RUN(test_packed_sub_byte);
   RUN(test_truncated_and_garbage);
   RUN(test_bad_dims);
   RUN(test_graph_errors);

@@ -240,6 +240,25 @@ static void test_astype(void) {
   CHECK(opc_round_trips(ctx, c));
 }
 
+/* bitcast reads the bits: the int32 patterns of these floats written out */
+static void test_bitcast(void) {
+  const MlcGExpr *c = opc_call_in(ctx, "x: R.Tensor((2, 3), \"float32\")", "R.bitcast(x, \"int32\")");
+  CHECK(opc_sinfo_is(ctx, c, "R.Tensor((2, 3), dtype=\"int32\")"));
+  OpcBuf in = opc_buf(2, (int64_t[]){2, 3}, (double[]){1.0, -2.5, 0.0, -0.0, 0.1, -INFINITY});
+  OpcBuf out = opc_buf(2, (int64_t[]){2, 3}, NULL);
+  static const double want[] = {0x3f800000, -0x3fe00000, 0, -2147483648.0, 0x3dcccccd, -0x00800000};
+  CHECK(opc_run(ctx, c, &in, 1, &out, 1));
+  for (int i = 0; i < 6 && out.v; i++) CHECK(out.v[i] == want[i]);
+  free(out.v);
+  CHECK(opc_round_trips(ctx, c));
+  c = opc_call_in(ctx, "x: R.Tensor((3,), \"uint16\")", "R.bitcast(x, \"int16\")");
+  OpcBuf u = opc_buf(1, (int64_t[]){3}, (double[]){65535, 32768, 7}), o = opc_buf(1, (int64_t[]){3}, NULL);
+  CHECK(opc_run(ctx, c, &u, 1, &o, 1) && o.v[0] == -1 && o.v[1] == -32768 && o.v[2] == 7);
+  free(o.v);
+  OPC_CHECK_REFUSED("x: R.Tensor((2, 3), \"float32\")", "R.bitcast(x, \"int64\")",
+                    "bitcast: cannot read float32 as int64: a bitcast needs two dtypes of one byte size");
+}
+
 /* ---- creation --------------------------------------------------------------------------------------------- */
 
 static bool all_equal(const MlcGExpr *c, OpcBuf out, double v) {
@@ -322,6 +341,7 @@ int main(void) {
   RUN(test_unary_int);
   RUN(test_clip);
   RUN(test_astype);
+  RUN(test_bitcast);
   RUN(test_full);
   RUN(test_errors);
   mlc_ctx_free(ctx);
