@@ -158,6 +158,9 @@ typedef struct MlcTuneMeasureOptions {
   const MlcBuildOptions *build;
   const char *workdir;     /* where the shared objects go */
   volatile int *stop;      /* when set (a signal handler), no further candidate is started */
+  bool flush_cache;        /* each timed run is one call after the caches were flushed
+                              (a buffer of twice the last-level cache written over),
+                              at least 10 runs, the minimum kept */
 } MlcTuneMeasureOptions;
 
 typedef struct MlcTuneResult {
@@ -172,6 +175,67 @@ bool mlc_tune_measure(MlcCtx *ctx, const MlcPrimFunc *const *cands, int n, const
  * agrees (rtol/atol 1e-3 for floats, exact for ints), else false + error. */
 bool mlc_tune_check(MlcCtx *ctx, const MlcPrimFunc *ref, const MlcPrimFunc *cand, const MlcTuneMeasureOptions *o);
 
+/* ---- measuring elsewhere ---------------------------------------------------------------
+ * The build and measure steps as commands over files, so that another
+ * machine (a cluster node reached through srun, ssh ...) measures.  A
+ * candidates file holds JSON lines, one candidate each: a module holding
+ * the task's unscheduled function as TVMScript ("program"), the candidate's
+ * schedule script ("trace") and what its record keeps (workload, func,
+ * space, decisions, flops, weight).  An artifact is a directory: the
+ * candidates replayed and compiled into shared objects (kernels_K.so) and
+ * an index (index.jsonl) saying which object holds each, the features the
+ * code was compiled for, and why a candidate did not build.  Measuring an
+ * artifact writes one tuning record per candidate, in order, with the
+ * target it was measured on: the measuring machine's CPU, the artifact's
+ * features and the threads; the records merge into any database. */
+typedef struct MlcTuneCandidate {
+  const char *program;   /* a module holding the task's unscheduled function (TVMScript) */
+  const char *func;      /* the function's name in it */
+  const char *trace;     /* the candidate's schedule script */
+  uint64_t workload;
+  int space;
+  const char *decisions; /* JSON text */
+  double flops;          /* of one call, 0 when unknown */
+  int weight;
+} MlcTuneCandidate;
+
+bool mlc_tune_candidates_save(MlcCtx *ctx, const char *path, const MlcTuneCandidate *c, int n);
+/* Build the candidates of the file into the directory artifact (made when
+ * absent; compilers in parallel as mlc_tune_measure runs them).  A
+ * candidate whose script does not replay or whose code does not compile
+ * stays in the index with the reason.  False + error (file:line) on a bad
+ * candidates file or when nothing can be written. */
+bool mlc_tune_build_artifact(MlcCtx *ctx, const char *candidates_path, const char *artifact,
+                             const MlcTuneMeasureOptions *o);
+/* Time every candidate of artifact as mlc_tune_measure does and write its
+ * record to results_path (replacing it), a failed one with the reason; the
+ * target's threads: o->threads (0: the runtime default). */
+bool mlc_tune_measure_artifact(MlcCtx *ctx, const char *artifact, const char *results_path,
+                               const MlcTuneMeasureOptions *o);
+
+/* A launcher is a shell command prefix (`srun -N1 -n1`, `ssh node`, a
+ * script) that the command `MLCC tune-measure ARTIFACT -o RESULTS ...` is
+ * appended to, run by /bin/sh; it must see the workdir's files (a shared
+ * file system) and run MLCC there. */
+typedef struct MlcTuneLauncher {
+  const char *prefix;
+  const char *mlcc;      /* the mlcc executable, as the launched side finds it */
+  double timeout_s;      /* the longest one launch may take (queueing included), 0: 600 s
+                            plus the candidates' time-outs */
+} MlcTuneLauncher;
+
+/* The CPU the launched side measures on (`MLCC tune-measure --print-target`
+ * through the launcher): out is t with its cpu replaced. */
+bool mlc_tune_launcher_target(MlcCtx *ctx, const MlcTuneLauncher *l, const MlcTuneTarget *t,
+                              const MlcTuneMeasureOptions *o, MlcTuneTarget *out);
+/* Measure the candidates through the launcher: a candidates file in
+ * o->workdir, built into an artifact here, measured by `tune-measure`
+ * there, and the records it writes read back.  out as for
+ * mlc_tune_measure; on[i] (may be NULL) gets the target candidate i was
+ * measured on.  The files are removed afterwards. */
+bool mlc_tune_measure_launched(MlcCtx *ctx, const MlcTuneLauncher *l, const MlcTuneCandidate *c, int n,
+                               const MlcTuneMeasureOptions *o, MlcTuneResult *out, MlcTuneTarget *on);
+
 /* ---- tuning ------------------------------------------------------------------------------ */
 typedef struct MlcTuneOptions {
   int trials;              /* measured candidates in all (default 64) */
@@ -185,6 +249,9 @@ typedef struct MlcTuneOptions {
   FILE *progress;
   /* set (by a signal handler) to stop after the candidate being measured */
   volatile int *stop;
+  /* measure through this launcher (files in measure.workdir), NULL: in a
+   * child process here */
+  const MlcTuneLauncher *launcher;
 } MlcTuneOptions;
 
 /* Tune every distinct prim func of m (tasks weighted by their calls in the

@@ -120,6 +120,24 @@ static bool save(MlcCtx *ctx, MlcTuneDB *db, const MlcTuneOptions *o, const MlcT
   return !o->db_path || mlc_tune_record_append(ctx, o->db_path, r);
 }
 
+/* the batch measured through the launcher: each candidate is the task's
+ * text and the candidate's script */
+static bool measure_launched(Task *t, const Cand *c, int n, const MlcTuneOptions *o, MlcTuneResult *res,
+                             MlcTuneTarget *on) {
+  MlcTuneCandidate *tc = mlc_xcalloc((size_t)n, sizeof *tc);
+  MlcStrBuf *traces = mlc_xcalloc((size_t)n, sizeof *traces);
+  for (int i = 0; i < n; i++) {
+    mlc_sch_print_trace(c[i].s, &traces[i]);
+    tc[i] = (MlcTuneCandidate){.program = t->text, .func = t->func, .trace = mlc_sb_cstr(&traces[i]),
+                               .workload = t->workload, .space = c[i].space, .decisions = c[i].decisions,
+                               .flops = t->flops, .weight = t->weight};
+  }
+  bool ok = mlc_tune_measure_launched(t->ctx, o->launcher, tc, n, &o->measure, res, on);
+  for (int i = 0; i < n; i++) mlc_vec_free(&traces[i]);
+  free(traces), free(tc);
+  return ok;
+}
+
 static bool round_in(Task *t, MlcTuneDB *db, const MlcSchTarget *st, const MlcTuneTarget *tt, const MlcTuneOptions *o,
                      int batch) {
   MlcCtx *ctx = t->ctx;
@@ -133,14 +151,17 @@ static bool round_in(Task *t, MlcTuneDB *db, const MlcSchTarget *st, const MlcTu
   const MlcPrimFunc **fs = mlc_xmalloc(sizeof *fs * (size_t)n);
   MlcTuneResult *res = mlc_xcalloc((size_t)n, sizeof *res);
   for (int i = 0; i < n; i++) fs[i] = mlc_sch_func(c[i].s);
-  bool ok = mlc_tune_measure(ctx, fs, n, &o->measure, res);
+  MlcTuneTarget *on = o->launcher ? mlc_xcalloc((size_t)n, sizeof *on) : NULL;
+  bool ok = o->launcher ? measure_launched(t, c, n, o, res, on) : mlc_tune_measure(ctx, fs, n, &o->measure, res);
   if (!ok) mlc_error(t->home, (MlcLoc){0}, "%s", mlc_error_msg(ctx)), mlc_clear_error(ctx);
   bool stopped = o->stop && *o->stop;
   /* the fastest, when it beats the task's best, must compute what the
    * unscheduled function computes */
   int fastest = -1;
   for (int i = 0; ok && i < n; i++)
-    if (res[i].seconds > 0 && (fastest < 0 || res[i].seconds < res[fastest].seconds)) fastest = i;
+    if (res[i].seconds > 0 && (!on || mlc_tune_target_equal(&on[i], tt)) &&
+        (fastest < 0 || res[i].seconds < res[fastest].seconds))
+      fastest = i;
   if (fastest >= 0 && !stopped && (t->best < 0 || res[fastest].seconds < t->best) &&
       !mlc_tune_check(ctx, mlc_module_find(t->mod, t->func)->prim, fs[fastest], &o->measure)) {
     snprintf(res[fastest].error, sizeof res[fastest].error, "wrong result: %s", mlc_error_msg(ctx));
@@ -155,9 +176,12 @@ static bool round_in(Task *t, MlcTuneDB *db, const MlcSchTarget *st, const MlcTu
     if (stopped && res[i].seconds < 0) continue;
     MlcStrBuf trace = {0};
     mlc_sch_print_trace(c[i].s, &trace);
-    MlcTuneRecord r = {.workload = t->workload, .target = *tt, .func = t->func, .trace = mlc_sb_cstr(&trace),
+    MlcTuneRecord r = {.workload = t->workload, .target = on ? on[i] : *tt, .func = t->func, .trace = mlc_sb_cstr(&trace),
                        .space = c[i].space, .decisions = c[i].decisions, .seconds = res[i].seconds,
                        .error = res[i].seconds > 0 ? NULL : res[i].error[0] ? res[i].error : "no time"};
+    /* measured elsewhere than the run's target (a launcher that reached
+     * another kind of node): recorded as it is, no part of this search */
+    bool foreign = r.seconds > 0 && !mlc_tune_target_equal(&r.target, tt);
     if (r.seconds > 0 && t->flops > 0) r.gflops = t->flops / r.seconds * 1e-9;
     r.elapsed_s = now_s() - t->t0;
     r.weight = t->weight;
@@ -167,13 +191,13 @@ static bool round_in(Task *t, MlcTuneDB *db, const MlcSchTarget *st, const MlcTu
     mlc_map_put(&t->seen, key, (void *)key);
     t->trials++;
     for (int f = 0; f < MLC_TUNE_N_FEATURES; f++) mlc_vec_push(&t->x, c[i].feat[f]);
-    mlc_vec_push(&t->secs, r.seconds);
-    if (r.seconds > 0 && (t->best < 0 || r.seconds < t->best)) t->best = r.seconds;
+    mlc_vec_push(&t->secs, foreign ? -1 : r.seconds);
+    if (!foreign && r.seconds > 0 && (t->best < 0 || r.seconds < t->best)) t->best = r.seconds;
   }
   if (ok) refit(t);
   else mlc_error(t->home, (MlcLoc){0}, "%s", mlc_error_msg(ctx));
   for (int i = 0; i < n; i++) tune_cand_free(&c[i]);
-  free(c), free(fs), free(res);
+  free(c), free(fs), free(res), free(on);
   return ok;
 }
 

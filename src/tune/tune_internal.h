@@ -34,4 +34,15 @@ bool tune_loops(MlcSchedule *s, const char *block, int *b_id, int *loops, int *n
 
 #define TUNE_UNROLL_KEY "auto_unroll_max_step"
 
+/* measure.c's steps, shared with the artifact commands (artifact.c):
+ * the options with their defaults; a batch of n split into parts
+ * (start[0..parts], at most 64 parts); parts built in parallel into so[k]
+ * as cand_0, cand_1, ... (ok[k]: it built); the candidates cand_0..n-1 of
+ * one shared object timed in child processes. */
+void tune_measure_defaults(const MlcTuneMeasureOptions *in, MlcTuneMeasureOptions *o);
+int tune_split(int n, const MlcTuneMeasureOptions *o, int *start);
+void tune_build_parts(MlcCtx *ctx, const MlcPrimFunc *const *cands, const int *start, int parts, const char **so,
+                      const MlcTuneMeasureOptions *o, bool *ok);
+bool tune_measure_so(MlcCtx *ctx, const char *so, int n, const MlcTuneMeasureOptions *o, MlcTuneResult *out);
+
 #endif
