@@ -86,7 +86,10 @@ int cmd_tune_measure(int argc, char **argv);
 bool cli_parse_duration(const char *s, double *out);
 bool cli_parse_int(const char *s, long lo, long hi, long *out);
 /* --explain: per kernel of the model built from input, its op, calls, FLOPs,
- * kind and where its schedule came from (explain.c), on stdout */
-void cli_explain(MlcCtx *ctx, const MlcModule *input, const MlcModule *built, const MlcrtCallSite *sites, int n);
+ * kind and where its schedule came from (explain.c), on stdout; then the
+ * library choices the tuning records decided (with their times) */
+typedef struct MlcTuneChoice MlcTuneChoice;
+void cli_explain(MlcCtx *ctx, const MlcModule *input, const MlcModule *built, const MlcrtCallSite *sites, int n,
+                 const MlcTuneChoice *choices, int n_choices);
 
 #endif

@@ -92,14 +92,10 @@ static const char *self_path(char *buf, size_t cap) {
   return buf;
 }
 
-/* the module whose prim funcs are the tasks */
-static MlcModule *tasks_module(MlcCtx *ctx, const char *in) {
+/* the input module (an ONNX model imported) */
+static MlcModule *input_module(MlcCtx *ctx, const char *in) {
   MlcModule *m = ends_with(in, ".onnx") ? mlc_onnx_import_file(ctx, in, &(MlcOnnxOptions){0})
                                         : cli_load_module(ctx, in, NULL, NULL);
-  if (!m) return NULL;
-  for (int i = 0; i < m->n_funcs; i++)
-    if (m->funcs[i].kind == MLC_FUNC_GRAPH)
-      return mlc_graph_pipeline(ctx, m, NULL, MLC_PASS_DEAD_CODE, NULL, NULL, NULL, NULL);
   return m;
 }
 
@@ -141,14 +137,10 @@ int cmd_tune(int argc, char **argv) {
   MlcCtx *ctx = mlc_ctx_new();
   MlcSchTarget st;
   mlc_sch_target_host(&st);
-  MlcModule *m = tasks_module(ctx, a.in);
-  if (!m) {
-    rc = cli_report(ctx);
-    mlc_ctx_free(ctx);
-    return rc;
-  }
-  if (a.print_space) {
-    rc = print_spaces(ctx, m, &st);
+  MlcModule *in = input_module(ctx, a.in), *m = NULL;
+  if (!in || a.print_space) {
+    m = in ? mlc_tune_tasks_module(ctx, in, NULL, NULL) : NULL;
+    rc = m ? print_spaces(ctx, m, &st) : cli_report(ctx);
     mlc_ctx_free(ctx);
     return rc;
   }
@@ -167,6 +159,8 @@ int cmd_tune(int argc, char **argv) {
     a.o.launcher = &launcher;
     ok = mlc_tune_launcher_target(ctx, &launcher, &tt, &a.o.measure, &tt);
   }
+  /* the tasks: the kernels a build with these records would compile */
+  if (ok) ok = (m = mlc_tune_tasks_module(ctx, in, db, &tt)) != NULL;
   if (ok) {
     fprintf(stderr, "tune: %s, %s, %d thread%s; cost model %s; %d records read%s%s\n", tt.cpu, tt.features, tt.threads,
             tt.threads == 1 ? "" : "s", mlc_tune_model_name(), mlc_tune_db_size(db),

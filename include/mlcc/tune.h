@@ -55,6 +55,8 @@ typedef struct MlcTuneRecord {
   double gflops;         /* measured, 0 when unknown */
   double elapsed_s;      /* seconds into the tuning run when measured */
   int weight;            /* calls of the task per model run (0: unknown) */
+  const char *library;   /* a library call's time for the workload ("env.matmul"),
+                            NULL for a generated kernel's record */
 } MlcTuneRecord;
 
 typedef struct MlcTuneDB MlcTuneDB;
@@ -71,8 +73,11 @@ bool mlc_tune_db_read(MlcCtx *ctx, MlcTuneDB *db, const char *name, const char *
 void mlc_tune_db_add(MlcTuneDB *db, const MlcTuneRecord *r);
 int mlc_tune_db_size(const MlcTuneDB *db);
 const MlcTuneRecord *mlc_tune_db_at(const MlcTuneDB *db, int i);
-/* the fastest successful record of the workload on the target, NULL when none */
+/* the fastest successful record of the workload's generated kernel on the
+ * target, NULL when none */
 const MlcTuneRecord *mlc_tune_db_best(const MlcTuneDB *db, uint64_t workload, const MlcTuneTarget *t);
+/* the same for the library call that computes the workload */
+const MlcTuneRecord *mlc_tune_db_best_library(const MlcTuneDB *db, uint64_t workload, const MlcTuneTarget *t);
 /* the record's JSON line (no newline) */
 void mlc_tune_record_json(const MlcTuneRecord *r, MlcStrBuf *out);
 /* append r as one line to path (created when absent), flushed to disk */
@@ -102,6 +107,36 @@ MlcModule *mlc_tune_apply(MlcCtx *ctx, const MlcModule *m, const MlcTuneDB *db, 
 MlcModule *mlc_tune_pipeline(MlcCtx *ctx, const MlcModule *m, const MlcSchTarget *target, const MlcTuneDB *db,
                              const MlcTuneTarget *tt, MlcPassDump dump, void *user, MlcMemPlanStats **stats,
                              int *n_stats, int *n_applied, int *n_failed);
+
+/* ---- library call or generated kernel ---------------------------------------------
+ * Each float32 matmul that dispatch_library would hand to the library
+ * (env.matmul, BLAS) is a choice that measurements make: the matmul
+ * legalized alone (its generated kernel, a task tuned like any other) and
+ * the library call on the same shapes, measured once per target (a record
+ * with "library").  A build with records keeps the generated kernel where
+ * its best record beats the library's, and calls the library otherwise
+ * (or when either is unmeasured). */
+typedef struct MlcTuneChoice {
+  const char *shape;      /* "128x256 @ 256x512" (interned) */
+  uint64_t workload;      /* the generated kernel's */
+  int calls;              /* calls of that shape per run */
+  double library_s;       /* best times on the target, < 0: not measured */
+  double generated_s;
+  bool generated;         /* the choice */
+} MlcTuneChoice;
+
+/* The choices of m's graph functions (after the passes before
+ * dispatch_library) with db on target t (db NULL: none measured);
+ * returns how many, at most cap, -1 + error when the passes fail. */
+int mlc_tune_library_choices(MlcCtx *ctx, const MlcModule *m, const MlcTuneDB *db, const MlcTuneTarget *t,
+                             MlcTuneChoice *out, int cap);
+/* The module a tuning run takes its tasks from: m's graph pipeline up to
+ * dead code (m itself when it has no graph function), its library choices
+ * made by db on t as a build makes them (so a rerun tunes the kernels a
+ * choice for generated code fused), plus for each choice the matmul alone
+ * as a prim func with the attributes library = "env.matmul", calls = how
+ * many calls it stands for, and shape. */
+MlcModule *mlc_tune_tasks_module(MlcCtx *ctx, const MlcModule *m, const MlcTuneDB *db, const MlcTuneTarget *t);
 
 /* ---- design spaces ------------------------------------------------------------------
  * The rules, block by block: injective producers inlined; every reduction
@@ -170,6 +205,11 @@ typedef struct MlcTuneResult {
 
 bool mlc_tune_measure(MlcCtx *ctx, const MlcPrimFunc *const *cands, int n, const MlcTuneMeasureOptions *o,
                       MlcTuneResult *out);
+/* The library call lib (an extern of the runtime) timed in a child process
+ * on random inputs shaped as f's buffer params (inputs then output, as
+ * call_dps_packed passes them); out as for mlc_tune_measure. */
+bool mlc_tune_measure_library(MlcCtx *ctx, const char *lib, const MlcPrimFunc *f, const MlcTuneMeasureOptions *o,
+                              MlcTuneResult *out);
 /* Run candidate `cand` compiled (in a child process) and `ref` in the
  * reference interpreter on the same random inputs; true when every output
  * agrees (rtol/atol 1e-3 for floats, exact for ints), else false + error. */

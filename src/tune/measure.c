@@ -392,6 +392,82 @@ bool mlc_tune_measure(MlcCtx *ctx, const MlcPrimFunc *const *cands, int n, const
   return good;
 }
 
+/* ---- a library call ------------------------------------------------------------------------
+ * The other side of a library choice (library.c): the runtime's extern
+ * timed the way a candidate is, on random tensors shaped as the generated
+ * kernel's buffer params (inputs, then the output: how call_dps_packed
+ * passes them). */
+
+typedef struct LibJob {
+  const char *lib;
+  int n;
+  int32_t ndim[MAX_PARAMS];
+  int64_t dims[MAX_PARAMS][8];
+  const MlcTuneMeasureOptions *o;
+} LibJob;
+
+typedef struct LibCall { MlcrtExternFn fn; Args *a; } LibCall;
+
+static int32_t lib_once(void *closure) {
+  LibCall *c = closure;
+  return c->fn(c->a->dl, c->a->n, mlcrt_env());
+}
+
+static void lib_body(int fd, void *user) {
+  LibJob *j = user;
+  default_fault_handlers();
+  if (j->o->threads > 0) mlcrt_threads_set(j->o->threads);
+  MlcrtExtern ext;
+  if (mlcrt_extern_get(j->lib, &ext) != 0) say(fd, "E 0 %s\n", mlcrt_last_error()), _exit(1);
+  Args a = {0};
+  uint64_t st = 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < j->n; i++) {
+    if (mlcrt_tensor_create(j->ndim[i], j->dims[i], mlcrt_dtype(kDLFloat, 32), &a.t[i]) != 0)
+      say(fd, "E 0 %s\n", mlcrt_last_error()), _exit(1);
+    a.dl[a.n++] = &a.t[i]->dl;
+    fill(a.dl[i], &st);
+  }
+  LibCall c = {ext.fn, &a};
+  MlcrtTimes t;
+  say(fd, "S 0\n");
+  if (mlcrt_time_eval(lib_once, &c, 1, j->o->repeat, j->o->min_repeat_ms, &t) != 0) say(fd, "E 0 %s\n", mlcrt_last_error());
+  else say(fd, "R 0 %.9g\n", t.min);
+  _exit(0);
+}
+
+bool mlc_tune_measure_library(MlcCtx *ctx, const char *lib, const MlcPrimFunc *f, const MlcTuneMeasureOptions *in,
+                              MlcTuneResult *out) {
+  MlcTuneMeasureOptions o;
+  tune_measure_defaults(in, &o);
+  *out = (MlcTuneResult){.seconds = -1};
+  LibJob job = {.lib = lib, .o = &o};
+  for (int i = 0; i < f->n_params; i++) {
+    const MlcBuffer *b = f->params[i].buf;
+    if (!b || b->ndim > 8 || job.n == MAX_PARAMS || b->dtype.code != MLC_TC_FLOAT || b->dtype.bits != 32)
+      return mlc_error(ctx, NOLOC, "tune: %s: only float32 buffer params of up to 8 dims are measured", lib);
+    job.ndim[job.n] = b->ndim;
+    for (int d = 0; d < b->ndim; d++)
+      if (!mlc_e_is_const_int(b->shape[d], &job.dims[job.n][d]))
+        return mlc_error(ctx, NOLOC, "tune: %s: a symbolic shape is not measured", lib);
+    job.n++;
+  }
+  Child c;
+  if (!spawn(&c, lib_body, &job)) return mlc_error(ctx, NOLOC, "tune: cannot start the measuring process: %s", strerror(errno));
+  char line[1024], why[96];
+  double secs;
+  int r, k = 0;
+  bool started = false;
+  while ((r = read_line(&c, o.timeout_s + 1, line, sizeof line)) > 0) {
+    if (line[0] == 'S') started = true;
+    else if (line[0] == 'R' && sscanf(line + 1, "%*d %lf", &secs) == 1) out->seconds = secs;
+    else if (line[0] == 'E' && sscanf(line + 1, "%*d %n", &k) >= 0 && k > 0) snprintf(out->error, sizeof out->error, "%s", line + 1 + k);
+  }
+  reap(&c, true, why, sizeof why);
+  if (out->seconds < 0 && !out->error[0])
+    snprintf(out->error, sizeof out->error, "%s", r < 0 ? "timed out" : why[0] ? why : started ? "no result" : "did not start");
+  return true;
+}
+
 /* ---- checking against the interpreter --------------------------------------------------- */
 
 typedef struct CheckJob {

@@ -59,6 +59,9 @@ static int make_tasks(MlcCtx *ctx, const MlcModule *m, const MlcSchTarget *st, c
     uint64_t w = mlc_tune_workload_hash(ctx, f);
     bool graph = false;
     int calls = calls_of(m, m->funcs[i].name, &graph);
+    /* the generated side of a library choice stands for library calls */
+    const MlcAttrValue *lc = mlc_attrs_get(f->attrs, mlc_intern(ctx, "calls"));
+    if (graph && calls == 0 && lc && lc->kind == MLC_ATTR_INT && lc->i > 0 && lc->i < 1000000) calls = (int)lc->i;
     if (graph && calls == 0) continue; /* not run by the model */
     int k = 0;
     while (k < n && tasks[k].workload != w) k++;
@@ -85,7 +88,7 @@ static int make_tasks(MlcCtx *ctx, const MlcModule *m, const MlcSchTarget *st, c
     /* what earlier runs measured is neither measured again nor forgotten */
     for (int r = 0; r < mlc_tune_db_size(db); r++) {
       const MlcTuneRecord *rec = mlc_tune_db_at(db, r);
-      if (rec->workload != w || !mlc_tune_target_equal(&rec->target, tt) || !rec->decisions) continue;
+      if (rec->workload != w || !mlc_tune_target_equal(&rec->target, tt) || !rec->decisions || rec->library) continue;
       const char *key = mlc_internf(ctx, "%d:%s", rec->space, rec->decisions);
       mlc_map_put(&t->seen, key, (void *)key);
       t->trials++;
@@ -261,6 +264,42 @@ static void progress(const MlcTuneOptions *o, int round, const Task *t, int ti, 
   fflush(o->progress);
 }
 
+static const char *str_attr(MlcCtx *ctx, const MlcPrimFunc *f, const char *key) {
+  const MlcAttrValue *v = mlc_attrs_get(f->attrs, mlc_intern(ctx, key));
+  return v && v->kind == MLC_ATTR_STR ? v->s : NULL;
+}
+
+/* The library side of each library choice (library.c), once per target:
+ * the task is the generated side, tuned as any other. */
+static bool measure_libraries(MlcCtx *ctx, Task *tasks, int nt, MlcTuneDB *db, const MlcTuneTarget *tt,
+                              const MlcTuneOptions *o) {
+  for (int i = 0; i < nt && !(o->stop && *o->stop); i++) {
+    Task *t = &tasks[i];
+    const char *lib = str_attr(ctx, t->prim, "library"), *shape = str_attr(ctx, t->prim, "shape");
+    if (!lib || mlc_tune_db_best_library(db, t->workload, tt)) continue;
+    if (o->launcher) { /* tune-measure times artifacts only */
+      if (o->progress) fprintf(o->progress, "library: %s: not measured through a launcher; the library keeps it\n", t->func);
+      continue;
+    }
+    MlcTuneResult r;
+    if (!mlc_tune_measure_library(ctx, lib, t->prim, &o->measure, &r)) return false;
+    if (o->stop && *o->stop) break;
+    MlcTuneRecord rec = {.workload = t->workload, .target = *tt, .func = t->func, .trace = "", .decisions = "[]",
+                         .seconds = r.seconds, .error = r.seconds > 0 ? NULL : r.error[0] ? r.error : "no time",
+                         .elapsed_s = now_s() - t->t0, .weight = t->weight, .library = lib};
+    if (r.seconds > 0 && t->flops > 0) rec.gflops = t->flops / r.seconds * 1e-9;
+    if (!save(ctx, db, o, &rec)) return false;
+    if (o->progress) {
+      char tm[32];
+      fmt_time(r.seconds, tm, sizeof tm);
+      fprintf(o->progress, "library: %s (%s, %d call%s): %s %s (%.2f GFLOPS)%s%s\n", t->func, shape ? shape : "?",
+              t->weight, t->weight == 1 ? "" : "s", lib, tm, rec.gflops, rec.error ? "; " : "", rec.error ? rec.error : "");
+      fflush(o->progress);
+    }
+  }
+  return true;
+}
+
 bool mlc_tune_module(MlcCtx *ctx, const MlcModule *m, MlcTuneDB *db, const MlcSchTarget *st, const MlcTuneTarget *tt,
                      const MlcTuneOptions *in) {
   MlcTuneOptions o = *in;
@@ -277,7 +316,7 @@ bool mlc_tune_module(MlcCtx *ctx, const MlcModule *m, MlcTuneDB *db, const MlcSc
   double t0 = now_s();
   for (int i = 0; i < nt; i++) tasks[i].t0 = t0;
   int done = 0, round = 0, next = 0;
-  bool ok = true;
+  bool ok = measure_libraries(ctx, tasks, nt, db, tt, &o);
   while (ok && done < o.trials) {
     if (o.stop && *o.stop) break;
     if (o.time_budget_s > 0 && now_s() - t0 >= o.time_budget_s) break;

@@ -43,6 +43,12 @@ void tune_measure_defaults(const MlcTuneMeasureOptions *in, MlcTuneMeasureOption
 int tune_split(int n, const MlcTuneMeasureOptions *o, int *start);
 void tune_build_parts(MlcCtx *ctx, const MlcPrimFunc *const *cands, const int *start, int parts, const char **so,
                       const MlcTuneMeasureOptions *o, bool *ok);
+/* The graph pipeline up to dead code with db deciding dispatch_library
+ * (library.c): a matmul call stays for the generated kernel where both
+ * sides were measured on t and it won (db NULL: the size rule).  dump as
+ * for mlc_graph_pipeline. */
+MlcModule *tune_graph_kernels(MlcCtx *ctx, const MlcModule *m, const MlcTuneDB *db, const MlcTuneTarget *t,
+                              MlcPassDump dump, void *user);
 bool tune_measure_so(MlcCtx *ctx, const char *so, int n, const MlcTuneMeasureOptions *o, MlcTuneResult *out);
 
 #endif
