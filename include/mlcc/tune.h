@@ -145,7 +145,10 @@ MlcModule *mlc_tune_tasks_module(MlcCtx *ctx, const MlcModule *m, const MlcTuneD
  * the outer or middle tile level or left at the root (one space each);
  * the outer tile loops fused and parallel; the unroll depth sampled
  * (sample_categorical over 0, 16, 64) and left as the block annotation
- * "auto_unroll_max_step" for the postprocessors.  Returns the number of
+ * "auto_unroll_max_step" for the postprocessors; producers that cannot be
+ * inlined at a sampled compute location; and, for reductions with more
+ * reduce than spatial iterations, a space where they are rfactored
+ * instead of tiled.  Returns the number of
  * spaces made (schedules in out, each owned by the caller), 0 + error when
  * the function cannot be scheduled. */
 #define MLC_TUNE_MAX_SPACES 4
