@@ -10,7 +10,11 @@
  * that crashes or hangs (then killed) costs its own result, and a new child
  * goes on with the next one.  Timing: mlcrt_time_eval, whose first runs
  * (raising the call count until a repeat lasts min_repeat_ms) are the
- * warm-up; the result is the minimum over the repeats.
+ * warm-up; the result is the minimum over the repeats.  With flush_cache,
+ * each timed run is one call after a buffer twice the last-level cache was
+ * written over (portable: no cache-line instruction of one ISA).  A
+ * library call (the other side of a library choice) is timed the same
+ * way, in a child, on tensors shaped as its generated kernel's params.
  *
  * The check runs a candidate once on random inputs in a child and the
  * function it was scheduled from in the reference interpreter on the same
