@@ -240,6 +240,8 @@ typedef struct MlcTuneCandidate {
   const char *decisions; /* JSON text */
   double flops;          /* of one call, 0 when unknown */
   int weight;
+  const char *library;   /* not a schedule but this library call (trace ""), timed on
+                            the shapes of func's buffer params: a library choice's side */
 } MlcTuneCandidate;
 
 bool mlc_tune_candidates_save(MlcCtx *ctx, const char *path, const MlcTuneCandidate *c, int n);

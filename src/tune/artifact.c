@@ -26,7 +26,7 @@
 
 #define NOLOC ((MlcLoc){0})
 #define MAX_FILE ((size_t)1 << 30)
-enum { MAX_CANDS = 4096 };
+enum { MAX_CANDS = 4096, MAX_TENSORS = 32 };
 
 /* ---- writing a candidates file ------------------------------------------------------- */
 
@@ -40,6 +40,7 @@ static void put_common(cJSON *o, const MlcTuneCandidate *c) {
   cJSON_AddStringToObject(o, "trace", c->trace);
   if (c->flops > 0) cJSON_AddNumberToObject(o, "flops", c->flops);
   if (c->weight > 0) cJSON_AddNumberToObject(o, "weight", c->weight);
+  if (c->library) cJSON_AddStringToObject(o, "library", c->library);
 }
 
 /* the objects as JSON lines to path, replacing it; consumes them */
@@ -122,7 +123,8 @@ static bool get_candidate(MlcCtx *ctx, const char *path, int line, const cJSON *
   const char *hex = str_field(o, "workload");
   char *end = NULL;
   *c = (MlcTuneCandidate){.func = str_field(o, "func"), .trace = str_field(o, "trace"),
-                          .decisions = str_field(o, "decisions"), .program = str_field(o, "program")};
+                          .decisions = str_field(o, "decisions"), .program = str_field(o, "program"),
+                          .library = str_field(o, "library")};
   double space = num_field(o, "space", -1), w = num_field(o, "weight", 0);
   errno = 0;
   if (hex) c->workload = strtoull(hex, &end, 16);
@@ -141,17 +143,74 @@ static bool get_candidate(MlcCtx *ctx, const char *path, int line, const cJSON *
 
 /* ---- building ------------------------------------------------------------------------------ */
 
+/* Where each built candidate went: so (a file name in the artifact) and
+ * its index there, or err; for a library call, the tensors' shapes. */
+typedef struct Placed {
+  const char *so;
+  int index;
+  char err[160];
+  int n_shapes;                    /* a library call's tensors, -1 when not one */
+  int32_t ndim[MAX_TENSORS];
+  int64_t dims[MAX_TENSORS][8];
+} Placed;
+
+/* the program's prim func named by c; NULL + why */
+static const MlcPrimFunc *program_func(MlcCtx *ctx, const MlcTuneCandidate *c, int line, const MlcModule **mod, char *why,
+                                       size_t cap) {
+  const MlcModule *m = mlc_read_module(ctx, mlc_internf(ctx, "candidate %d", line), c->program, strlen(c->program));
+  const MlcFunc *f = m ? mlc_module_find(m, mlc_intern(ctx, c->func)) : NULL;
+  if (!m) snprintf(why, cap, "%s", mlc_error_msg(ctx));
+  else if (!f || f->kind != MLC_FUNC_PRIM) snprintf(why, cap, "the program has no prim func %s", c->func);
+  mlc_clear_error(ctx);
+  *mod = m;
+  return f && f->kind == MLC_FUNC_PRIM ? f->prim : NULL;
+}
+
+/* a library call's tensors: the shapes of the function's buffer params */
+static void library_shapes(MlcCtx *ctx, const MlcTuneCandidate *c, int line, Placed *p) {
+  const MlcModule *m;
+  const MlcPrimFunc *f = program_func(ctx, c, line, &m, p->err, sizeof p->err);
+  p->n_shapes = f ? tune_param_shapes(f, p->ndim, p->dims, MAX_TENSORS) : -1;
+  if (f && p->n_shapes < 0) snprintf(p->err, sizeof p->err, "%s: only float32 params of constant shapes", c->library);
+}
+
+static cJSON *shapes_json(const Placed *p) {
+  cJSON *all = cJSON_CreateArray();
+  for (int i = 0; i < p->n_shapes; i++) {
+    cJSON *one = cJSON_CreateArray();
+    for (int d = 0; d < p->ndim[i]; d++) cJSON_AddItemToArray(one, cJSON_CreateNumber((double)p->dims[i][d]));
+    cJSON_AddItemToArray(all, one);
+  }
+  return all;
+}
+
+/* "shapes" of an index line back; the count, -1 when malformed */
+static int shapes_from(const cJSON *o, int32_t *ndim, int64_t (*dims)[8]) {
+  const cJSON *all = cJSON_GetObjectItemCaseSensitive(o, "shapes"), *one, *d;
+  int n = 0;
+  if (!cJSON_IsArray(all) || cJSON_GetArraySize(all) > MAX_TENSORS) return -1;
+  cJSON_ArrayForEach(one, all) {
+    if (!cJSON_IsArray(one) || cJSON_GetArraySize(one) > 8) return -1;
+    ndim[n] = 0;
+    cJSON_ArrayForEach(d, one) {
+      if (!cJSON_IsNumber(d) || d->valuedouble < 0 || d->valuedouble > (double)((int64_t)1 << 31) ||
+          d->valuedouble != (double)(int64_t)d->valuedouble)
+        return -1;
+      dims[n][ndim[n]++] = (int64_t)d->valuedouble;
+    }
+    n++;
+  }
+  return n;
+}
+
 /* the candidate's function, its script replayed onto the program; NULL + why */
 static const MlcPrimFunc *replay(MlcCtx *ctx, const MlcTuneCandidate *c, int line, char *why, size_t cap) {
-  const char *name = mlc_internf(ctx, "candidate %d", line);
-  const MlcModule *m = mlc_read_module(ctx, name, c->program, strlen(c->program));
-  const char *func = mlc_intern(ctx, c->func);
-  const MlcFunc *f = m ? mlc_module_find(m, func) : NULL;
-  MlcSchedule *s = f && f->kind == MLC_FUNC_PRIM ? mlc_sch_new(ctx, m, func, 0) : NULL;
+  const MlcModule *m;
+  const MlcPrimFunc *f = program_func(ctx, c, line, &m, why, cap);
+  MlcSchedule *s = f ? mlc_sch_new(ctx, m, mlc_intern(ctx, c->func), 0) : NULL;
   const MlcPrimFunc *out = NULL;
   if (s && mlc_sch_run_script(s, "trace", c->trace, strlen(c->trace))) out = mlc_sch_func(s);
-  if (!out && m && (!f || f->kind != MLC_FUNC_PRIM)) snprintf(why, cap, "the program has no prim func %s", c->func);
-  else if (!out) snprintf(why, cap, "%s", mlc_error_msg(ctx));
+  else if (f) snprintf(why, cap, "%s", mlc_error_msg(ctx));
   mlc_clear_error(ctx);
   mlc_sch_free(s);
   return out;
@@ -171,9 +230,6 @@ static void drop_c_source(const char *so) {
   unlink(c);
 }
 
-/* Where each built candidate went: so[i] (a file name in the artifact)
- * and its index there, or err[i]. */
-typedef struct Placed { const char *so; int index; char err[160]; } Placed;
 
 /* fs[0..n) (the replayed ones) built into the artifact, split in parts
  * built at once; a part that does not compile is built one by one, so a
@@ -223,6 +279,11 @@ bool mlc_tune_build_artifact(MlcCtx *ctx, const char *candidates_path, const cha
   const MlcPrimFunc **fs = mlc_xcalloc((size_t)(ls.n ? ls.n : 1), sizeof *fs);
   int *who = mlc_xcalloc((size_t)(ls.n ? ls.n : 1), sizeof *who), n = 0;
   for (int i = 0; i < ls.n && ok; i++) {
+    pl[i].n_shapes = -1;
+    if (c[i].library) { /* nothing to compile: the library is there */
+      library_shapes(ctx, &c[i], ls.line[i], &pl[i]);
+      continue;
+    }
     const MlcPrimFunc *f = replay(ctx, &c[i], ls.line[i], pl[i].err, sizeof pl[i].err);
     if (f) fs[n] = f, who[n++] = i;
   }
@@ -235,7 +296,9 @@ bool mlc_tune_build_artifact(MlcCtx *ctx, const char *candidates_path, const cha
       objs[i] = cJSON_CreateObject();
       put_common(objs[i], &c[i]);
       cJSON_AddStringToObject(objs[i], "features", host.features);
-      if (pl[i].so) {
+      if (c[i].library && pl[i].n_shapes >= 0) {
+        cJSON_AddItemToObject(objs[i], "shapes", shapes_json(&pl[i]));
+      } else if (pl[i].so) {
         cJSON_AddStringToObject(objs[i], "so", pl[i].so);
         cJSON_AddNumberToObject(objs[i], "index", pl[i].index);
       } else {
@@ -274,7 +337,13 @@ bool mlc_tune_measure_artifact(MlcCtx *ctx, const char *artifact, const char *re
     ok = get_candidate(ctx, index, ls.line[i], ls.objs[i], false, &c[i]);
     res[i] = (MlcTuneResult){.seconds = -1};
     const char *so = str_field(ls.objs[i], "so"), *err = str_field(ls.objs[i], "error");
-    if (ok && !so) snprintf(res[i].error, sizeof res[i].error, "%s", err ? err : "not built");
+    if (ok && c[i].library && !err) {
+      int32_t ndim[MAX_TENSORS];
+      int64_t dims[MAX_TENSORS][8];
+      int k = shapes_from(ls.objs[i], ndim, dims);
+      if (k < 0) ok = mlc_error(ctx, NOLOC, "%s:%d: \"shapes\" must be lists of at most 8 sizes", index, ls.line[i]);
+      else ok = tune_measure_extern(ctx, c[i].library, k, ndim, (const int64_t(*)[8])dims, &o, &res[i]);
+    } else if (ok && !so) snprintf(res[i].error, sizeof res[i].error, "%s", err ? err : "not built");
     else if (ok && !plain_so_name(so)) ok = mlc_error(ctx, NOLOC, "%s:%d: \"so\" must name a .so file of the artifact", index, ls.line[i]);
   }
   /* each shared object's candidates, which the index lists in order */
@@ -303,7 +372,7 @@ bool mlc_tune_measure_artifact(MlcCtx *ctx, const char *artifact, const char *re
     MlcTuneRecord r = {.workload = c[i].workload, .target = tt, .func = c[i].func, .trace = c[i].trace,
                        .space = c[i].space, .decisions = c[i].decisions, .seconds = res[i].seconds,
                        .error = res[i].seconds > 0 ? NULL : res[i].error[0] ? res[i].error : "no time",
-                       .weight = c[i].weight};
+                       .weight = c[i].weight, .library = c[i].library};
     /* the features the code was compiled for, not this machine's */
     if (feat) snprintf(r.target.features, sizeof r.target.features, "%s", feat);
     if (r.seconds > 0 && c[i].flops > 0) r.gflops = c[i].flops / r.seconds * 1e-9;

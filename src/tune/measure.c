@@ -439,21 +439,37 @@ static void lib_body(int fd, void *user) {
   _exit(0);
 }
 
-bool mlc_tune_measure_library(MlcCtx *ctx, const char *lib, const MlcPrimFunc *f, const MlcTuneMeasureOptions *in,
+int tune_param_shapes(const MlcPrimFunc *f, int32_t *ndim, int64_t (*dims)[8], int cap) {
+  if (f->n_params > cap) return -1;
+  for (int i = 0; i < f->n_params; i++) {
+    const MlcBuffer *b = f->params[i].buf;
+    if (!b || b->ndim > 8 || b->dtype.code != MLC_TC_FLOAT || b->dtype.bits != 32 || b->dtype.lanes != 1) return -1;
+    ndim[i] = b->ndim;
+    for (int d = 0; d < b->ndim; d++)
+      if (!mlc_e_is_const_int(b->shape[d], &dims[i][d]) || dims[i][d] < 0 || dims[i][d] > ((int64_t)1 << 31)) return -1;
+  }
+  return f->n_params;
+}
+
+bool mlc_tune_measure_library(MlcCtx *ctx, const char *lib, const MlcPrimFunc *f, const MlcTuneMeasureOptions *o,
                               MlcTuneResult *out) {
+  int32_t ndim[MAX_PARAMS];
+  int64_t dims[MAX_PARAMS][8];
+  int n = tune_param_shapes(f, ndim, dims, MAX_PARAMS);
+  if (n < 0) return mlc_error(ctx, NOLOC, "tune: %s: only float32 buffer params of constant shapes are measured", lib);
+  return tune_measure_extern(ctx, lib, n, ndim, (const int64_t(*)[8])dims, o, out);
+}
+
+bool tune_measure_extern(MlcCtx *ctx, const char *lib, int n, const int32_t *ndim, const int64_t (*dims)[8],
+                         const MlcTuneMeasureOptions *in, MlcTuneResult *out) {
   MlcTuneMeasureOptions o;
   tune_measure_defaults(in, &o);
   *out = (MlcTuneResult){.seconds = -1};
-  LibJob job = {.lib = lib, .o = &o};
-  for (int i = 0; i < f->n_params; i++) {
-    const MlcBuffer *b = f->params[i].buf;
-    if (!b || b->ndim > 8 || job.n == MAX_PARAMS || b->dtype.code != MLC_TC_FLOAT || b->dtype.bits != 32)
-      return mlc_error(ctx, NOLOC, "tune: %s: only float32 buffer params of up to 8 dims are measured", lib);
-    job.ndim[job.n] = b->ndim;
-    for (int d = 0; d < b->ndim; d++)
-      if (!mlc_e_is_const_int(b->shape[d], &job.dims[job.n][d]))
-        return mlc_error(ctx, NOLOC, "tune: %s: a symbolic shape is not measured", lib);
-    job.n++;
+  LibJob job = {.lib = lib, .o = &o, .n = n};
+  if (n > MAX_PARAMS) return mlc_error(ctx, NOLOC, "tune: %s: too many tensors", lib);
+  for (int i = 0; i < n; i++) {
+    job.ndim[i] = ndim[i];
+    memcpy(job.dims[i], dims[i], sizeof job.dims[i]);
   }
   Child c;
   if (!spawn(&c, lib_body, &job)) return mlc_error(ctx, NOLOC, "tune: cannot start the measuring process: %s", strerror(errno));

@@ -277,14 +277,17 @@ static bool measure_libraries(MlcCtx *ctx, Task *tasks, int nt, MlcTuneDB *db, c
     Task *t = &tasks[i];
     const char *lib = str_attr(ctx, t->prim, "library"), *shape = str_attr(ctx, t->prim, "shape");
     if (!lib || mlc_tune_db_best_library(db, t->workload, tt)) continue;
-    if (o->launcher) { /* tune-measure times artifacts only */
-      if (o->progress) fprintf(o->progress, "library: %s: not measured through a launcher; the library keeps it\n", t->func);
-      continue;
-    }
     MlcTuneResult r;
-    if (!mlc_tune_measure_library(ctx, lib, t->prim, &o->measure, &r)) return false;
+    MlcTuneTarget on = *tt;
+    if (o->launcher) { /* measured there, as the candidates are */
+      MlcTuneCandidate c = {.program = t->text, .func = t->func, .trace = "", .workload = t->workload,
+                            .decisions = "[]", .flops = t->flops, .weight = t->weight, .library = lib};
+      if (!mlc_tune_measure_launched(ctx, o->launcher, &c, 1, &o->measure, &r, &on)) return false;
+    } else if (!mlc_tune_measure_library(ctx, lib, t->prim, &o->measure, &r)) {
+      return false;
+    }
     if (o->stop && *o->stop) break;
-    MlcTuneRecord rec = {.workload = t->workload, .target = *tt, .func = t->func, .trace = "", .decisions = "[]",
+    MlcTuneRecord rec = {.workload = t->workload, .target = on, .func = t->func, .trace = "", .decisions = "[]",
                          .seconds = r.seconds, .error = r.seconds > 0 ? NULL : r.error[0] ? r.error : "no time",
                          .elapsed_s = now_s() - t->t0, .weight = t->weight, .library = lib};
     if (r.seconds > 0 && t->flops > 0) rec.gflops = t->flops / r.seconds * 1e-9;

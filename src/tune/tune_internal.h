@@ -49,6 +49,13 @@ void tune_build_parts(MlcCtx *ctx, const MlcPrimFunc *const *cands, const int *s
  * for mlc_graph_pipeline. */
 MlcModule *tune_graph_kernels(MlcCtx *ctx, const MlcModule *m, const MlcTuneDB *db, const MlcTuneTarget *t,
                               MlcPassDump dump, void *user);
+/* f's buffer params as float32 shapes for a library call (at most cap
+ * params of at most 8 constant dims); their count, -1 otherwise */
+int tune_param_shapes(const MlcPrimFunc *f, int32_t *ndim, int64_t (*dims)[8], int cap);
+/* the runtime's extern lib timed in a child on random float32 tensors of
+ * these shapes (measure.c); out as for mlc_tune_measure */
+bool tune_measure_extern(MlcCtx *ctx, const char *lib, int n, const int32_t *ndim, const int64_t (*dims)[8],
+                         const MlcTuneMeasureOptions *o, MlcTuneResult *out);
 bool tune_measure_so(MlcCtx *ctx, const char *so, int n, const MlcTuneMeasureOptions *o, MlcTuneResult *out);
 
 #endif

@@ -1,7 +1,8 @@
 /* test_tune_remote.c - the tuner's build and measure steps over files and
  * through a launcher: candidates build into an artifact whose measuring
  * writes records (in order, with the reason for each candidate that did not
- * build), the records merge and apply to programs that compute what the
+ * build; a library call is timed on the shapes of its program's params),
+ * the records merge and apply to programs that compute what the
  * unscheduled function computes (the reference interpreter is the oracle),
  * bad files get located errors, a launcher that is a plain shell command
  * carries a tuning run, a broken one is an error, and the cache flush
@@ -95,29 +96,34 @@ static void test_artifact_roundtrip(void) {
   CHECK(m);
   if (!m) return mlc_ctx_free(ctx);
   uint64_t w = mlc_tune_workload_hash(ctx, m->funcs[0].prim);
-  MlcTuneCandidate c[4] = {cand(w, "mm_relu", split_trace, 0, "[1]"),
+  /* the last: env.matmul on mm_relu's param shapes (A 16x32, B 32x24, C 16x24) */
+  MlcTuneCandidate c[5] = {cand(w, "mm_relu", split_trace, 0, "[1]"),
                            cand(w, "mm_relu", "b0 = sch.get_block(\"nope\")\n", 1, "[2]"),
                            cand(w, "no_such_func", split_trace, 2, "[3]"),
-                           cand(w, "mm_relu", reorder_trace, 3, "[4]")};
+                           cand(w, "mm_relu", reorder_trace, 3, "[4]"),
+                           cand(w, "mm_relu", "", 0, "[]")};
+  c[4].library = "env.matmul";
   const char *cands = tmp_path("cands.jsonl"), *art = tmp_path("art"), *res = tmp_path("res.jsonl");
-  CHECK(mlc_tune_candidates_save(ctx, cands, c, 4));
+  CHECK(mlc_tune_candidates_save(ctx, cands, c, 5));
   CHECK(mlc_tune_build_artifact(ctx, cands, art, &quick));
   CHECK(access(tmp_path("art/index.jsonl"), R_OK) == 0);
   CHECK(mlc_tune_measure_artifact(ctx, art, res, &quick));
   MlcTuneDB *db = mlc_tune_db_new();
-  CHECK(mlc_tune_db_load(ctx, db, res, false) && mlc_tune_db_size(db) == 4);
+  CHECK(mlc_tune_db_load(ctx, db, res, false) && mlc_tune_db_size(db) == 5);
   MlcTuneTarget host;
   mlc_tune_target_host(&host, 1);
-  for (int i = 0; i < 4 && mlc_tune_db_size(db) == 4; i++) {
+  for (int i = 0; i < 5 && mlc_tune_db_size(db) == 5; i++) {
     const MlcTuneRecord *r = mlc_tune_db_at(db, i);
     CHECK(r->workload == w && r->space == c[i].space && !strcmp(r->decisions, c[i].decisions));
     CHECK(mlc_tune_target_equal(&r->target, &host) && r->weight == 1);
-    bool good = i == 0 || i == 3;
+    bool good = i == 0 || i == 3 || i == 4;
     CHECK(good ? r->seconds > 0 && !r->error && r->gflops > 0 : r->seconds < 0 && r->error);
+    CHECK((r->library != NULL) == (i == 4));
   }
-  if (mlc_tune_db_size(db) == 4) {
+  if (mlc_tune_db_size(db) == 5) {
     CHECK(strstr(mlc_tune_db_at(db, 1)->error, "nope") != NULL);
     CHECK(strstr(mlc_tune_db_at(db, 2)->error, "no prim func no_such_func") != NULL);
+    CHECK(mlc_tune_db_best_library(db, w, &host) == mlc_tune_db_at(db, 4));
   }
   /* the records merge like any others and the best applies correctly */
   int applied = 0;
