@@ -81,6 +81,13 @@ $(B)/tests/%: tests/unit/%.c $(B)/libmlcc.a $(HDRS)
 test: $(B)/mlcc $(B)/libmlcrt.a $(B)/libmlcc.so $(UNIT_BIN)
 	@MLCC=$(B)/mlcc UNIT_DIR=$(B)/tests UNIT_BINS="$(UNIT_BIN)" MLCC_LIBRARY=$(abspath $(B)/libmlcc.so) SAN=$(SAN) sh tests/run.sh
 
+# opt-in, not part of `make test`: the tuner measuring through a real
+# single-node Slurm (Debian's slurm-wlm: scripts/install-deps.sh --slurm;
+# needs root), tests/slurm/run.sh
+.PHONY: test-slurm
+test-slurm: $(B)/mlcc
+	sh tests/slurm/run.sh $(B)/mlcc
+
 # the bundled example (examples/digits): train, compile, run, check; in $(B)/demo
 demo: $(B)/mlcc $(B)/libmlcrt.a
 	sh examples/digits/demo.sh $(B)

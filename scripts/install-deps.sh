@@ -58,6 +58,13 @@ is_present() {
   esac
 }
 
+# --slurm adds Debian's Slurm for `make test-slurm` (the tuner measuring
+# through srun on a private single-node cluster); nothing else needs it
+SLURM_PACKAGES='
+slurm-wlm            /usr/sbin/slurmctld
+'
+if [ "${1:-}" = --slurm ]; then PACKAGES="$PACKAGES$SLURM_PACKAGES"; fi
+
 missing=''
 # shellcheck disable=SC2086
 set -- $PACKAGES

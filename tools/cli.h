@@ -81,8 +81,18 @@ MlcModule *cli_pipeline_with_records(MlcCtx *ctx, const MlcModule *in, const Mlc
                                      const MlcTuneDB *db, MlcGpuApi gpu, MlcPassDump dump, void *user,
                                      MlcMemPlanStats **stats, int *n_stats);
 int cmd_tune(int argc, char **argv);
+/* `mlcc tune-build`, `mlcc tune-measure` (cmd_tune_steps.c) */
+int cmd_tune_build(int argc, char **argv);
+int cmd_tune_measure(int argc, char **argv);
+/* option values of the tuning commands: a duration (90, 90s, 20m, 1h,
+ * 1.5h) and an integer in [lo, hi]; false when malformed */
+bool cli_parse_duration(const char *s, double *out);
+bool cli_parse_int(const char *s, long lo, long hi, long *out);
 /* --explain: per kernel of the model built from input, its op, calls, FLOPs,
- * kind and where its schedule came from (explain.c), on stdout */
-void cli_explain(MlcCtx *ctx, const MlcModule *input, const MlcModule *built, const MlcrtCallSite *sites, int n);
+ * kind and where its schedule came from (explain.c), on stdout; then the
+ * library choices the tuning records decided (with their times) */
+typedef struct MlcTuneChoice MlcTuneChoice;
+void cli_explain(MlcCtx *ctx, const MlcModule *input, const MlcModule *built, const MlcrtCallSite *sites, int n,
+                 const MlcTuneChoice *choices, int n_choices);
 
 #endif

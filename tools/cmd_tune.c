@@ -3,8 +3,12 @@
  *
  *   mlcc tune MODEL.onnx|MODULE.py -o DB.jsonl [--trials N] [--time-budget 20m]
  *             [--threads N] [--batch N] [--seed N] [--timeout S] [--records MORE.jsonl]...
- *             [--target opencl|cuda]
+ *             [--target opencl|cuda] [--flush-cache] [--launcher 'CMD'] [--workdir DIR]
  *   mlcc tune MODULE.py --print-space
+ *
+ * With --launcher, each batch is built here into an artifact under
+ * --workdir and measured by `CMD mlcc tune-measure ...` (srun, ssh node,
+ * a script), whose records come back as a file (cmd_tune_steps.c).
  *
  * A module with graph functions (or an ONNX model) is taken through the
  * graph pipeline up to dead code, so the tasks are the kernels a build
@@ -18,13 +22,14 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "mlcc/frontend.h"
 #include "mlcc/tune.h"
 
 typedef struct TuneArgs {
-  const char *in, *out;
+  const char *in, *out, *launcher, *workdir;
   const char *records[16];
   int n_records;
   bool print_space;
@@ -40,26 +45,6 @@ static bool ends_with(const char *s, const char *suffix) {
   return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
-/* 90, 90s, 20m, 1h, 1.5h */
-static bool parse_duration(const char *s, double *out) {
-  char *end;
-  errno = 0;
-  double v = strtod(s, &end);
-  if (errno || end == s || !(v > 0)) return false;
-  double unit = !*end || !strcmp(end, "s") ? 1 : !strcmp(end, "m") ? 60 : !strcmp(end, "h") ? 3600 : -1;
-  *out = v * unit;
-  return unit > 0;
-}
-
-static bool parse_int(const char *s, long lo, long hi, long *out) {
-  char *end;
-  errno = 0;
-  long v = strtol(s, &end, 10);
-  if (errno || end == s || *end || v < lo || v > hi) return false;
-  *out = v;
-  return true;
-}
-
 static int parse(TuneArgs *a, int argc, char **argv) {
   for (int i = 0; i < argc; i++) {
     const char *s = argv[i];
@@ -67,23 +52,28 @@ static int parse(TuneArgs *a, int argc, char **argv) {
     long v;
     if (!strcmp(s, "-o") && next) a->out = argv[++i];
     else if (!strcmp(s, "--print-space")) a->print_space = true;
+    else if (!strcmp(s, "--flush-cache")) a->o.measure.flush_cache = true;
+    else if (!strcmp(s, "--launcher") && next) {
+      if (!argv[++i][0]) return cli_bad_usage("tune: --launcher takes a command", argv[i]);
+      a->launcher = argv[i];
+    } else if (!strcmp(s, "--workdir") && next) a->workdir = argv[++i];
     else if (!strcmp(s, "--trials") && next) {
-      if (!parse_int(argv[++i], 1, 1000000, &v)) return cli_bad_usage("tune: --trials takes a count from 1", argv[i]);
+      if (!cli_parse_int(argv[++i], 1, 1000000, &v)) return cli_bad_usage("tune: --trials takes a count from 1", argv[i]);
       a->o.trials = (int)v;
     } else if (!strcmp(s, "--batch") && next) {
-      if (!parse_int(argv[++i], 1, 1024, &v)) return cli_bad_usage("tune: --batch takes 1 to 1024", argv[i]);
+      if (!cli_parse_int(argv[++i], 1, 1024, &v)) return cli_bad_usage("tune: --batch takes 1 to 1024", argv[i]);
       a->o.batch = (int)v;
     } else if (!strcmp(s, "--threads") && next) {
-      if (!parse_int(argv[++i], 1, 4096, &v)) return cli_bad_usage("tune: --threads takes 1 to 4096", argv[i]);
+      if (!cli_parse_int(argv[++i], 1, 4096, &v)) return cli_bad_usage("tune: --threads takes 1 to 4096", argv[i]);
       a->o.measure.threads = (int)v;
     } else if (!strcmp(s, "--seed") && next) {
-      if (!parse_int(argv[++i], 0, 2147483647, &v)) return cli_bad_usage("tune: --seed takes a number", argv[i]);
+      if (!cli_parse_int(argv[++i], 0, 2147483647, &v)) return cli_bad_usage("tune: --seed takes a number", argv[i]);
       a->o.seed = (uint64_t)v;
     } else if (!strcmp(s, "--time-budget") && next) {
-      if (!parse_duration(argv[++i], &a->o.time_budget_s))
+      if (!cli_parse_duration(argv[++i], &a->o.time_budget_s))
         return cli_bad_usage("tune: --time-budget takes a duration like 90s, 20m or 1h", argv[i]);
     } else if (!strcmp(s, "--timeout") && next) {
-      if (!parse_duration(argv[++i], &a->o.measure.timeout_s))
+      if (!cli_parse_duration(argv[++i], &a->o.measure.timeout_s))
         return cli_bad_usage("tune: --timeout takes a duration like 10s", argv[i]);
     } else if (!strcmp(s, "--target") && next) {
       const char *t = argv[++i];
@@ -98,17 +88,24 @@ static int parse(TuneArgs *a, int argc, char **argv) {
   }
   if (!a->in) return cli_bad_usage("tune: missing MODEL.onnx or MODULE.py", NULL);
   if (!a->out && !a->print_space) return cli_bad_usage("tune: missing -o DB.jsonl (or --print-space)", NULL);
+  if (a->launcher && a->gpu != MLC_GPU_NONE)
+    return cli_bad_usage("tune: --launcher measures on the launched side's CPU; it does not take --target", a->launcher);
   return EXIT_YES;
 }
 
-/* the module whose prim funcs are the tasks */
-static MlcModule *tasks_module(MlcCtx *ctx, const char *in) {
+/* this executable, for the launched side to run (the same path, as on a
+ * shared file system) */
+static const char *self_path(char *buf, size_t cap) {
+  ssize_t n = readlink("/proc/self/exe", buf, cap - 1);
+  if (n <= 0) return "mlcc";
+  buf[n] = '\0';
+  return buf;
+}
+
+/* the input module (an ONNX model imported) */
+static MlcModule *input_module(MlcCtx *ctx, const char *in) {
   MlcModule *m = ends_with(in, ".onnx") ? mlc_onnx_import_file(ctx, in, &(MlcOnnxOptions){0})
                                         : cli_load_module(ctx, in, NULL, NULL);
-  if (!m) return NULL;
-  for (int i = 0; i < m->n_funcs; i++)
-    if (m->funcs[i].kind == MLC_FUNC_GRAPH)
-      return mlc_graph_pipeline(ctx, m, NULL, MLC_PASS_DEAD_CODE, NULL, NULL, NULL, NULL);
   return m;
 }
 
@@ -151,14 +148,10 @@ int cmd_tune(int argc, char **argv) {
   MlcSchTarget st;
   mlc_sch_target_host(&st);
   st.gpu = a.gpu;
-  MlcModule *m = tasks_module(ctx, a.in);
-  if (!m) {
-    rc = cli_report(ctx);
-    mlc_ctx_free(ctx);
-    return rc;
-  }
-  if (a.print_space) {
-    rc = print_spaces(ctx, m, &st);
+  MlcModule *in = input_module(ctx, a.in), *m = NULL;
+  if (!in || a.print_space) {
+    m = in ? mlc_tune_tasks_module(ctx, in, NULL, NULL) : NULL;
+    rc = m ? print_spaces(ctx, m, &st) : cli_report(ctx);
     mlc_ctx_free(ctx);
     return rc;
   }
@@ -173,11 +166,21 @@ int cmd_tune(int argc, char **argv) {
   MlcTuneDB *db = mlc_tune_db_new();
   bool ok = mlc_tune_db_load(ctx, db, a.out, true);
   for (int i = 0; ok && i < a.n_records; i++) ok = mlc_tune_db_load(ctx, db, a.records[i], false);
+  const char *tmp = getenv("TMPDIR");
+  a.o.measure.workdir = a.workdir ? a.workdir : tmp && *tmp ? tmp : "/tmp";
+  char self[4096];
+  MlcTuneLauncher launcher = {.prefix = a.launcher, .mlcc = self_path(self, sizeof self)};
+  if (ok && a.launcher) {
+    /* the records are for the CPU the launched side measures on */
+    a.o.launcher = &launcher;
+    ok = mlc_tune_launcher_target(ctx, &launcher, &tt, &a.o.measure, &tt);
+  }
+  /* the tasks: the kernels a build with these records would compile */
+  if (ok) ok = (m = mlc_tune_tasks_module(ctx, in, db, &tt)) != NULL;
   if (ok) {
-    fprintf(stderr, "tune: %s, %s, %d thread%s; cost model %s; %d records read\n", tt.cpu, tt.features, tt.threads,
-            tt.threads == 1 ? "" : "s", mlc_tune_model_name(), mlc_tune_db_size(db));
-    const char *tmp = getenv("TMPDIR");
-    a.o.measure.workdir = tmp && *tmp ? tmp : "/tmp";
+    fprintf(stderr, "tune: %s, %s, %d thread%s; cost model %s; %d records read%s%s\n", tt.cpu, tt.features, tt.threads,
+            tt.threads == 1 ? "" : "s", mlc_tune_model_name(), mlc_tune_db_size(db),
+            a.launcher ? "; measured through " : "", a.launcher ? a.launcher : "");
     a.o.db_path = a.out;
     a.o.progress = stderr;
     a.o.stop = &stop_flag;

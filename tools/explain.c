@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "mlcc/tune.h"
 
 static const char *schedule_of(const MlcModule *input, const MlcModule *built, const MlcrtCallSite *s, MlcCtx *ctx) {
   if (s->kind == MLCRT_SITE_LIBRARY) return "library call";
@@ -31,7 +32,28 @@ static void fmt_count(double v, char *buf, size_t cap) {
   else snprintf(buf, cap, "%.0f", v);
 }
 
-void cli_explain(MlcCtx *ctx, const MlcModule *input, const MlcModule *built, const MlcrtCallSite *sites, int n) {
+static void fmt_secs(double s, char *buf, size_t cap) {
+  if (s < 0) snprintf(buf, cap, "not measured");
+  else if (s < 1e-3) snprintf(buf, cap, "%.2f us", s * 1e6);
+  else snprintf(buf, cap, "%.3f ms", s * 1e3);
+}
+
+/* each matmul the library could take: both times and what was used */
+static void explain_choices(const MlcTuneChoice *c, int n) {
+  if (n <= 0) return;
+  printf("library or generated, by tuning records (the matmul alone; env.matmul):\n");
+  for (int i = 0; i < n; i++) {
+    char lib[32], gen[32];
+    fmt_secs(c[i].library_s, lib, sizeof lib);
+    fmt_secs(c[i].generated_s, gen, sizeof gen);
+    printf("  %-24s %3d call%s  library %-12s generated %-12s -> %s\n", c[i].shape, c[i].calls,
+           c[i].calls == 1 ? " " : "s", lib, gen,
+           c[i].generated ? "generated kernel" : c[i].library_s < 0 || c[i].generated_s < 0 ? "library (not both measured)" : "library");
+  }
+}
+
+void cli_explain(MlcCtx *ctx, const MlcModule *input, const MlcModule *built, const MlcrtCallSite *sites, int n,
+                 const MlcTuneChoice *choices, int n_choices) {
   printf("%-28s %-20s %5s %10s  %-9s %s\n", "kernel", "op", "calls", "FLOPs", "kind", "schedule");
   static const char *const kinds[] = {"generated", "library", "tuned"};
   double total = 0;
@@ -57,4 +79,5 @@ void cli_explain(MlcCtx *ctx, const MlcModule *input, const MlcModule *built, co
   char t[32];
   fmt_count(total, t, sizeof t);
   printf("%d calls; %s%s FLOPs per inference\n", n, known ? "" : "at least ", t);
+  explain_choices(choices, n_choices);
 }

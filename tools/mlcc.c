@@ -49,11 +49,18 @@
     "      [--dump-after PASS] [--explain] [--no-default-schedule] [--target native|opencl|cuda] [--link FILE]... [--records DB.jsonl]...", \
     "import an ONNX model and build its deployment folder, as `build -o DIR` does (run it with `mlcc run DIR`);\n" \
     "      opencl/cuda: its kernels bound to GPU threads by the default GPU rule, run through the runtime") \
-  X("tune", cmd_tune, "-o --trials --time-budget --threads --batch --seed --timeout --records", "MODEL.onnx|MODULE.py -o DB.jsonl [--trials N] [--time-budget 20m] [--threads N] [--batch N]\n" \
-    "      [--seed N] [--timeout 10s] [--records MORE.jsonl]...\n" \
+  X("tune", cmd_tune, "-o --trials --time-budget --threads --batch --seed --timeout --records --launcher --workdir", "MODEL.onnx|MODULE.py -o DB.jsonl [--trials N] [--time-budget 20m] [--threads N] [--batch N]\n" \
+    "      [--seed N] [--timeout 10s] [--records MORE.jsonl]... [--flush-cache] [--launcher 'CMD'] [--workdir DIR]\n" \
     "  mlcc tune MODULE.py --print-space", \
     "search schedules for every kernel (design spaces, evolutionary search, XGBoost cost model, measured in\n" \
-    "      a child process) and append the records to DB.jsonl; `build`/`compile --records DB.jsonl` apply them")
+    "      a child process, or through --launcher CMD: srun, ssh node ...) and append the records to DB.jsonl;\n" \
+    "      `build`/`compile --records DB.jsonl` apply them") \
+  X("tune-build", cmd_tune_build, "-o --jobs", "CANDIDATES.jsonl -o ARTIFACT [--jobs N]", \
+    "replay and compile tuning candidates (JSON lines: program, trace, ...) into an artifact directory") \
+  X("tune-measure", cmd_tune_measure, "-o --threads --timeout --repeat --min-repeat-ms", "ARTIFACT -o RESULTS.jsonl [--threads N] [--timeout 10s] [--repeat N]\n" \
+    "      [--min-repeat-ms MS] [--flush-cache]\n" \
+    "  mlcc tune-measure --print-target [--threads N]", \
+    "time an artifact's candidates on this machine and write tuning records (merge them with --records)")
 
 typedef struct Command {
   const char *name;

@@ -55,6 +55,12 @@ MlcModule *mlc_pass_fold_constants(MlcCtx *ctx, const MlcModule *m);
  * multiply-adds (or a symbolic dim) -> R.call_dps_packed("env.matmul", ...),
  * the runtime's BLAS-backed extern (plain C loops where no BLAS loads). */
 MlcModule *mlc_pass_dispatch_library(MlcCtx *ctx, const MlcModule *m);
+/* The same, asking keep(user, call) first about each matmul it would
+ * dispatch (the R.matmul call, its arguments' struct info inferred): true
+ * leaves that call to the generated kernel (measured faster: the tuner's
+ * records).  keep NULL: every one is dispatched. */
+typedef bool (*MlcDispatchKeep)(void *user, const MlcGExpr *call);
+MlcModule *mlc_pass_dispatch_library_if(MlcCtx *ctx, const MlcModule *m, MlcDispatchKeep keep, void *user);
 /* Op calls -> call_tir of generated prim funcs, one per distinct op call
  * (op, attributes, input shapes and dtypes); structurally equal prim funcs
  * are shared.  Prim func names are the op name's last part: "add", "add1", "conv2d"... */

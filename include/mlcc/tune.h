@@ -61,6 +61,8 @@ typedef struct MlcTuneRecord {
   double gflops;         /* measured, 0 when unknown */
   double elapsed_s;      /* seconds into the tuning run when measured */
   int weight;            /* calls of the task per model run (0: unknown) */
+  const char *library;   /* a library call's time for the workload ("env.matmul"),
+                            NULL for a generated kernel's record */
 } MlcTuneRecord;
 
 typedef struct MlcTuneDB MlcTuneDB;
@@ -80,8 +82,11 @@ const MlcTuneRecord *mlc_tune_db_at(const MlcTuneDB *db, int i);
 /* how many records of db are for a target other than t (a build says so
  * when it ignores them) */
 int mlc_tune_db_count_other(const MlcTuneDB *db, const MlcTuneTarget *t);
-/* the fastest successful record of the workload on the target, NULL when none */
+/* the fastest successful record of the workload's generated kernel on the
+ * target, NULL when none */
 const MlcTuneRecord *mlc_tune_db_best(const MlcTuneDB *db, uint64_t workload, const MlcTuneTarget *t);
+/* the same for the library call that computes the workload */
+const MlcTuneRecord *mlc_tune_db_best_library(const MlcTuneDB *db, uint64_t workload, const MlcTuneTarget *t);
 /* the record's JSON line (no newline) */
 void mlc_tune_record_json(const MlcTuneRecord *r, MlcStrBuf *out);
 /* append r as one line to path (created when absent), flushed to disk */
@@ -112,6 +117,36 @@ MlcModule *mlc_tune_pipeline(MlcCtx *ctx, const MlcModule *m, const MlcSchTarget
                              const MlcTuneTarget *tt, MlcPassDump dump, void *user, MlcMemPlanStats **stats,
                              int *n_stats, int *n_applied, int *n_failed);
 
+/* ---- library call or generated kernel ---------------------------------------------
+ * Each float32 matmul that dispatch_library would hand to the library
+ * (env.matmul, BLAS) is a choice that measurements make: the matmul
+ * legalized alone (its generated kernel, a task tuned like any other) and
+ * the library call on the same shapes, measured once per target (a record
+ * with "library").  A build with records keeps the generated kernel where
+ * its best record beats the library's, and calls the library otherwise
+ * (or when either is unmeasured). */
+typedef struct MlcTuneChoice {
+  const char *shape;      /* "128x256 @ 256x512" (interned) */
+  uint64_t workload;      /* the generated kernel's */
+  int calls;              /* calls of that shape per run */
+  double library_s;       /* best times on the target, < 0: not measured */
+  double generated_s;
+  bool generated;         /* the choice */
+} MlcTuneChoice;
+
+/* The choices of m's graph functions (after the passes before
+ * dispatch_library) with db on target t (db NULL: none measured);
+ * returns how many, at most cap, -1 + error when the passes fail. */
+int mlc_tune_library_choices(MlcCtx *ctx, const MlcModule *m, const MlcTuneDB *db, const MlcTuneTarget *t,
+                             MlcTuneChoice *out, int cap);
+/* The module a tuning run takes its tasks from: m's graph pipeline up to
+ * dead code (m itself when it has no graph function), its library choices
+ * made by db on t as a build makes them (so a rerun tunes the kernels a
+ * choice for generated code fused), plus for each choice the matmul alone
+ * as a prim func with the attributes library = "env.matmul", calls = how
+ * many calls it stands for, and shape. */
+MlcModule *mlc_tune_tasks_module(MlcCtx *ctx, const MlcModule *m, const MlcTuneDB *db, const MlcTuneTarget *t);
+
 /* ---- design spaces ------------------------------------------------------------------
  * The rules, block by block: injective producers inlined; every reduction
  * whose loops are a perfect nest tiled SSRSRS (sample_perfect_tile for each
@@ -119,7 +154,10 @@ MlcModule *mlc_tune_pipeline(MlcCtx *ctx, const MlcModule *m, const MlcSchTarget
  * the outer or middle tile level or left at the root (one space each);
  * the outer tile loops fused and parallel; the unroll depth sampled
  * (sample_categorical over 0, 16, 64) and left as the block annotation
- * "auto_unroll_max_step" for the postprocessors.  Returns the number of
+ * "auto_unroll_max_step" for the postprocessors; producers that cannot be
+ * inlined at a sampled compute location; and, for reductions with more
+ * reduce than spatial iterations, a space where they are rfactored
+ * instead of tiled.  Returns the number of
  * spaces made (schedules in out, each owned by the caller), 0 + error when
  * the function cannot be scheduled. */
 #define MLC_TUNE_MAX_SPACES 4
@@ -167,6 +205,9 @@ typedef struct MlcTuneMeasureOptions {
   const MlcBuildOptions *build;
   const char *workdir;     /* where the shared objects go */
   volatile int *stop;      /* when set (a signal handler), no further candidate is started */
+  bool flush_cache;        /* each timed run is one call after the caches were flushed
+                              (a buffer of twice the last-level cache written over),
+                              at least 10 runs, the minimum kept */
 } MlcTuneMeasureOptions;
 
 typedef struct MlcTuneResult {
@@ -176,10 +217,78 @@ typedef struct MlcTuneResult {
 
 bool mlc_tune_measure(MlcCtx *ctx, const MlcPrimFunc *const *cands, int n, const MlcTuneMeasureOptions *o,
                       MlcTuneResult *out);
+/* The library call lib (an extern of the runtime) timed in a child process
+ * on random inputs shaped as f's buffer params (inputs then output, as
+ * call_dps_packed passes them); out as for mlc_tune_measure. */
+bool mlc_tune_measure_library(MlcCtx *ctx, const char *lib, const MlcPrimFunc *f, const MlcTuneMeasureOptions *o,
+                              MlcTuneResult *out);
 /* Run candidate `cand` compiled (in a child process) and `ref` in the
  * reference interpreter on the same random inputs; true when every output
  * agrees (rtol/atol 1e-3 for floats, exact for ints), else false + error. */
 bool mlc_tune_check(MlcCtx *ctx, const MlcPrimFunc *ref, const MlcPrimFunc *cand, const MlcTuneMeasureOptions *o);
+
+/* ---- measuring elsewhere ---------------------------------------------------------------
+ * The build and measure steps as commands over files, so that another
+ * machine (a cluster node reached through srun, ssh ...) measures.  A
+ * candidates file holds JSON lines, one candidate each: a module holding
+ * the task's unscheduled function as TVMScript ("program"), the candidate's
+ * schedule script ("trace") and what its record keeps (workload, func,
+ * space, decisions, flops, weight).  An artifact is a directory: the
+ * candidates replayed and compiled into shared objects (kernels_K.so) and
+ * an index (index.jsonl) saying which object holds each, the features the
+ * code was compiled for, and why a candidate did not build.  Measuring an
+ * artifact writes one tuning record per candidate, in order, with the
+ * target it was measured on: the measuring machine's CPU, the artifact's
+ * features and the threads; the records merge into any database. */
+typedef struct MlcTuneCandidate {
+  const char *program;   /* a module holding the task's unscheduled function (TVMScript) */
+  const char *func;      /* the function's name in it */
+  const char *trace;     /* the candidate's schedule script */
+  uint64_t workload;
+  int space;
+  const char *decisions; /* JSON text */
+  double flops;          /* of one call, 0 when unknown */
+  int weight;
+  const char *library;   /* not a schedule but this library call (trace ""), timed on
+                            the shapes of func's buffer params: a library choice's side */
+} MlcTuneCandidate;
+
+bool mlc_tune_candidates_save(MlcCtx *ctx, const char *path, const MlcTuneCandidate *c, int n);
+/* Build the candidates of the file into the directory artifact (made when
+ * absent; compilers in parallel as mlc_tune_measure runs them).  A
+ * candidate whose script does not replay or whose code does not compile
+ * stays in the index with the reason.  False + error (file:line) on a bad
+ * candidates file or when nothing can be written. */
+bool mlc_tune_build_artifact(MlcCtx *ctx, const char *candidates_path, const char *artifact,
+                             const MlcTuneMeasureOptions *o);
+/* Time every candidate of artifact as mlc_tune_measure does and write its
+ * record to results_path (replacing it), a failed one with the reason; the
+ * target's threads: o->threads (0: the runtime default). */
+bool mlc_tune_measure_artifact(MlcCtx *ctx, const char *artifact, const char *results_path,
+                               const MlcTuneMeasureOptions *o);
+
+/* A launcher is a shell command prefix (`srun -N1 -n1`, `ssh node`, a
+ * script) that the command `MLCC tune-measure ARTIFACT -o RESULTS ...` is
+ * appended to, run by /bin/sh; it must see the workdir's files (a shared
+ * file system) and run MLCC there. */
+typedef struct MlcTuneLauncher {
+  const char *prefix;
+  const char *mlcc;      /* the mlcc executable, as the launched side finds it */
+  double timeout_s;      /* the longest one launch may take (queueing included), 0: 600 s
+                            plus the candidates' time-outs */
+} MlcTuneLauncher;
+
+/* The CPU the launched side measures on (`MLCC tune-measure --print-target`
+ * through the launcher): out is t with its cpu replaced. */
+bool mlc_tune_launcher_target(MlcCtx *ctx, const MlcTuneLauncher *l, const MlcTuneTarget *t,
+                              const MlcTuneMeasureOptions *o, MlcTuneTarget *out);
+/* Measure the candidates through the launcher: a candidates file in
+ * o->workdir, built into an artifact here, measured by `tune-measure`
+ * there, and the records it writes read back.  out as for
+ * mlc_tune_measure; on[i] (may be NULL) gets the target candidate i was
+ * measured on.  The files are removed afterwards. */
+bool mlc_tune_measure_launched(MlcCtx *ctx, const MlcTuneLauncher *l, const MlcTuneCandidate *c, int n,
+                               const MlcTuneMeasureOptions *o, MlcTuneResult *out, MlcTuneTarget *on);
 
 /* ---- tuning ------------------------------------------------------------------------------ */
 typedef struct MlcTuneOptions {
@@ -194,6 +303,9 @@ typedef struct MlcTuneOptions {
   FILE *progress;
   /* set (by a signal handler) to stop after the candidate being measured */
   volatile int *stop;
+  /* measure through this launcher (files in measure.workdir), NULL: in a
+   * child process here */
+  const MlcTuneLauncher *launcher;
 } MlcTuneOptions;
 
 /* Tune every distinct prim func of m (tasks weighted by their calls in the

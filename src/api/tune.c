@@ -89,25 +89,21 @@ int mlcc_tune(MlccContext *c, const MlccModule *mm, const char *records_path, co
   if (!probe) return api_failf(c, "%s: cannot open for writing: %s", records_path, strerror(errno)), 1;
   fclose(probe);
   MlcCtx *ctx = c->ctx;
-  const MlcModule *m = API_MOD(mm);
-  for (int i = 0; i < m->n_funcs; i++)
-    if (m->funcs[i].kind == MLC_FUNC_GRAPH) {
-      /* the tasks are the kernels a build compiles */
-      m = mlc_graph_pipeline(ctx, m, NULL, MLC_PASS_DEAD_CODE, NULL, NULL, NULL, NULL);
-      break;
-    }
-  if (!m) return api_fail(c), 1;
   MlcSchTarget st;
   mlc_sch_target_host(&st);
   MlcTuneTarget tt;
   mlc_tune_target_host(&tt, opt->threads);
+  MlcTuneDB *db = mlc_tune_db_new();
+  /* the tasks are the kernels a build with these records compiles, and
+   * the matmuls the library could take (docs/tuning.md) */
+  const MlcModule *m = mlc_tune_db_load(ctx, db, records_path, true) ? mlc_tune_tasks_module(ctx, API_MOD(mm), db, &tt) : NULL;
+  if (!m) return mlc_tune_db_free(db), api_fail(c), 1;
   const char *tmp = getenv("TMPDIR");
   MlcTuneOptions o = {
       .trials = opt->trials, .batch = opt->batch, .seed = opt->seed, .time_budget_s = opt->time_budget_s,
       .measure = {.threads = tt.threads, .timeout_s = opt->timeout_s, .workdir = tmp && *tmp ? tmp : "/tmp"},
       .db_path = records_path, .progress = opt->progress ? stderr : NULL};
-  MlcTuneDB *db = mlc_tune_db_new();
-  bool ok = mlc_tune_db_load(ctx, db, records_path, true) && mlc_tune_module(ctx, m, db, &st, &tt, &o);
+  bool ok = mlc_tune_module(ctx, m, db, &st, &tt, &o);
   mlc_tune_db_free(db);
   return ok ? 0 : (api_fail(c), 1);
 }

@@ -506,12 +506,33 @@ static bool move(MlcSchedule *s, const MlcSchVal *args, bool reverse) {
   return ok;
 }
 
+/* A sampled location that names no loop (state.h): compute-root leaves
+ * the block where it is, compute-inline inlines it.  false: a loop. */
+static bool at_mark(MlcSchedule *s, const MlcSchVal *args, MlcSchVal *outs, int *n_outs, bool reverse, bool *ok) {
+  switch (sch_arg_location(s, &args[1])) {
+  case SCH_LOC_ROOT: {
+    const char *name; /* the block must be one */
+    *ok = sch_arg_block(s, &args[0], "block", &name);
+    return true;
+  }
+  case SCH_LOC_INLINE:
+    *ok = reverse ? sch_prim_reverse_compute_inline(s, args, outs, n_outs) : sch_prim_compute_inline(s, args, outs, n_outs);
+    return true;
+  case SCH_LOC_LOOP: break;
+  }
+  return false;
+}
+
 bool sch_prim_compute_at(MlcSchedule *s, const MlcSchVal *args, MlcSchVal *outs, int *n_outs) {
   *n_outs = 0;
+  bool ok;
+  if (at_mark(s, args, outs, n_outs, false, &ok)) return ok;
   return move(s, args, false);
 }
 
 bool sch_prim_reverse_compute_at(MlcSchedule *s, const MlcSchVal *args, MlcSchVal *outs, int *n_outs) {
   *n_outs = 0;
+  bool ok;
+  if (at_mark(s, args, outs, n_outs, true, &ok)) return ok;
   return move(s, args, true);
 }

@@ -14,7 +14,8 @@
  * neighbours.  A product with a symbolic dim is dispatched (its size is
  * unknown; BLAS handles any size).  Only the weight-shaped case (a 2-D
  * right operand) is handled: batched right operands keep the generated
- * kernel. */
+ * kernel.  Where the tuner measured both, its records decide instead of
+ * the size (the _if form's keep callback, src/tune/library.c). */
 #include "transform/pass.h"
 
 #define MIN_FLOPS (64 * 64 * 64)
@@ -46,8 +47,11 @@ static bool dispatchable(const MlcGExpr *v) {
          v->sinfo->tensor.ndim == a->tensor.ndim && big_enough(a, b);
 }
 
+typedef struct Keep { MlcDispatchKeep fn; void *user; } Keep;
+
 static bool dispatch_binding(TfRw *rw, const MlcBinding *b, MlcGExpr *value) {
-  if (!dispatchable(value)) {
+  const Keep *k = rw->user;
+  if (!dispatchable(value) || (k->fn && k->fn(k->user, value))) {
     tf_emit(rw, b->var, value, b->loc);
     return true;
   }
@@ -58,13 +62,18 @@ static bool dispatch_binding(TfRw *rw, const MlcBinding *b, MlcGExpr *value) {
   return true;
 }
 
-MlcModule *mlc_pass_dispatch_library(MlcCtx *ctx, const MlcModule *m0) {
+MlcModule *mlc_pass_dispatch_library(MlcCtx *ctx, const MlcModule *m) {
+  return mlc_pass_dispatch_library_if(ctx, m, NULL, NULL);
+}
+
+MlcModule *mlc_pass_dispatch_library_if(MlcCtx *ctx, const MlcModule *m0, MlcDispatchKeep keep, void *user) {
+  Keep k = {keep, user};
   const MlcModule *m = mlc_pass_infer_sinfo(ctx, m0);
   if (!m) return NULL;
   MlcFunc *repl = mlc_arena_array(&ctx->arena, (size_t)(m->n_funcs ? m->n_funcs : 1), sizeof *repl);
   for (int i = 0; i < m->n_funcs; i++) {
     if (m->funcs[i].kind != MLC_FUNC_GRAPH) continue;
-    TfRw rw = {.ctx = ctx, .on_binding = dispatch_binding};
+    TfRw rw = {.ctx = ctx, .user = &k, .on_binding = dispatch_binding};
     MlcGFunc *nf = tf_rewrite_func(&rw, m->funcs[i].graph, NULL);
     tf_rw_free(&rw);
     if (!nf) return NULL;

@@ -3,7 +3,7 @@
  * record's script onto it.  A record measured elsewhere (another CPU,
  * other features, another thread count) is never applied; a function
  * without a record is left as it is, for the default schedules to take. */
-#include "mlcc/tune.h"
+#include "tune/tune_internal.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -58,7 +58,9 @@ MlcModule *mlc_tune_pipeline(MlcCtx *ctx, const MlcModule *m, const MlcSchTarget
   MlcMap given = {0}; /* the prim funcs the module came with keep their author's schedule */
   for (int i = 0; i < m->n_funcs; i++)
     if (m->funcs[i].kind == MLC_FUNC_PRIM) mlc_map_put(&given, m->funcs[i].name, (void *)m->funcs[i].name);
-  MlcModule *out = mlc_graph_pipeline(ctx, m, NULL, MLC_PASS_DEAD_CODE, dump, user, NULL, NULL);
+  /* the graph pipeline up to dead code, with the records deciding which
+   * matmuls the library takes (library.c) */
+  MlcModule *out = tune_graph_kernels(ctx, m, db, tt, dump, user);
   if (out) out = mlc_tune_apply(ctx, out, db, tt, n_applied, n_failed);
   if (!out) goto done;
   STAGE(DEFAULT_SCHEDULE, mlc_pass_default_schedule(ctx, out, target, &given));

@@ -7,7 +7,9 @@
  *    "task":"mm_relu","elapsed_s":3.2,"latency_s":1.2e-05,"weight":1}
  * (task, elapsed_s, latency_s and weight are what `mlcc report` draws tuning
  * curves from).
- * A failed candidate has "seconds":null and "error":"why".  Lines are
+ * A failed candidate has "seconds":null and "error":"why".  A library
+ * call's time for a workload (the other side of a library choice) has
+ * "library":"env.matmul" and an empty trace.  Lines are
  * appended as candidates are measured, so a file is complete up to its
  * last line whatever stopped the run; several files merge by loading each.
  * The database owns copies of every string. */
@@ -37,6 +39,7 @@ void mlc_tune_db_free(MlcTuneDB *db) {
   for (size_t i = 0; i < db->recs.len; i++) {
     MlcTuneRecord *r = &db->recs.data[i];
     free((char *)r->func), free((char *)r->trace), free((char *)r->decisions), free((char *)r->error);
+    free((char *)r->library);
   }
   mlc_vec_free(&db->recs);
   free(db);
@@ -48,21 +51,31 @@ void mlc_tune_db_add(MlcTuneDB *db, const MlcTuneRecord *r) {
   c.trace = dup_or_null(r->trace);
   c.decisions = dup_or_null(r->decisions);
   c.error = dup_or_null(r->error);
+  c.library = dup_or_null(r->library);
   mlc_vec_push(&db->recs, c);
 }
 
 int mlc_tune_db_size(const MlcTuneDB *db) { return (int)db->recs.len; }
 const MlcTuneRecord *mlc_tune_db_at(const MlcTuneDB *db, int i) { return &db->recs.data[i]; }
 
-const MlcTuneRecord *mlc_tune_db_best(const MlcTuneDB *db, uint64_t workload, const MlcTuneTarget *t) {
+static const MlcTuneRecord *best_of(const MlcTuneDB *db, uint64_t workload, const MlcTuneTarget *t, bool library) {
   const MlcTuneRecord *best = NULL;
   for (size_t i = 0; i < db->recs.len; i++) {
     const MlcTuneRecord *r = &db->recs.data[i];
-    if (r->workload != workload || r->seconds <= 0 || r->error || !r->trace || !mlc_tune_target_equal(&r->target, t))
+    if (r->workload != workload || r->seconds <= 0 || r->error || !r->trace || (r->library != NULL) != library ||
+        !mlc_tune_target_equal(&r->target, t))
       continue;
     if (!best || r->seconds < best->seconds) best = r;
   }
   return best;
+}
+
+const MlcTuneRecord *mlc_tune_db_best(const MlcTuneDB *db, uint64_t workload, const MlcTuneTarget *t) {
+  return best_of(db, workload, t, false);
+}
+
+const MlcTuneRecord *mlc_tune_db_best_library(const MlcTuneDB *db, uint64_t workload, const MlcTuneTarget *t) {
+  return best_of(db, workload, t, true);
 }
 
 /* ---- writing ------------------------------------------------------------------------ */
@@ -84,6 +97,7 @@ void mlc_tune_record_json(const MlcTuneRecord *r, MlcStrBuf *out) {
   else cJSON_AddNullToObject(o, "seconds");
   if (r->gflops > 0) cJSON_AddNumberToObject(o, "gflops", r->gflops);
   if (r->error) cJSON_AddStringToObject(o, "error", r->error);
+  if (r->library) cJSON_AddStringToObject(o, "library", r->library);
   /* the fields `mlcc report` reads */
   cJSON_AddStringToObject(o, "task", r->func ? r->func : "");
   cJSON_AddNumberToObject(o, "elapsed_s", r->elapsed_s);
@@ -171,11 +185,12 @@ static bool parse_record(const Line *l, const char *text, size_t len, MlcTuneDB 
     return bad(l, "not a JSON object");
   }
   MlcTuneRecord r = {.seconds = -1};
-  const char *hex, *func, *trace, *dec, *err;
+  const char *hex, *func, *trace, *dec, *err, *lib;
   double space = 0, secs = 0, gf = 0, el = 0, wt = 0;
   bool has_space, has_secs, has_gf, has_el, has_wt, ok = get_str(l, o, "workload", true, &hex) && get_str(l, o, "func", false, &func) &&
                                           get_str(l, o, "trace", true, &trace) && get_str(l, o, "decisions", false, &dec) &&
-                                          get_str(l, o, "error", false, &err) && get_num(l, o, "space", &space, &has_space) &&
+                                          get_str(l, o, "error", false, &err) && get_str(l, o, "library", false, &lib) &&
+                                          get_num(l, o, "space", &space, &has_space) &&
                                           get_num(l, o, "seconds", &secs, &has_secs) && get_num(l, o, "gflops", &gf, &has_gf) &&
                                           get_num(l, o, "elapsed_s", &el, &has_el) && get_num(l, o, "weight", &wt, &has_wt) &&
                                           parse_target(l, o, &r.target);
@@ -188,7 +203,7 @@ static bool parse_record(const Line *l, const char *text, size_t len, MlcTuneDB 
   if (ok && has_secs && !(secs > 0 && secs < 1e6)) ok = bad(l, "\"seconds\" must be a positive number of seconds");
   if (ok && (space < 0 || space >= MLC_TUNE_MAX_SPACES || space != (int)space)) ok = bad(l, "\"space\" out of range");
   if (ok) {
-    r.func = func, r.trace = trace, r.decisions = dec, r.error = err;
+    r.func = func, r.trace = trace, r.decisions = dec, r.error = err, r.library = lib;
     r.space = (int)space;
     r.seconds = has_secs && !err ? secs : -1; /* a failed record has no time */
     r.gflops = has_gf ? gf : 0;

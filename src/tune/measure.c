@@ -10,7 +10,11 @@
  * that crashes or hangs (then killed) costs its own result, and a new child
  * goes on with the next one.  Timing: mlcrt_time_eval, whose first runs
  * (raising the call count until a repeat lasts min_repeat_ms) are the
- * warm-up; the result is the minimum over the repeats.
+ * warm-up; the result is the minimum over the repeats.  With flush_cache,
+ * each timed run is one call after a buffer twice the last-level cache was
+ * written over (portable: no cache-line instruction of one ISA).  A
+ * library call (the other side of a library choice) is timed the same
+ * way, in a child, on tensors shaped as its generated kernel's params.
  *
  * The check runs a candidate once on random inputs in a child and the
  * function it was scheduled from in the reference interpreter on the same
@@ -120,6 +124,46 @@ static void default_fault_handlers(void) {
   for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) signal(sigs[i], SIG_DFL);
 }
 
+/* The last-level cache's size: sysconf, else sysfs, else 32 MiB. */
+static size_t llc_bytes(void) {
+  long n = -1;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+  n = sysconf(_SC_LEVEL3_CACHE_SIZE);
+#endif
+  if (n <= 0) {
+    FILE *f = fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r");
+    char unit = 0;
+    if (f && fscanf(f, "%ld%c", &n, &unit) >= 1) n = unit == 'K' ? n * 1024 : unit == 'M' ? n * 1024 * 1024 : n;
+    if (f) fclose(f);
+  }
+  return n > 0 && n <= (256l << 20) ? (size_t)n : (size_t)32 << 20;
+}
+
+/* Writing over a buffer twice the last-level cache evicts what the kernel
+ * left there (its inputs and outputs), portably: no cache-line flush
+ * instruction of one ISA. */
+typedef struct Flush { volatile unsigned char *buf; size_t len; unsigned char v; } Flush;
+
+static void flush_caches(Flush *fl) {
+  fl->v++;
+  for (size_t i = 0; i < fl->len; i += 64) fl->buf[i] = fl->v;
+}
+
+/* One call per timed run, each after a flush; the calls before the first
+ * (raised until they last min_repeat_ms, as without flushing) warm up. */
+static int time_flushed(Call *c, const MlcTuneMeasureOptions *o, Flush *fl, double *best) {
+  MlcrtTimes t;
+  int rc = mlcrt_time_eval(call_once, c, 1, 1, o->min_repeat_ms, &t);
+  int runs = o->repeat > 10 ? o->repeat : 10;
+  *best = -1;
+  for (int r = 0; rc == 0 && r < runs; r++) {
+    flush_caches(fl);
+    rc = mlcrt_time_eval(call_once, c, 1, 1, 0, &t);
+    if (rc == 0 && (*best < 0 || t.min < *best)) *best = t.min;
+  }
+  return rc;
+}
+
 static void child_measure(int fd, const char *so, int first, int n, const MlcTuneMeasureOptions *o) {
   MlcrtModule *mod;
   default_fault_handlers();
@@ -127,6 +171,12 @@ static void child_measure(int fd, const char *so, int first, int n, const MlcTun
   if (mlcrt_module_load(so, &mod) != 0) {
     say(fd, "E %d cannot load: %s\n", first, mlcrt_last_error());
     _exit(1);
+  }
+  Flush fl = {0};
+  if (o->flush_cache) {
+    fl.len = 2 * llc_bytes();
+    fl.buf = calloc(fl.len, 1);
+    if (!fl.buf) say(fd, "E %d no memory to flush the caches with\n", first), _exit(1);
   }
   for (int i = first; i < n; i++) {
     char name[32], err[160];
@@ -140,8 +190,11 @@ static void child_measure(int fd, const char *so, int first, int n, const MlcTun
     }
     Call c = {f, &a};
     MlcrtTimes t;
-    if (mlcrt_time_eval(call_once, &c, 1, o->repeat, o->min_repeat_ms, &t) != 0) say(fd, "E %d %s\n", i, mlcrt_last_error());
-    else say(fd, "R %d %.9g\n", i, t.min);
+    double secs = -1;
+    int rc = o->flush_cache ? time_flushed(&c, o, &fl, &secs)
+                            : mlcrt_time_eval(call_once, &c, 1, o->repeat, o->min_repeat_ms, &t);
+    if (rc != 0) say(fd, "E %d %s\n", i, mlcrt_last_error());
+    else say(fd, "R %d %.9g\n", i, o->flush_cache ? secs : t.min);
     args_free(&a);
   }
   _exit(0);
@@ -221,7 +274,7 @@ static MlcModule *batch_module(MlcCtx *ctx, const MlcPrimFunc *const *cands, int
   return mlc_module_new(ctx, mlc_intern(ctx, "Candidates"), fs, n, (MlcAttrs){0});
 }
 
-static void defaults(const MlcTuneMeasureOptions *in, MlcTuneMeasureOptions *o) {
+void tune_measure_defaults(const MlcTuneMeasureOptions *in, MlcTuneMeasureOptions *o) {
   *o = *in;
   if (o->repeat <= 0) o->repeat = 3;
   if (o->min_repeat_ms <= 0) o->min_repeat_ms = 5;
@@ -243,7 +296,7 @@ static void remove_build(const char *so) {
 
 /* Time the candidates of one built shared object, in children that each
  * go on where the last one stopped. */
-static bool measure_built(MlcCtx *ctx, const char *so, int n, const MlcTuneMeasureOptions *o, MlcTuneResult *out) {
+bool tune_measure_so(MlcCtx *ctx, const char *so, int n, const MlcTuneMeasureOptions *o, MlcTuneResult *out) {
   int next = 0;
   while (next < n && !(o->stop && *o->stop)) {
     MeasureJob job = {so, next, n, o};
@@ -282,10 +335,20 @@ static bool measure_built(MlcCtx *ctx, const char *so, int n, const MlcTuneMeasu
   return true;
 }
 
+int tune_split(int n, const MlcTuneMeasureOptions *o, int *start) {
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  int parts = o->build_jobs > 0 ? o->build_jobs : cpus > 0 ? (int)cpus : 1;
+  if (parts > n) parts = n;
+  if (parts > 63) parts = 63;
+  if (parts < 1) parts = 1;
+  for (int k = 0; k <= parts; k++) start[k] = (int)((int64_t)n * k / parts);
+  return parts;
+}
+
 /* Build each part of the batch into its own shared object, the compiler
  * runs in parallel (one child process per part); ok[k] says which built. */
-static void build_parts(MlcCtx *ctx, const MlcPrimFunc *const *cands, const int *start, int parts, const char **so,
-                        const MlcTuneMeasureOptions *o, bool *ok) {
+void tune_build_parts(MlcCtx *ctx, const MlcPrimFunc *const *cands, const int *start, int parts, const char **so,
+                      const MlcTuneMeasureOptions *o, bool *ok) {
   pid_t pid[64];
   for (int k = 0; k < parts; k++) {
     MlcModule *m = batch_module(ctx, cands + start[k], start[k + 1] - start[k]);
@@ -312,29 +375,117 @@ static void build_parts(MlcCtx *ctx, const MlcPrimFunc *const *cands, const int 
 bool mlc_tune_measure(MlcCtx *ctx, const MlcPrimFunc *const *cands, int n, const MlcTuneMeasureOptions *in,
                       MlcTuneResult *out) {
   MlcTuneMeasureOptions o;
-  defaults(in, &o);
+  tune_measure_defaults(in, &o);
   for (int i = 0; i < n; i++) out[i] = (MlcTuneResult){.seconds = -1};
   if (n <= 0) return true;
-  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  int parts = o.build_jobs > 0 ? o.build_jobs : cpus > 0 ? (int)cpus : 1;
-  if (parts > n) parts = n;
-  if (parts > 63) parts = 63;
   int start[65];
   const char *so[64];
   bool ok[64] = {0};
-  for (int k = 0; k <= parts; k++) start[k] = (int)((int64_t)n * k / parts);
+  int parts = tune_split(n, &o, start);
   for (int k = 0; k < parts; k++) so[k] = so_path(ctx, &o, "batch");
-  build_parts(ctx, cands, start, parts, so, &o, ok);
+  tune_build_parts(ctx, cands, start, parts, so, &o, ok);
   bool good = true;
   for (int k = 0; k < parts && good; k++) {
     int len = start[k + 1] - start[k];
-    if (ok[k]) good = measure_built(ctx, so[k], len, &o, out + start[k]);
+    if (ok[k]) good = tune_measure_so(ctx, so[k], len, &o, out + start[k]);
     else if (len == 1) snprintf(out[start[k]].error, sizeof out[start[k]].error, "does not compile");
     else /* one bad candidate must not cost the part: build them one by one */
       for (int i = start[k]; i < start[k + 1] && good; i++) good = mlc_tune_measure(ctx, &cands[i], 1, in, &out[i]);
     remove_build(so[k]);
   }
   return good;
+}
+
+/* ---- a library call ------------------------------------------------------------------------
+ * The other side of a library choice (library.c): the runtime's extern
+ * timed the way a candidate is, on random tensors shaped as the generated
+ * kernel's buffer params (inputs, then the output: how call_dps_packed
+ * passes them). */
+
+typedef struct LibJob {
+  const char *lib;
+  int n;
+  int32_t ndim[MAX_PARAMS];
+  int64_t dims[MAX_PARAMS][8];
+  const MlcTuneMeasureOptions *o;
+} LibJob;
+
+typedef struct LibCall { MlcrtExternFn fn; Args *a; } LibCall;
+
+static int32_t lib_once(void *closure) {
+  LibCall *c = closure;
+  return c->fn(c->a->dl, c->a->n, mlcrt_env());
+}
+
+static void lib_body(int fd, void *user) {
+  LibJob *j = user;
+  default_fault_handlers();
+  if (j->o->threads > 0) mlcrt_threads_set(j->o->threads);
+  MlcrtExtern ext;
+  if (mlcrt_extern_get(j->lib, &ext) != 0) say(fd, "E 0 %s\n", mlcrt_last_error()), _exit(1);
+  Args a = {0};
+  uint64_t st = 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < j->n; i++) {
+    if (mlcrt_tensor_create(j->ndim[i], j->dims[i], mlcrt_dtype(kDLFloat, 32), &a.t[i]) != 0)
+      say(fd, "E 0 %s\n", mlcrt_last_error()), _exit(1);
+    a.dl[a.n++] = &a.t[i]->dl;
+    fill(a.dl[i], &st);
+  }
+  LibCall c = {ext.fn, &a};
+  MlcrtTimes t;
+  say(fd, "S 0\n");
+  if (mlcrt_time_eval(lib_once, &c, 1, j->o->repeat, j->o->min_repeat_ms, &t) != 0) say(fd, "E 0 %s\n", mlcrt_last_error());
+  else say(fd, "R 0 %.9g\n", t.min);
+  _exit(0);
+}
+
+int tune_param_shapes(const MlcPrimFunc *f, int32_t *ndim, int64_t (*dims)[8], int cap) {
+  if (f->n_params > cap) return -1;
+  for (int i = 0; i < f->n_params; i++) {
+    const MlcBuffer *b = f->params[i].buf;
+    if (!b || b->ndim > 8 || b->dtype.code != MLC_TC_FLOAT || b->dtype.bits != 32 || b->dtype.lanes != 1) return -1;
+    ndim[i] = b->ndim;
+    for (int d = 0; d < b->ndim; d++)
+      if (!mlc_e_is_const_int(b->shape[d], &dims[i][d]) || dims[i][d] < 0 || dims[i][d] > ((int64_t)1 << 31)) return -1;
+  }
+  return f->n_params;
+}
+
+bool mlc_tune_measure_library(MlcCtx *ctx, const char *lib, const MlcPrimFunc *f, const MlcTuneMeasureOptions *o,
+                              MlcTuneResult *out) {
+  int32_t ndim[MAX_PARAMS];
+  int64_t dims[MAX_PARAMS][8];
+  int n = tune_param_shapes(f, ndim, dims, MAX_PARAMS);
+  if (n < 0) return mlc_error(ctx, NOLOC, "tune: %s: only float32 buffer params of constant shapes are measured", lib);
+  return tune_measure_extern(ctx, lib, n, ndim, (const int64_t(*)[8])dims, o, out);
+}
+
+bool tune_measure_extern(MlcCtx *ctx, const char *lib, int n, const int32_t *ndim, const int64_t (*dims)[8],
+                         const MlcTuneMeasureOptions *in, MlcTuneResult *out) {
+  MlcTuneMeasureOptions o;
+  tune_measure_defaults(in, &o);
+  *out = (MlcTuneResult){.seconds = -1};
+  LibJob job = {.lib = lib, .o = &o, .n = n};
+  if (n > MAX_PARAMS) return mlc_error(ctx, NOLOC, "tune: %s: too many tensors", lib);
+  for (int i = 0; i < n; i++) {
+    job.ndim[i] = ndim[i];
+    memcpy(job.dims[i], dims[i], sizeof job.dims[i]);
+  }
+  Child c;
+  if (!spawn(&c, lib_body, &job)) return mlc_error(ctx, NOLOC, "tune: cannot start the measuring process: %s", strerror(errno));
+  char line[1024], why[96];
+  double secs;
+  int r, k = 0;
+  bool started = false;
+  while ((r = read_line(&c, o.timeout_s + 1, line, sizeof line)) > 0) {
+    if (line[0] == 'S') started = true;
+    else if (line[0] == 'R' && sscanf(line + 1, "%*d %lf", &secs) == 1) out->seconds = secs;
+    else if (line[0] == 'E' && sscanf(line + 1, "%*d %n", &k) >= 0 && k > 0) snprintf(out->error, sizeof out->error, "%s", line + 1 + k);
+  }
+  reap(&c, true, why, sizeof why);
+  if (out->seconds < 0 && !out->error[0])
+    snprintf(out->error, sizeof out->error, "%s", r < 0 ? "timed out" : why[0] ? why : started ? "no result" : "did not start");
+  return true;
 }
 
 /* ---- checking against the interpreter --------------------------------------------------- */
@@ -391,7 +542,7 @@ static void check_body(int fd, void *user) {
 
 bool mlc_tune_check(MlcCtx *ctx, const MlcPrimFunc *ref, const MlcPrimFunc *cand, const MlcTuneMeasureOptions *in) {
   MlcTuneMeasureOptions o;
-  defaults(in, &o);
+  tune_measure_defaults(in, &o);
   const char *so = so_path(ctx, &o, "check");
   MlcModule *m = batch_module(ctx, &cand, 1);
   if (!mlc_build_shared(ctx, m, so, o.build)) return remove_build(so), false;

@@ -150,7 +150,7 @@ static void seed_from_db(Task *t, Pop *p, const MlcTuneDB *db, const MlcTuneTarg
   int n = 0;
   for (int i = 0; i < mlc_tune_db_size(db); i++) {
     const MlcTuneRecord *r = mlc_tune_db_at(db, i);
-    if (r->workload != t->workload || r->seconds <= 0 || r->error || r->space >= t->n_spaces ||
+    if (r->workload != t->workload || r->seconds <= 0 || r->error || r->library || r->space >= t->n_spaces ||
         !mlc_tune_target_equal(&r->target, tt))
       continue;
     int at = n < SEEDS ? n++ : SEEDS;

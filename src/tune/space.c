@@ -17,8 +17,13 @@
  *   - the unroll depth drawn from {0, 16, 64} (sample_categorical) and
  *     left on the block as the annotation auto_unroll_max_step, which a
  *     postprocessor turns into unrolled loops;
+ *   - random compute location: a producer auto-inline could not inline
+ *     goes where sample_compute_location puts it (compute_at);
  *   - other blocks at the root with only spatial iters: the loops above the
- *     innermost fused and parallel.
+ *     innermost fused and parallel;
+ *   - and a space of its own for reductions with more reduce than spatial
+ *     iterations: rfactor of the inner part of their (fused, split)
+ *     reduce loops, instead of tiling.
  * Vectorizing and decomposing reductions are the postprocessors' job: they
  * depend on the sampled tile sizes.  When a rule is refused for a block, the
  * space is built again without tiling that block. */
@@ -36,6 +41,8 @@ enum { N_UNROLL = sizeof unroll_steps / sizeof *unroll_steps };
 typedef struct Space {
   MlcSchedule *s;
   int variant;                 /* 0: epilogue at the root; 1: under S0; 2: under S1 */
+  bool rfactor;                /* reductions rfactored instead of tiled */
+  bool did_rfactor;            /* some block was */
   const char *skip[TUNE_MAX_BLOCKS];
   int n_skip;
   const char *failed;          /* the block whose rule was refused */
@@ -187,6 +194,62 @@ static bool rule_tile(Space *sp, const TuneBlock *t) {
   return unroll_annotation(sp->s, b);
 }
 
+/* A reduction with more reduce than spatial iterations (a row sum, a
+ * norm, a dot product) has too little spatial work to spread: its reduce
+ * loops (the innermost, in a perfect nest) are fused and split in 2 by
+ * sample_perfect_tile, and the inner part becomes the last axis of a
+ * partial-result block (rfactor, factor_axis -1), whose innermost loop the
+ * postprocessor can then vectorize; the block that sums the partial
+ * results stays.  Other blocks are not this rule's. */
+static bool rule_rfactor(Space *sp, const TuneBlock *t) {
+  MlcIterKind kinds[TUNE_MAX_NEST];
+  if (!t->b->init || !nest_kinds(t, kinds)) return true;
+  double spatial = 1, reduce = 1;
+  int first_r = t->n_loops;
+  while (first_r > 0 && kinds[first_r - 1] == MLC_ITER_REDUCE) first_r--;
+  for (int i = 0; i < t->n_loops; i++) {
+    int64_t e = 1;
+    mlc_e_is_const_int(t->loops[i]->loop.extent, &e);
+    if (kinds[i] == MLC_ITER_REDUCE && i < first_r) return true; /* reduce loops not innermost */
+    if (kinds[i] == MLC_ITER_REDUCE) reduce *= (double)e;
+    else spatial *= (double)e;
+  }
+  if (first_r == t->n_loops || reduce <= spatial) return true;
+  int b, loops[TUNE_MAX_NEST], n;
+  MlcSchVal outs[MLC_SCH_MAX_OUTS];
+  if (!tune_loops(sp->s, t->b->name, &b, loops, &n) || n != t->n_loops) return false;
+  int r = loops[first_r], parts[REDUCE_PARTS];
+  if (n - first_r > 1) {
+    if (!loop_list(sp->s, MLC_SCH_fuse, loops + first_r, n - first_r, outs)) return false;
+    r = outs[0].rv;
+  }
+  if (!sample_tile(sp->s, r, REDUCE_PARTS, parts)) return false;
+  MlcSchVal a[8] = {tune_v_loop(parts[1]), tune_v_int(-1)};
+  int k;
+  if (!tune_apply(sp->s, MLC_SCH_rfactor, a, outs, &k) || k != 1) return false;
+  sp->did_rfactor = true;
+  return unroll_annotation(sp->s, outs[0].rv);
+}
+
+/* Random compute location: a complete block that auto-inline left (it
+ * could not be inlined) and that some block reads goes where
+ * sample_compute_location puts it -- under one of its first consumer's
+ * loops, at the root, or inlined after all (compute_at takes all three).
+ * A refusal leaves the block where it is. */
+static void rule_compute_location(Space *sp, const TuneBlock *t) {
+  const MlcPrimFunc *f = mlc_sch_func(sp->s);
+  if (!tune_is_complete(t->b) || writes_param(f, t->b)) return;
+  MlcBlockRV b;
+  MlcSchVal v[MLC_SCH_MAX_OUTS];
+  int n;
+  MlcCtx *ctx = mlc_sch_ctx(sp->s);
+  if (!mlc_sch_get_block(sp->s, t->b->name, &b)) return (void)mlc_clear_error(ctx);
+  MlcSchVal a[8] = {tune_v_block(b.id)};
+  if (!tune_apply(sp->s, MLC_SCH_sample_compute_location, a, v, &n) || n != 1) return (void)mlc_clear_error(ctx);
+  MlcSchVal c[8] = {tune_v_block(b.id), v[0]};
+  if (!tune_apply(sp->s, MLC_SCH_compute_at, c, NULL, NULL)) mlc_clear_error(ctx);
+}
+
 /* a complete block still at the root in a perfect nest: the loops above
  * its innermost fused and parallel (a refusal only skips this) */
 static void rule_parallel(Space *sp, const TuneBlock *t) {
@@ -205,6 +268,17 @@ static void rule_parallel(Space *sp, const TuneBlock *t) {
   if (!tune_apply(s, MLC_SCH_parallel, a, NULL, NULL)) mlc_clear_error(mlc_sch_ctx(s));
 }
 
+/* some other leaf block reads what t writes */
+static bool is_producer(const MlcPrimFunc *f, const TuneBlock *t) {
+  if (t->b->n_writes != 1) return false;
+  TuneBlock bs[TUNE_MAX_BLOCKS];
+  int n = tune_leaf_blocks(f, bs, TUNE_MAX_BLOCKS);
+  for (int i = 0; i < n; i++)
+    for (int r = 0; bs[i].b != t->b && r < bs[i].b->n_reads; r++)
+      if (bs[i].b->reads[r].buf == t->b->writes[0].buf) return true;
+  return false;
+}
+
 static bool build(Space *sp) {
   auto_inline(sp);
   TuneBlock bs[TUNE_MAX_BLOCKS];
@@ -214,7 +288,15 @@ static bool build(Space *sp) {
   for (int i = 0; i < n; i++) {
     TuneBlock t;
     if (skipped(sp, names[i]) || !tune_find_block(mlc_sch_func(sp->s), names[i], &t)) continue;
-    if (!rule_tile(sp, &t)) return sp->failed = names[i], false;
+    if (!(sp->rfactor ? rule_rfactor(sp, &t) : rule_tile(sp, &t))) return sp->failed = names[i], false;
+  }
+  /* producers auto-inline left, at a sampled location */
+  n = tune_leaf_blocks(mlc_sch_func(sp->s), bs, TUNE_MAX_BLOCKS);
+  for (int i = 0; i < n; i++) names[i] = bs[i].b->name;
+  for (int i = 0; i < n; i++) {
+    TuneBlock t;
+    if (tune_find_block(mlc_sch_func(sp->s), names[i], &t) && is_producer(mlc_sch_func(sp->s), &t))
+      rule_compute_location(sp, &t);
   }
   /* blocks the tiling left at the root */
   n = tune_leaf_blocks(mlc_sch_func(sp->s), bs, TUNE_MAX_BLOCKS);
@@ -223,27 +305,40 @@ static bool build(Space *sp) {
   return true;
 }
 
+/* one space of the kind sp says; a block whose rule is refused is left to
+ * the other rules and the space built again */
+static bool make_space(MlcCtx *ctx, const MlcModule *m, const char *func, Space *sp) {
+  for (;;) {
+    sp->s = mlc_sch_new(ctx, m, func, 0);
+    if (!sp->s) return false;
+    sp->failed = NULL;
+    sp->has_epilogue = sp->did_rfactor = false;
+    if (build(sp)) return true;
+    mlc_clear_error(ctx);
+    mlc_sch_free(sp->s);
+    sp->s = NULL;
+    if (sp->n_skip >= TUNE_MAX_BLOCKS) return mlc_error(ctx, (MlcLoc){0}, "tune: no design space for '%s'", func);
+    sp->skip[sp->n_skip++] = sp->failed;
+  }
+}
+
 int mlc_tune_spaces(MlcCtx *ctx, const MlcModule *m, const char *func, const MlcSchTarget *t, MlcSchedule **out,
                     int cap) {
   if (t && t->gpu) return tune_gpu_spaces(ctx, m, func, t, out, cap);
   int made = 0;
   Space sp = {0};
   for (int variant = 0; variant <= EPILOGUE_LEVELS && made < cap; variant++) {
-    for (;;) {
-      sp.s = mlc_sch_new(ctx, m, func, 0);
-      if (!sp.s) return 0;
-      sp.variant = variant;
-      sp.failed = NULL;
-      sp.has_epilogue = false;
-      if (build(&sp)) break;
-      mlc_clear_error(ctx);
-      mlc_sch_free(sp.s);
-      sp.s = NULL;
-      if (sp.n_skip >= TUNE_MAX_BLOCKS) return mlc_error(ctx, (MlcLoc){0}, "tune: no design space for '%s'", func), 0;
-      sp.skip[sp.n_skip++] = sp.failed;
-    }
+    sp.variant = variant;
+    if (!make_space(ctx, m, func, &sp)) return 0;
     out[made++] = sp.s;
     if (!sp.has_epilogue) break; /* the variants would all be the same */
   }
+  /* the rfactor space, kept when some reduction took it */
+  Space rf = {.rfactor = true};
+  if (made < cap && make_space(ctx, m, func, &rf)) {
+    if (rf.did_rfactor) out[made++] = rf.s;
+    else mlc_sch_free(rf.s);
+  }
+  mlc_clear_error(ctx);
   return made;
 }

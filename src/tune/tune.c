@@ -59,6 +59,9 @@ static int make_tasks(MlcCtx *ctx, const MlcModule *m, const MlcSchTarget *st, c
     uint64_t w = mlc_tune_workload_hash(ctx, f);
     bool graph = false;
     int calls = calls_of(m, m->funcs[i].name, &graph);
+    /* the generated side of a library choice stands for library calls */
+    const MlcAttrValue *lc = mlc_attrs_get(f->attrs, mlc_intern(ctx, "calls"));
+    if (graph && calls == 0 && lc && lc->kind == MLC_ATTR_INT && lc->i > 0 && lc->i < 1000000) calls = (int)lc->i;
     if (graph && calls == 0) continue; /* not run by the model */
     int k = 0;
     while (k < n && tasks[k].workload != w) k++;
@@ -85,7 +88,7 @@ static int make_tasks(MlcCtx *ctx, const MlcModule *m, const MlcSchTarget *st, c
     /* what earlier runs measured is neither measured again nor forgotten */
     for (int r = 0; r < mlc_tune_db_size(db); r++) {
       const MlcTuneRecord *rec = mlc_tune_db_at(db, r);
-      if (rec->workload != w || !mlc_tune_target_equal(&rec->target, tt) || !rec->decisions) continue;
+      if (rec->workload != w || !mlc_tune_target_equal(&rec->target, tt) || !rec->decisions || rec->library) continue;
       const char *key = mlc_internf(ctx, "%d:%s", rec->space, rec->decisions);
       mlc_map_put(&t->seen, key, (void *)key);
       t->trials++;
@@ -120,6 +123,24 @@ static bool save(MlcCtx *ctx, MlcTuneDB *db, const MlcTuneOptions *o, const MlcT
   return !o->db_path || mlc_tune_record_append(ctx, o->db_path, r);
 }
 
+/* the batch measured through the launcher: each candidate is the task's
+ * text and the candidate's script */
+static bool measure_launched(Task *t, const Cand *c, int n, const MlcTuneOptions *o, MlcTuneResult *res,
+                             MlcTuneTarget *on) {
+  MlcTuneCandidate *tc = mlc_xcalloc((size_t)n, sizeof *tc);
+  MlcStrBuf *traces = mlc_xcalloc((size_t)n, sizeof *traces);
+  for (int i = 0; i < n; i++) {
+    mlc_sch_print_trace(c[i].s, &traces[i]);
+    tc[i] = (MlcTuneCandidate){.program = t->text, .func = t->func, .trace = mlc_sb_cstr(&traces[i]),
+                               .workload = t->workload, .space = c[i].space, .decisions = c[i].decisions,
+                               .flops = t->flops, .weight = t->weight};
+  }
+  bool ok = mlc_tune_measure_launched(t->ctx, o->launcher, tc, n, &o->measure, res, on);
+  for (int i = 0; i < n; i++) mlc_vec_free(&traces[i]);
+  free(traces), free(tc);
+  return ok;
+}
+
 static bool round_in(Task *t, MlcTuneDB *db, const MlcSchTarget *st, const MlcTuneTarget *tt, const MlcTuneOptions *o,
                      int batch) {
   MlcCtx *ctx = t->ctx;
@@ -133,14 +154,17 @@ static bool round_in(Task *t, MlcTuneDB *db, const MlcSchTarget *st, const MlcTu
   const MlcPrimFunc **fs = mlc_xmalloc(sizeof *fs * (size_t)n);
   MlcTuneResult *res = mlc_xcalloc((size_t)n, sizeof *res);
   for (int i = 0; i < n; i++) fs[i] = mlc_sch_func(c[i].s);
-  bool ok = mlc_tune_measure(ctx, fs, n, &o->measure, res);
+  MlcTuneTarget *on = o->launcher ? mlc_xcalloc((size_t)n, sizeof *on) : NULL;
+  bool ok = o->launcher ? measure_launched(t, c, n, o, res, on) : mlc_tune_measure(ctx, fs, n, &o->measure, res);
   if (!ok) mlc_error(t->home, (MlcLoc){0}, "%s", mlc_error_msg(ctx)), mlc_clear_error(ctx);
   bool stopped = o->stop && *o->stop;
   /* the fastest, when it beats the task's best, must compute what the
    * unscheduled function computes */
   int fastest = -1;
   for (int i = 0; ok && i < n; i++)
-    if (res[i].seconds > 0 && (fastest < 0 || res[i].seconds < res[fastest].seconds)) fastest = i;
+    if (res[i].seconds > 0 && (!on || mlc_tune_target_equal(&on[i], tt)) &&
+        (fastest < 0 || res[i].seconds < res[fastest].seconds))
+      fastest = i;
   if (fastest >= 0 && !stopped && (t->best < 0 || res[fastest].seconds < t->best) &&
       !mlc_tune_check(ctx, mlc_module_find(t->mod, t->func)->prim, fs[fastest], &o->measure)) {
     snprintf(res[fastest].error, sizeof res[fastest].error, "wrong result: %s", mlc_error_msg(ctx));
@@ -155,9 +179,12 @@ static bool round_in(Task *t, MlcTuneDB *db, const MlcSchTarget *st, const MlcTu
     if (stopped && res[i].seconds < 0) continue;
     MlcStrBuf trace = {0};
     mlc_sch_print_trace(c[i].s, &trace);
-    MlcTuneRecord r = {.workload = t->workload, .target = *tt, .func = t->func, .trace = mlc_sb_cstr(&trace),
+    MlcTuneRecord r = {.workload = t->workload, .target = on ? on[i] : *tt, .func = t->func, .trace = mlc_sb_cstr(&trace),
                        .space = c[i].space, .decisions = c[i].decisions, .seconds = res[i].seconds,
                        .error = res[i].seconds > 0 ? NULL : res[i].error[0] ? res[i].error : "no time"};
+    /* measured elsewhere than the run's target (a launcher that reached
+     * another kind of node): recorded as it is, no part of this search */
+    bool foreign = r.seconds > 0 && !mlc_tune_target_equal(&r.target, tt);
     if (r.seconds > 0 && t->flops > 0) r.gflops = t->flops / r.seconds * 1e-9;
     r.elapsed_s = now_s() - t->t0;
     r.weight = t->weight;
@@ -167,13 +194,13 @@ static bool round_in(Task *t, MlcTuneDB *db, const MlcSchTarget *st, const MlcTu
     mlc_map_put(&t->seen, key, (void *)key);
     t->trials++;
     for (int f = 0; f < MLC_TUNE_N_FEATURES; f++) mlc_vec_push(&t->x, c[i].feat[f]);
-    mlc_vec_push(&t->secs, r.seconds);
-    if (r.seconds > 0 && (t->best < 0 || r.seconds < t->best)) t->best = r.seconds;
+    mlc_vec_push(&t->secs, foreign ? -1 : r.seconds);
+    if (!foreign && r.seconds > 0 && (t->best < 0 || r.seconds < t->best)) t->best = r.seconds;
   }
   if (ok) refit(t);
   else mlc_error(t->home, (MlcLoc){0}, "%s", mlc_error_msg(ctx));
   for (int i = 0; i < n; i++) tune_cand_free(&c[i]);
-  free(c), free(fs), free(res);
+  free(c), free(fs), free(res), free(on);
   return ok;
 }
 
@@ -237,6 +264,45 @@ static void progress(const MlcTuneOptions *o, int round, const Task *t, int ti, 
   fflush(o->progress);
 }
 
+static const char *str_attr(MlcCtx *ctx, const MlcPrimFunc *f, const char *key) {
+  const MlcAttrValue *v = mlc_attrs_get(f->attrs, mlc_intern(ctx, key));
+  return v && v->kind == MLC_ATTR_STR ? v->s : NULL;
+}
+
+/* The library side of each library choice (library.c), once per target:
+ * the task is the generated side, tuned as any other. */
+static bool measure_libraries(MlcCtx *ctx, Task *tasks, int nt, MlcTuneDB *db, const MlcTuneTarget *tt,
+                              const MlcTuneOptions *o) {
+  for (int i = 0; i < nt && !(o->stop && *o->stop); i++) {
+    Task *t = &tasks[i];
+    const char *lib = str_attr(ctx, t->prim, "library"), *shape = str_attr(ctx, t->prim, "shape");
+    if (!lib || mlc_tune_db_best_library(db, t->workload, tt)) continue;
+    MlcTuneResult r;
+    MlcTuneTarget on = *tt;
+    if (o->launcher) { /* measured there, as the candidates are */
+      MlcTuneCandidate c = {.program = t->text, .func = t->func, .trace = "", .workload = t->workload,
+                            .decisions = "[]", .flops = t->flops, .weight = t->weight, .library = lib};
+      if (!mlc_tune_measure_launched(ctx, o->launcher, &c, 1, &o->measure, &r, &on)) return false;
+    } else if (!mlc_tune_measure_library(ctx, lib, t->prim, &o->measure, &r)) {
+      return false;
+    }
+    if (o->stop && *o->stop) break;
+    MlcTuneRecord rec = {.workload = t->workload, .target = on, .func = t->func, .trace = "", .decisions = "[]",
+                         .seconds = r.seconds, .error = r.seconds > 0 ? NULL : r.error[0] ? r.error : "no time",
+                         .elapsed_s = now_s() - t->t0, .weight = t->weight, .library = lib};
+    if (r.seconds > 0 && t->flops > 0) rec.gflops = t->flops / r.seconds * 1e-9;
+    if (!save(ctx, db, o, &rec)) return false;
+    if (o->progress) {
+      char tm[32];
+      fmt_time(r.seconds, tm, sizeof tm);
+      fprintf(o->progress, "library: %s (%s, %d call%s): %s %s (%.2f GFLOPS)%s%s\n", t->func, shape ? shape : "?",
+              t->weight, t->weight == 1 ? "" : "s", lib, tm, rec.gflops, rec.error ? "; " : "", rec.error ? rec.error : "");
+      fflush(o->progress);
+    }
+  }
+  return true;
+}
+
 bool mlc_tune_module(MlcCtx *ctx, const MlcModule *m, MlcTuneDB *db, const MlcSchTarget *st, const MlcTuneTarget *tt,
                      const MlcTuneOptions *in) {
   MlcTuneOptions o = *in;
@@ -253,7 +319,7 @@ bool mlc_tune_module(MlcCtx *ctx, const MlcModule *m, MlcTuneDB *db, const MlcSc
   double t0 = now_s();
   for (int i = 0; i < nt; i++) tasks[i].t0 = t0;
   int done = 0, round = 0, next = 0;
-  bool ok = true;
+  bool ok = measure_libraries(ctx, tasks, nt, db, tt, &o);
   while (ok && done < o.trials) {
     if (o.stop && *o.stop) break;
     if (o.time_budget_s > 0 && now_s() - t0 >= o.time_budget_s) break;

@@ -40,5 +40,28 @@ int tune_gpu_spaces(MlcCtx *ctx, const MlcModule *m, const char *func, const Mlc
                     int cap);
 /* f has loops bound to thread axes: a candidate for a GPU target */
 bool tune_is_gpu_func(const MlcPrimFunc *f);
+/* measure.c's steps, shared with the artifact commands (artifact.c):
+ * the options with their defaults; a batch of n split into parts
+ * (start[0..parts], at most 64 parts); parts built in parallel into so[k]
+ * as cand_0, cand_1, ... (ok[k]: it built); the candidates cand_0..n-1 of
+ * one shared object timed in child processes. */
+void tune_measure_defaults(const MlcTuneMeasureOptions *in, MlcTuneMeasureOptions *o);
+int tune_split(int n, const MlcTuneMeasureOptions *o, int *start);
+void tune_build_parts(MlcCtx *ctx, const MlcPrimFunc *const *cands, const int *start, int parts, const char **so,
+                      const MlcTuneMeasureOptions *o, bool *ok);
+/* The graph pipeline up to dead code with db deciding dispatch_library
+ * (library.c): a matmul call stays for the generated kernel where both
+ * sides were measured on t and it won (db NULL: the size rule).  dump as
+ * for mlc_graph_pipeline. */
+MlcModule *tune_graph_kernels(MlcCtx *ctx, const MlcModule *m, const MlcTuneDB *db, const MlcTuneTarget *t,
+                              MlcPassDump dump, void *user);
+/* f's buffer params as float32 shapes for a library call (at most cap
+ * params of at most 8 constant dims); their count, -1 otherwise */
+int tune_param_shapes(const MlcPrimFunc *f, int32_t *ndim, int64_t (*dims)[8], int cap);
+/* the runtime's extern lib timed in a child on random float32 tensors of
+ * these shapes (measure.c); out as for mlc_tune_measure */
+bool tune_measure_extern(MlcCtx *ctx, const char *lib, int n, const int32_t *ndim, const int64_t (*dims)[8],
+                         const MlcTuneMeasureOptions *o, MlcTuneResult *out);
+bool tune_measure_so(MlcCtx *ctx, const char *so, int n, const MlcTuneMeasureOptions *o, MlcTuneResult *out);
 
 #endif

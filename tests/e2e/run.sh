@@ -191,10 +191,36 @@ tune_case() {
   fi
 }
 
+# launch_case: `mlcc tune --launcher` with a plain `sh -c` launcher that
+# logs each launch: the target is asked for once, each batch is measured
+# by `mlcc tune-measure` through it, its records come back into DB.jsonl,
+# and the scratch files are gone afterwards
+launch_case() {
+  out=$dir/launch
+  mkdir -p "$out"
+  launcher="sh -c 'echo launched >>\"$out/launch.log\"; exec \"\$0\" \"\$@\"'"
+  if ! "$MLCC" tune "$here/mlp.py" -o "$out/db.jsonl" --trials 2 --batch 2 --threads 1 --launcher "$launcher" \
+       --workdir "$out" >"$out/tune.out" 2>"$out/tune.err"; then
+    fail "e2e tune --launcher" "failed" "$out/tune.err"; return
+  fi
+  if [ "$(wc -l <"$out/launch.log")" -eq 2 ] && [ "$(wc -l <"$out/db.jsonl")" -eq 2 ] &&
+     grep -q '"seconds":[0-9]' "$out/db.jsonl" && [ -z "$(ls -d "$out"/mlcc_launch_* 2>/dev/null)" ]; then
+    echo "ok e2e tune --launcher: measured through sh -c"
+  else fail "e2e tune --launcher" "not two launches and two records, or files left" "$out/tune.err"; fi
+  if "$MLCC" tune-measure --print-target --threads 3 >"$out/target.json" 2>"$out/target.err" &&
+     grep -q '^{"cpu":".*","features":".*","threads":3}$' "$out/target.json"; then
+    echo "ok e2e tune-measure --print-target"
+  else fail "e2e tune-measure --print-target" "no target line" "$out/target.json"; fi
+  "$MLCC" tune-build "$out/absent.jsonl" -o "$out/art" >/dev/null 2>"$out/build.err"
+  if [ $? -eq 2 ] && grep -q 'absent.jsonl' "$out/build.err"; then echo "ok e2e tune-build: a missing file is an error"
+  else fail "e2e tune-build: a missing file" "no error naming it" "$out/build.err"; fi
+}
+
 e2e_case static "$here/mlp.py" 4 4
 e2e_case dynamic "$here/mlp_dyn.py" 5 1 5 33 2
 profile_case "$dir/static/model" "$dir/static/x.npy"
 tune_case
+launch_case
 
 # --explain: per kernel, its ops, calls, FLOPs (the MLP's 4x8 @ 8x16 matmul is
 # 1024, its bias add and relu 64 each) and where its schedule came from

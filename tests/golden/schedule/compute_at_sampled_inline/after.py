@@ -1,0 +1,13 @@
+from tvm.script import ir as I
+from tvm.script import tir as T
+
+@I.ir_module
+class Module:
+    @T.prim_func
+    def scale_add(A: T.Buffer((64, 64), "float32"), C: T.Buffer((64, 64), "float32")):
+        for i, j in T.grid(64, 64):
+            with T.block("C"):
+                vi, vj = T.axis.remap("SS", [i, j])
+                T.reads(A[vi, vj])
+                T.writes(C[vi, vj])
+                C[vi, vj] = A[vi, vj] * T.float32(2.0) + T.float32(1.0)
