@@ -3,7 +3,9 @@
  * reshape, a transpose and a reshape).  Most take their "attributes" as
  * inputs in newer opsets (shape of Reshape, axes of Squeeze, starts/ends of
  * Slice): those must be known at compile time -- constants, or folded
- * (onnx_util.c) -- and a computed one is reported as not supported. */
+ * (onnx_util.c) -- and a computed one is reported as not supported, except
+ * the shapes of Reshape, Expand and ConstantOfShape, which are read when the
+ * model runs (mlc_onnx__runtime_shape). */
 #include <math.h>
 #include <string.h>
 
@@ -41,9 +43,15 @@ bool mlc_onnx__conv_reshape(MlcOnnxNode *n) {
   MlcGExpr *x = mlc_onnx__input(n, 0);
   int64_t shape[MLC_ONNX_MAX_RANK], allowzero = 0;
   int k, rank;
-  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__known_ints(n, 1, shape, MLC_ONNX_MAX_RANK, &k) ||
-      !mlc_onnx__attr_int(n, "allowzero", 0, &allowzero))
-    return false;
+  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__attr_int(n, "allowzero", 0, &allowzero)) return false;
+  if (!mlc_onnx__known_or_absent(n, 1)) { /* the shape is read when the model runs */
+    MlcExpr *dims[MLC_ONNX_MAX_RANK];
+    if (!mlc_onnx__runtime_shape(n, 1, x, allowzero ? "reshape_allowzero" : "reshape", dims, MLC_ONNX_MAX_RANK, &k))
+      return false;
+    MlcAttr a = attr("shape", av_dims(ctx, dims, k));
+    return (n->out[0] = mlc_onnx__emit_attrs(n, "reshape_dynamic", &x, 1, 1, &a)) != NULL;
+  }
+  if (!mlc_onnx__known_ints(n, 1, shape, MLC_ONNX_MAX_RANK, &k)) return false;
   if (k < 0) return mlc_onnx__node_fail(n, "the shape input is missing");
   MlcExpr *dims[MLC_ONNX_MAX_RANK];
   for (int i = 0; i < k; i++) {
@@ -111,7 +119,14 @@ bool mlc_onnx__conv_expand(MlcOnnxNode *n) {
   MlcGExpr *x = mlc_onnx__input(n, 0);
   int64_t shape[MLC_ONNX_MAX_RANK];
   int k, rank;
-  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__known_ints(n, 1, shape, MLC_ONNX_MAX_RANK, &k)) return false;
+  if (!x || !need_rank(n, x, &rank)) return false;
+  if (!mlc_onnx__known_or_absent(n, 1)) { /* the shape is read when the model runs, broadcast there */
+    MlcExpr *dims[MLC_ONNX_MAX_RANK];
+    if (!mlc_onnx__runtime_shape(n, 1, x, "expand", dims, MLC_ONNX_MAX_RANK, &k)) return false;
+    MlcAttr a = attr("shape", av_dims(ctx, dims, k));
+    return (n->out[0] = mlc_onnx__emit_attrs(n, "broadcast_to", &x, 1, 1, &a)) != NULL;
+  }
+  if (!mlc_onnx__known_ints(n, 1, shape, MLC_ONNX_MAX_RANK, &k)) return false;
   if (k < 0) return mlc_onnx__node_fail(n, "the shape input is missing");
   /* ONNX broadcasts both ways: the result has the larger rank, and a 1 in
    * the requested shape keeps the input's dim */
@@ -293,12 +308,39 @@ bool mlc_onnx__conv_constant(MlcOnnxNode *n) {
   return true;
 }
 
+/* the one element of d as a double (ConstantOfShape's value) */
+static double element_value(const MlcTensorData *d) {
+  MlcDType t = d->dtype;
+  const void *p = d->data;
+  switch (t.code) {
+  case MLC_TC_FLOAT:
+    return t.bits == 64 ? *(const double *)p : t.bits == 32 ? *(const float *)p : mlc_f16_to_f32(*(const uint16_t *)p);
+  case MLC_TC_BFLOAT: return mlc_bf16_to_f32(*(const uint16_t *)p);
+  case MLC_TC_INT:
+    return t.bits == 64 ? (double)*(const int64_t *)p : t.bits == 32 ? *(const int32_t *)p
+         : t.bits == 16 ? *(const int16_t *)p : *(const int8_t *)p;
+  case MLC_TC_UINT:
+    return t.bits == 64 ? (double)*(const uint64_t *)p : t.bits == 32 ? *(const uint32_t *)p
+         : t.bits == 16 ? *(const uint16_t *)p : *(const uint8_t *)p;
+  default: return *(const uint8_t *)p != 0;
+  }
+}
+
+/* ConstantOfShape of a shape read when the model runs: R.full over its dims */
+static bool constant_of_runtime_shape(MlcOnnxNode *n, const MlcTensorData *value) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcExpr *dims[MLC_ONNX_MAX_RANK];
+  int k;
+  if (!mlc_onnx__runtime_shape(n, 0, NULL, "values", dims, MLC_ONNX_MAX_RANK, &k)) return false;
+  MlcAttr a[3] = {attr("shape", av_dims(ctx, dims, k)), attr("fill_value", mlc_onnx__av_float(element_value(value))),
+                  attr("dtype", mlc_onnx__av_dtype(value->dtype))};
+  return (n->out[0] = mlc_onnx__emit_attrs(n, "full", NULL, 0, 3, a)) != NULL;
+}
+
 bool mlc_onnx__conv_constant_of_shape(MlcOnnxNode *n) {
   MlcCtx *ctx = n->im->ctx;
   int64_t shape[MLC_ONNX_MAX_RANK];
   int k;
-  if (!mlc_onnx__known_ints(n, 0, shape, MLC_ONNX_MAX_RANK, &k)) return false;
-  if (k < 0) return mlc_onnx__node_fail(n, "the shape input is missing");
   MlcTensorData *value = NULL;
   const Onnx__AttributeProto *a = mlc_onnx__attr(n, "value");
   if (a && a->t) {
@@ -308,6 +350,9 @@ bool mlc_onnx__conv_constant_of_shape(MlcOnnxNode *n) {
   } else {
     value = mlc_onnx__scalar(ctx, MLC_DT(MLC_TC_FLOAT, 32, 1), 0);
   }
+  if (!mlc_onnx__known_or_absent(n, 0)) return constant_of_runtime_shape(n, value);
+  if (!mlc_onnx__known_ints(n, 0, shape, MLC_ONNX_MAX_RANK, &k)) return false;
+  if (k < 0) return mlc_onnx__node_fail(n, "the shape input is missing");
   int64_t numel = 1;
   for (int i = 0; i < k; i++) {
     if (shape[i] < 0) return mlc_onnx__node_fail(n, "negative dim %lld", (long long)shape[i]);
