@@ -350,11 +350,30 @@ static const char DYN_PREAMBLE[] =
     "/* out[0..n) from the values v[0..k) and the dims like[0..r) of the tensor the\n"
     " * mode relates them to: 0 the values, 1 a reshape of `like` (0 copies its\n"
     " * dim, one -1 takes what is left), 2 the same with 0 meaning 0, 3 an expand\n"
-    " * of `like` (numpy broadcasting, the larger rank) */\n"
+    " * of `like` (numpy broadcasting, the larger rank), 4 like's shape with 1 at\n"
+    " * the axes v, 5 like's shape without them */\n"
     "static int32_t mlc_dyn_shape(int mode, const int64_t *v, int k, const int64_t *like, int r, int64_t *out,\n"
     "                             int n, const char *what, const MlcrtEnv *env) {\n"
     "  char msg[256];\n"
     "  int unknown = -1;\n"
+    "  if (mode >= 4) {\n"
+    "    unsigned char on[64] = {0};\n"
+    "    int o = 0;\n"
+    "    for (int j = 0; j < k; j++) {\n"
+    "      int64_t a = v[j] < 0 ? v[j] + r : v[j];\n"
+    "      if (r > 64 || a < 0 || a >= r || on[a]) {\n"
+    "        snprintf(msg, sizeof msg, \"%s: axis %lld is out of range for rank %d or given twice\", what,\n"
+    "                 (long long)v[j], r);\n"
+    "        goto fail;\n"
+    "      }\n"
+    "      on[a] = 1;\n"
+    "    }\n"
+    "    for (int d = 0; d < r; d++)\n"
+    "      if (mode == 4 || !on[d]) out[o++] = on[d] ? 1 : like[d];\n"
+    "    if (o == n) return 0;\n"
+    "    snprintf(msg, sizeof msg, \"%s: %d axes leave %d dims, not %d\", what, k, o, n);\n"
+    "    goto fail;\n"
+    "  }\n"
     "  for (int i = 0; i < n; i++) {\n"
     "    int64_t s;\n"
     "    if (mode == 3) {\n"
@@ -446,11 +465,11 @@ static const char *str_attr(G *g, const MlcGExpr *call, const char *key, const c
 /* R.tensor_to_shape(data, like?, shape=[...], mode=...): the values read,
  * made a shape, each dim bound (a var seen for the first time) or checked */
 static GVal *tensor_to_shape(G *g, const MlcGExpr *call) {
-  static const char *const modes[] = {"values", "reshape", "reshape_allowzero", "expand"};
+  static const char *const modes[] = {"values", "reshape", "reshape_allowzero", "expand", "reduce_keep", "reduce_drop"};
   const MlcSInfo *s = call->sinfo;
   const char *mode_s = str_attr(g, call, "mode", "values");
   int mode = -1;
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < 6; i++)
     if (!strcmp(mode_s, modes[i])) mode = i;
   if (!s || s->kind != MLC_SINFO_SHAPE || !s->shape.values || mode < 0 || call->call.n < 1 || (mode > 0) != (call->call.n > 1))
     return gerr(g, "binding '%s': R.tensor_to_shape whose struct info was not inferred", g->bname), NULL;

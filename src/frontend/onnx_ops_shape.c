@@ -13,21 +13,10 @@
 
 #define MAX_CONST_NUMEL ((int64_t)1 << 24)
 
-static MlcAttrValue av_expr(MlcExpr *e) { return (MlcAttrValue){.kind = MLC_ATTR_EXPR, .expr = e}; }
 
 static MlcExpr *dim_expr(const MlcGExpr *x, int d) {
   const MlcSInfo *s = mlc_onnx__tensor_sinfo(x);
   return s && s->tensor.shape && d < s->tensor.ndim ? s->tensor.shape[d] : NULL;
-}
-
-/* a list of dims as an attribute: ints where constant, exprs otherwise */
-static MlcAttrValue av_dims(MlcCtx *ctx, MlcExpr **dims, int n) {
-  MlcAttrValue *items = mlc_arena_array(&ctx->arena, (size_t)(n ? n : 1), sizeof *items);
-  for (int i = 0; i < n; i++) {
-    int64_t v;
-    items[i] = mlc_e_is_const_int(dims[i], &v) ? mlc_onnx__av_int(v) : av_expr(dims[i]);
-  }
-  return (MlcAttrValue){.kind = MLC_ATTR_LIST, .list = {items, n}};
 }
 
 static MlcExpr *mul_dims(MlcCtx *ctx, MlcExpr *a, MlcExpr *b) {
@@ -48,7 +37,7 @@ bool mlc_onnx__conv_reshape(MlcOnnxNode *n) {
     MlcExpr *dims[MLC_ONNX_MAX_RANK];
     if (!mlc_onnx__runtime_shape(n, 1, x, allowzero ? "reshape_allowzero" : "reshape", dims, MLC_ONNX_MAX_RANK, &k))
       return false;
-    MlcAttr a = attr("shape", av_dims(ctx, dims, k));
+    MlcAttr a = attr("shape", mlc_onnx__av_exprs(ctx, dims, k));
     return (n->out[0] = mlc_onnx__emit_attrs(n, "reshape_dynamic", &x, 1, 1, &a)) != NULL;
   }
   if (!mlc_onnx__known_ints(n, 1, shape, MLC_ONNX_MAX_RANK, &k)) return false;
@@ -62,7 +51,7 @@ bool mlc_onnx__conv_reshape(MlcOnnxNode *n) {
       dims[i] = mlc_e_int(ctx, MLC_I64_T, shape[i]);
     }
   }
-  MlcAttr a = attr("shape", av_dims(ctx, dims, k));
+  MlcAttr a = attr("shape", mlc_onnx__av_exprs(ctx, dims, k));
   return (n->out[0] = mlc_onnx__emit_attrs(n, "reshape", &x, 1, 1, &a)) != NULL;
 }
 
@@ -80,7 +69,7 @@ bool mlc_onnx__conv_flatten(MlcOnnxNode *n) {
     if (!e) return mlc_onnx__node_fail(n, "input dims unknown");
     d[i >= axis] = mul_dims(ctx, d[i >= axis], e);
   }
-  MlcAttr a = attr("shape", av_dims(ctx, d, 2));
+  MlcAttr a = attr("shape", mlc_onnx__av_exprs(ctx, d, 2));
   return (n->out[0] = mlc_onnx__emit_attrs(n, "reshape", &x, 1, 1, &a)) != NULL;
 }
 
@@ -123,7 +112,7 @@ bool mlc_onnx__conv_expand(MlcOnnxNode *n) {
   if (!mlc_onnx__known_or_absent(n, 1)) { /* the shape is read when the model runs, broadcast there */
     MlcExpr *dims[MLC_ONNX_MAX_RANK];
     if (!mlc_onnx__runtime_shape(n, 1, x, "expand", dims, MLC_ONNX_MAX_RANK, &k)) return false;
-    MlcAttr a = attr("shape", av_dims(ctx, dims, k));
+    MlcAttr a = attr("shape", mlc_onnx__av_exprs(ctx, dims, k));
     return (n->out[0] = mlc_onnx__emit_attrs(n, "broadcast_to", &x, 1, 1, &a)) != NULL;
   }
   if (!mlc_onnx__known_ints(n, 1, shape, MLC_ONNX_MAX_RANK, &k)) return false;
@@ -139,7 +128,7 @@ bool mlc_onnx__conv_expand(MlcOnnxNode *n) {
     if (sv == 1 && xd) dims[i] = xd;
     else dims[i] = mlc_e_int(ctx, MLC_I64_T, sv);
   }
-  MlcAttr a = attr("shape", av_dims(ctx, dims, out_rank));
+  MlcAttr a = attr("shape", mlc_onnx__av_exprs(ctx, dims, out_rank));
   return (n->out[0] = mlc_onnx__emit_attrs(n, "broadcast_to", &x, 1, 1, &a)) != NULL;
 }
 
@@ -332,7 +321,7 @@ static bool constant_of_runtime_shape(MlcOnnxNode *n, const MlcTensorData *value
   MlcExpr *dims[MLC_ONNX_MAX_RANK];
   int k;
   if (!mlc_onnx__runtime_shape(n, 0, NULL, "values", dims, MLC_ONNX_MAX_RANK, &k)) return false;
-  MlcAttr a[3] = {attr("shape", av_dims(ctx, dims, k)), attr("fill_value", mlc_onnx__av_float(element_value(value))),
+  MlcAttr a[3] = {attr("shape", mlc_onnx__av_exprs(ctx, dims, k)), attr("fill_value", mlc_onnx__av_float(element_value(value))),
                   attr("dtype", mlc_onnx__av_dtype(value->dtype))};
   return (n->out[0] = mlc_onnx__emit_attrs(n, "full", NULL, 0, 3, a)) != NULL;
 }

@@ -180,9 +180,9 @@ bool mlc_onnx__runtime_shape(MlcOnnxNode *n, int i, MlcGExpr *like, const char *
   int r = like ? mlc_onnx__rank(like) : 0;
   if (r < 0) return mlc_onnx__node_fail(n, "input of unknown rank is not supported");
   bool expand = strcmp(mode, "expand") == 0;
-  int64_t nd = expand && r > len ? r : len;
+  int64_t nd = expand && r > len ? r : !strcmp(mode, "reduce_keep") ? r : !strcmp(mode, "reduce_drop") ? r - len : len;
+  if (nd < 0) return mlc_onnx__node_fail(n, "input %d: %lld axes of a rank-%d input", i, (long long)len, r);
   if (nd > cap) return mlc_onnx__node_fail(n, "input %d has %lld values (at most %d)", i, (long long)nd, cap);
-  MlcAttrValue *items = mlc_arena_array(&ctx->arena, (size_t)(nd ? nd : 1), sizeof *items);
   const MlcSInfo *ls = like ? mlc_onnx__tensor_sinfo(like) : NULL;
   for (int d = 0; d < nd; d++) {
     int li = d - (int)(nd - r);
@@ -192,10 +192,9 @@ bool mlc_onnx__runtime_shape(MlcOnnxNode *n, int i, MlcGExpr *like, const char *
       dims[d] = ls->tensor.shape[li];
     else
       dims[d] = mlc_e_var(ctx, mlc_internf(ctx, "r%u", n->im->fresh++), MLC_DT(MLC_TC_INT, 64, 1));
-    items[d] = (MlcAttrValue){.kind = MLC_ATTR_EXPR, .expr = dims[d]};
   }
   MlcGExpr *args[2] = {t, like};
-  MlcAttr attrs[2] = {{"shape", {.kind = MLC_ATTR_LIST, .list = {items, (int)nd}}},
+  MlcAttr attrs[2] = {{"shape", mlc_onnx__av_exprs(ctx, dims, (int)nd)},
                       {"mode", {.kind = MLC_ATTR_STR, .s = mlc_intern(ctx, mode)}}};
   if (!mlc_onnx__emit_attrs(n, "tensor_to_shape", args, like ? 2 : 1, 2, attrs)) return false;
   *count = (int)nd;

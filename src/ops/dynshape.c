@@ -15,7 +15,11 @@
  *                        left, and the product must equal like's numel;
  *   "reshape_allowzero"  the same with 0 meaning 0;
  *   "expand"             ONNX Expand's target broadcast with `like`'s shape
- *                        (the result has the larger rank).
+ *                        (the result has the larger rank);
+ *   "reduce_keep"        the values are axes of `like` (negative ones count
+ *                        from the end, none twice): like's shape with 1 at
+ *                        those axes;
+ *   "reduce_drop"        the same with those axes left out.
  * The executor also caps every value (MLC_DYN_MAX_DIM) and the product of
  * all of them (MLC_DYN_MAX_NUMEL), so a hostile tensor cannot make the
  * model allocate without bound; a failed check is the run's error.
@@ -26,12 +30,24 @@
  * copies x's bytes into a tensor of the new shape.  The plain reshape op
  * keeps refusing what it cannot prove, since its kernel would read past x.
  *
- * Neither has a tensor-expression definition: both are left to the
+ * reduce_to_shape(x, shape=[...], kind=...) reduces x to `shape`, every
+ * dim of which is either x's or 1 there (what "reduce_keep" binds):
+ * out[o] = kind over k of x[o + k], with k_d < x_d - shape_d + 1.  That is
+ * a sum/mean/max/min over the axes whose output dim is 1, whichever they
+ * turn out to be when the model runs, and the index never leaves x
+ * whatever the sizes are, so the kernel is safe even where they break the
+ * rule (the result is then wrong, never a read outside x).  An empty
+ * extent (a dim of x that is 0) still takes one guarded step that adds the
+ * identity, since a reduction's output is initialized in its first step.
+ *
+ * The first two have no tensor-expression definition: they are left to the
  * executor, as the allocation ops are.  tensor_to_shape counts as impure
  * (transform/util.c), so dead-code removal keeps the binding whose vars
  * later shapes use. */
+#include <math.h>
 #include <string.h>
 
+#include "mlcc/arith.h"
 #include "ops/op_internal.h"
 
 /* the 1-D int tensor of static length whose values are read; its length */
@@ -56,15 +72,17 @@ MlcSInfo *mlc_op_infer_tensor_to_shape(MlcCtx *ctx, const MlcOpArgs *a) {
     return NULL;
   bool values = !strcmp(mode, "values"), expand = !strcmp(mode, "expand");
   bool reshape = !strcmp(mode, "reshape") || !strcmp(mode, "reshape_allowzero");
-  if (!values && !expand && !reshape)
-    return mlc_op_fail(ctx, a, "mode: expected \"values\", \"reshape\", \"reshape_allowzero\" or \"expand\", "
-                               "got \"%s\"", mode), NULL;
+  bool keep = !strcmp(mode, "reduce_keep"), drop = !strcmp(mode, "reduce_drop");
+  if (!values && !expand && !reshape && !keep && !drop)
+    return mlc_op_fail(ctx, a, "mode: expected \"values\", \"reshape\", \"reshape_allowzero\", \"expand\", "
+                               "\"reduce_keep\" or \"reduce_drop\", got \"%s\"", mode), NULL;
   int li = mlc_op_param(a, "like");
   const MlcSInfo *like = NULL;
   if (values && a->val[li]) return mlc_op_fail(ctx, a, "like: not taken in mode \"values\""), NULL;
   if (!values && !(like = mlc_op_tensor(ctx, a, li, false))) return NULL;
   if (like && !like->tensor.shape) return mlc_op_fail(ctx, a, "like: expected a tensor of known shape"), NULL;
-  int64_t want = expand && like->tensor.ndim > len ? like->tensor.ndim : len;
+  int64_t want = expand && like->tensor.ndim > len ? like->tensor.ndim : keep ? like->tensor.ndim
+               : drop ? like->tensor.ndim - len : len;
   if (n != want)
     return mlc_op_fail(ctx, a, "shape: expected %lld dims for %lld values in mode \"%s\", got %d", (long long)want,
                        (long long)len, mode, n), NULL;
@@ -78,4 +96,78 @@ MlcSInfo *mlc_op_infer_reshape_dynamic(MlcCtx *ctx, const MlcOpArgs *a) {
   if (!x || !mlc_op_attr_shape(ctx, a, "shape", &shape, &n)) return NULL;
   if (!x->tensor.shape) return mlc_op_fail(ctx, a, "x: expected a tensor of known shape"), NULL;
   return mlc_op_tensor_sinfo(ctx, shape, n, x->tensor.dtype);
+}
+
+/* the kinds of reduce_to_shape and their TE reductions */
+#define TO_SHAPE_KINDS(X) X("sum", MLC_TE_SUM) X("mean", MLC_TE_SUM) X("max", MLC_TE_MAX) X("min", MLC_TE_MIN)
+
+static bool reduce_kind(MlcCtx *ctx, const MlcOpArgs *a, MlcTeReduce *op, bool *mean) {
+  static const struct { const char *name; MlcTeReduce op; } kinds[] = {
+#define X(n, o) {n, o},
+      TO_SHAPE_KINDS(X)
+#undef X
+  };
+  const char *kind;
+  if (!mlc_op_attr_str(ctx, a, "kind", "sum", &kind)) return false;
+  for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+    if (!strcmp(kinds[i].name, kind)) {
+      *op = kinds[i].op;
+      *mean = !strcmp(kind, "mean");
+      return true;
+    }
+  return mlc_op_fail(ctx, a, "kind: expected \"sum\", \"mean\", \"max\" or \"min\", got \"%s\"", kind);
+}
+
+MlcSInfo *mlc_op_infer_reduce_to_shape(MlcCtx *ctx, const MlcOpArgs *a) {
+  const MlcSInfo *x = mlc_op_tensor(ctx, a, 0, true);
+  MlcExpr **shape;
+  int n;
+  MlcTeReduce op;
+  bool mean;
+  if (!x || !mlc_op_attr_shape(ctx, a, "shape", &shape, &n) || !reduce_kind(ctx, a, &op, &mean)) return NULL;
+  if (!x->tensor.shape) return mlc_op_fail(ctx, a, "x: expected a tensor of known shape"), NULL;
+  if (n != x->tensor.ndim)
+    return mlc_op_fail(ctx, a, "shape: expected %d dims (x's rank), got %d", x->tensor.ndim, n), NULL;
+  if (mean && !mlc_dtype_is_float(x->tensor.dtype)) return mlc_op_fail(ctx, a, "a mean of non-float data"), NULL;
+  return mlc_op_tensor_sinfo(ctx, shape, n, x->tensor.dtype);
+}
+
+bool mlc_op_te_reduce_to_shape(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_in, MlcTeTensor **outs,
+                               int *n_outs) {
+  const MlcTeTensor *x = in[0];
+  MlcExpr **shape;
+  int n;
+  MlcTeReduce op;
+  bool mean;
+  if (!mlc_op_attr_shape(ctx, a, "shape", &shape, &n) || !reduce_kind(ctx, a, &op, &mean)) return false;
+  if (n != x->ndim) return mlc_op_fail(ctx, a, "shape: expected %d dims (x's rank), got %d", x->ndim, n);
+  size_t cap = (size_t)(n ? n : 1);
+  MlcExpr **axes = mlc_arena_array(&ctx->arena, cap, sizeof *axes), **rv = mlc_arena_array(&ctx->arena, cap, sizeof *rv);
+  MlcExpr **rext = mlc_arena_array(&ctx->arena, cap, sizeof *rext), **idx = mlc_arena_array(&ctx->arena, cap, sizeof *idx);
+  MlcExpr *count = mlc_op_i64(ctx, 1), *inside = NULL;
+  mlc_op_axes(ctx, n, axes);
+  for (int d = 0; d < n; d++) {
+    MlcExpr *ext = mlc_arith_add(ctx, mlc_e_bin(ctx, MLC_BIN_SUB, x->shape[d], shape[d]), mlc_op_i64(ctx, 1));
+    MlcExpr *in_d = mlc_e_bin(ctx, MLC_BIN_LT, rv[d] = mlc_te_var(ctx, mlc_internf(ctx, "k%d", d)), ext);
+    inside = inside ? mlc_e_bin(ctx, MLC_BIN_AND, inside, in_d) : in_d;
+    /* at least one step, so that the output is written (its init runs in
+     * the first step) even where a dim of x is 0 and nothing is reduced */
+    rext[d] = mlc_e_bin(ctx, MLC_BIN_MAX, ext, mlc_op_i64(ctx, 1));
+    idx[d] = mlc_arith_add(ctx, axes[d], rv[d]);
+    count = mlc_arith_mul(ctx, count, ext);
+  }
+  MlcExpr *val = mlc_te_read(ctx, x, idx, n);
+  /* the count is symbolic: each summand is divided, as reduce.c does for a mean */
+  if (mean) val = mlc_e_bin(ctx, MLC_BIN_DIV, val, mlc_e_cast(ctx, x->dtype, count));
+  /* steps past the extent (only that one step, of an empty reduction) add the identity */
+  bool flt = mlc_dtype_is_float(x->dtype);
+  MlcExpr *none = op == MLC_TE_SUM ? mlc_op_const(ctx, x->dtype, 0)
+                : op == MLC_TE_MAX ? (flt ? mlc_op_const(ctx, x->dtype, -INFINITY) : mlc_te_min_value(ctx, x->dtype))
+                : (flt ? mlc_op_const(ctx, x->dtype, INFINITY) : mlc_te_max_value(ctx, x->dtype));
+  if (inside) val = mlc_op_select(ctx, inside, val, none);
+  MlcTeTensor *t = mlc_te_reduce(ctx, "T_reduce_to_shape", shape, n, axes, op, val, rv, rext, n);
+  if (!t) return false;
+  outs[0] = t;
+  *n_outs = 1;
+  return true;
 }
