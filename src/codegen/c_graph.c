@@ -351,26 +351,32 @@ static const char DYN_PREAMBLE[] =
     " * mode relates them to: 0 the values, 1 a reshape of `like` (0 copies its\n"
     " * dim, one -1 takes what is left), 2 the same with 0 meaning 0, 3 an expand\n"
     " * of `like` (numpy broadcasting, the larger rank), 4 like's shape with 1 at\n"
-    " * the axes v, 5 like's shape without them */\n"
+    " * the axes v, 5 like's shape without them, 6 the same where they are 1,\n"
+    " * 7 like's shape with 1s inserted at the axes v of the result */\n"
     "static int32_t mlc_dyn_shape(int mode, const int64_t *v, int k, const int64_t *like, int r, int64_t *out,\n"
     "                             int n, const char *what, const MlcrtEnv *env) {\n"
     "  char msg[256];\n"
     "  int unknown = -1;\n"
     "  if (mode >= 4) {\n"
+    "    int rr = mode == 7 ? n : r, o = 0, j2 = 0;\n"
     "    unsigned char on[64] = {0};\n"
-    "    int o = 0;\n"
     "    for (int j = 0; j < k; j++) {\n"
-    "      int64_t a = v[j] < 0 ? v[j] + r : v[j];\n"
-    "      if (r > 64 || a < 0 || a >= r || on[a]) {\n"
+    "      int64_t a = v[j] < 0 ? v[j] + rr : v[j];\n"
+    "      if (rr > 64 || a < 0 || a >= rr || on[a]) {\n"
     "        snprintf(msg, sizeof msg, \"%s: axis %lld is out of range for rank %d or given twice\", what,\n"
-    "                 (long long)v[j], r);\n"
+    "                 (long long)v[j], rr);\n"
+    "        goto fail;\n"
+    "      }\n"
+    "      if (mode == 6 && like[a] != 1) {\n"
+    "        snprintf(msg, sizeof msg, \"%s: axis %lld has size %lld, not 1\", what, (long long)v[j], (long long)like[a]);\n"
     "        goto fail;\n"
     "      }\n"
     "      on[a] = 1;\n"
     "    }\n"
-    "    for (int d = 0; d < r; d++)\n"
+    "    for (int d = 0; mode == 7 && d < n; d++) out[o++] = on[d] || j2 >= r ? 1 : like[j2++];\n"
+    "    for (int d = 0; mode != 7 && d < r; d++)\n"
     "      if (mode == 4 || !on[d]) out[o++] = on[d] ? 1 : like[d];\n"
-    "    if (o == n) return 0;\n"
+    "    if (o == n && (mode != 7 || j2 == r)) return 0;\n"
     "    snprintf(msg, sizeof msg, \"%s: %d axes leave %d dims, not %d\", what, k, o, n);\n"
     "    goto fail;\n"
     "  }\n"
@@ -465,11 +471,12 @@ static const char *str_attr(G *g, const MlcGExpr *call, const char *key, const c
 /* R.tensor_to_shape(data, like?, shape=[...], mode=...): the values read,
  * made a shape, each dim bound (a var seen for the first time) or checked */
 static GVal *tensor_to_shape(G *g, const MlcGExpr *call) {
-  static const char *const modes[] = {"values", "reshape", "reshape_allowzero", "expand", "reduce_keep", "reduce_drop"};
+  static const char *const modes[] = {"values", "reshape", "reshape_allowzero", "expand", "reduce_keep", "reduce_drop",
+                                      "squeeze", "unsqueeze"};
   const MlcSInfo *s = call->sinfo;
   const char *mode_s = str_attr(g, call, "mode", "values");
   int mode = -1;
-  for (int i = 0; i < 6; i++)
+  for (int i = 0; i < (int)(sizeof modes / sizeof *modes); i++)
     if (!strcmp(mode_s, modes[i])) mode = i;
   if (!s || s->kind != MLC_SINFO_SHAPE || !s->shape.values || mode < 0 || call->call.n < 1 || (mode > 0) != (call->call.n > 1))
     return gerr(g, "binding '%s': R.tensor_to_shape whose struct info was not inferred", g->bname), NULL;

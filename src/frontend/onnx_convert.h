@@ -30,8 +30,8 @@ bool mlc_onnx__known_ints(MlcOnnxNode *n, int i, int64_t *out, int cap, int *cou
 bool mlc_onnx__known_or_absent(MlcOnnxNode *n, int i);
 /* input i's values as a shape read when the model runs (src/ops/dynshape.c):
  * a tensor_to_shape binding in `mode` ("values"; "reshape",
- * "reshape_allowzero", "expand", "reduce_keep" and "reduce_drop" relate
- * them to the tensor `like`), and
+ * "reshape_allowzero", "expand", "reduce_keep", "reduce_drop", "squeeze"
+ * and "unsqueeze" relate them to the tensor `like`), and
  * dims[0..*count) its dims: fresh size vars, or like's where an expand keeps
  * them.  An error when input i is no 1-D int tensor of static length. */
 bool mlc_onnx__runtime_shape(MlcOnnxNode *n, int i, MlcGExpr *like, const char *mode, MlcExpr **dims, int cap,

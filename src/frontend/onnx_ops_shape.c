@@ -4,8 +4,9 @@
  * inputs in newer opsets (shape of Reshape, axes of Squeeze, starts/ends of
  * Slice): those must be known at compile time -- constants, or folded
  * (onnx_util.c) -- and a computed one is reported as not supported, except
- * the shapes of Reshape, Expand and ConstantOfShape, which are read when the
- * model runs (mlc_onnx__runtime_shape). */
+ * the shapes of Reshape, Expand and ConstantOfShape and the axes of Squeeze
+ * and Unsqueeze, which are read when the model runs
+ * (mlc_onnx__runtime_shape). */
 #include <math.h>
 #include <string.h>
 
@@ -84,10 +85,21 @@ bool mlc_onnx__conv_transpose(MlcOnnxNode *n) {
   return (n->out[0] = mlc_onnx__emit_attrs(n, "permute_dims", &x, 1, 1, &a)) != NULL;
 }
 
+/* x given the shape input 1 makes of its dims when the model runs (axes of
+ * Squeeze and Unsqueeze): a copy into a tensor of that shape */
+static bool reshape_at_run_time(MlcOnnxNode *n, MlcGExpr *x, const char *mode) {
+  MlcExpr *dims[MLC_ONNX_MAX_RANK];
+  int k;
+  if (!mlc_onnx__runtime_shape(n, 1, x, mode, dims, MLC_ONNX_MAX_RANK, &k)) return false;
+  MlcAttr a = attr("shape", mlc_onnx__av_exprs(n->im->ctx, dims, k));
+  return (n->out[0] = mlc_onnx__emit_attrs(n, "reshape_dynamic", &x, 1, 1, &a)) != NULL;
+}
+
 bool mlc_onnx__conv_squeeze(MlcOnnxNode *n) {
   MlcGExpr *x = mlc_onnx__input(n, 0);
   int64_t axes[MLC_ONNX_MAX_RANK];
   int k;
+  if (x && n->opset >= 13 && !mlc_onnx__known_or_absent(n, 1)) return reshape_at_run_time(n, x, "squeeze");
   if (!x || !mlc_onnx__ints_attr_or_input(n, "axes", 13, 1, axes, MLC_ONNX_MAX_RANK, &k)) return false;
   MlcAttr a = attr("axis", mlc_onnx__av_ints(n->im->ctx, axes, k));
   return (n->out[0] = mlc_onnx__emit_attrs(n, "squeeze", &x, 1, k < 0 ? 0 : 1, &a)) != NULL;
@@ -97,6 +109,7 @@ bool mlc_onnx__conv_unsqueeze(MlcOnnxNode *n) {
   MlcGExpr *x = mlc_onnx__input(n, 0);
   int64_t axes[MLC_ONNX_MAX_RANK];
   int k;
+  if (x && n->opset >= 13 && !mlc_onnx__known_or_absent(n, 1)) return reshape_at_run_time(n, x, "unsqueeze");
   if (!x || !mlc_onnx__ints_attr_or_input(n, "axes", 13, 1, axes, MLC_ONNX_MAX_RANK, &k)) return false;
   if (k < 0) return mlc_onnx__node_fail(n, "axes are missing");
   MlcAttr a = attr("axis", mlc_onnx__av_ints(n->im->ctx, axes, k));

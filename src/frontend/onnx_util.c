@@ -180,7 +180,9 @@ bool mlc_onnx__runtime_shape(MlcOnnxNode *n, int i, MlcGExpr *like, const char *
   int r = like ? mlc_onnx__rank(like) : 0;
   if (r < 0) return mlc_onnx__node_fail(n, "input of unknown rank is not supported");
   bool expand = strcmp(mode, "expand") == 0;
-  int64_t nd = expand && r > len ? r : !strcmp(mode, "reduce_keep") ? r : !strcmp(mode, "reduce_drop") ? r - len : len;
+  bool drop = !strcmp(mode, "reduce_drop") || !strcmp(mode, "squeeze");
+  int64_t nd = expand && r > len ? r : !strcmp(mode, "reduce_keep") ? r : drop ? r - len
+             : !strcmp(mode, "unsqueeze") ? r + len : len;
   if (nd < 0) return mlc_onnx__node_fail(n, "input %d: %lld axes of a rank-%d input", i, (long long)len, r);
   if (nd > cap) return mlc_onnx__node_fail(n, "input %d has %lld values (at most %d)", i, (long long)nd, cap);
   const MlcSInfo *ls = like ? mlc_onnx__tensor_sinfo(like) : NULL;

@@ -19,7 +19,10 @@
  *   "reduce_keep"        the values are axes of `like` (negative ones count
  *                        from the end, none twice): like's shape with 1 at
  *                        those axes;
- *   "reduce_drop"        the same with those axes left out.
+ *   "reduce_drop"        the same with those axes left out;
+ *   "squeeze"            the same, each of those dims checked to be 1;
+ *   "unsqueeze"          the values are axes of the result: like's shape
+ *                        with a 1 inserted at each.
  * The executor also caps every value (MLC_DYN_MAX_DIM) and the product of
  * all of them (MLC_DYN_MAX_NUMEL), so a hostile tensor cannot make the
  * model allocate without bound; a failed check is the run's error.
@@ -72,17 +75,18 @@ MlcSInfo *mlc_op_infer_tensor_to_shape(MlcCtx *ctx, const MlcOpArgs *a) {
     return NULL;
   bool values = !strcmp(mode, "values"), expand = !strcmp(mode, "expand");
   bool reshape = !strcmp(mode, "reshape") || !strcmp(mode, "reshape_allowzero");
-  bool keep = !strcmp(mode, "reduce_keep"), drop = !strcmp(mode, "reduce_drop");
-  if (!values && !expand && !reshape && !keep && !drop)
+  bool keep = !strcmp(mode, "reduce_keep"), drop = !strcmp(mode, "reduce_drop") || !strcmp(mode, "squeeze");
+  bool unsqueeze = !strcmp(mode, "unsqueeze");
+  if (!values && !expand && !reshape && !keep && !drop && !unsqueeze)
     return mlc_op_fail(ctx, a, "mode: expected \"values\", \"reshape\", \"reshape_allowzero\", \"expand\", "
-                               "\"reduce_keep\" or \"reduce_drop\", got \"%s\"", mode), NULL;
+                               "\"reduce_keep\", \"reduce_drop\", \"squeeze\" or \"unsqueeze\", got \"%s\"", mode), NULL;
   int li = mlc_op_param(a, "like");
   const MlcSInfo *like = NULL;
   if (values && a->val[li]) return mlc_op_fail(ctx, a, "like: not taken in mode \"values\""), NULL;
   if (!values && !(like = mlc_op_tensor(ctx, a, li, false))) return NULL;
   if (like && !like->tensor.shape) return mlc_op_fail(ctx, a, "like: expected a tensor of known shape"), NULL;
   int64_t want = expand && like->tensor.ndim > len ? like->tensor.ndim : keep ? like->tensor.ndim
-               : drop ? like->tensor.ndim - len : len;
+               : drop ? like->tensor.ndim - len : unsqueeze ? like->tensor.ndim + len : len;
   if (n != want)
     return mlc_op_fail(ctx, a, "shape: expected %lld dims for %lld values in mode \"%s\", got %d", (long long)want,
                        (long long)len, mode, n), NULL;
