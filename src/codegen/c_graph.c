@@ -450,6 +450,24 @@ static const char DYN_PREAMBLE[] =
     "fail:\n"
     "  env->set_error(msg);\n"
     "  return -1;\n"
+    "}\n"
+    "/* out[0]: the length of a range v = (start, limit, delta) */\n"
+    "static int32_t mlc_dyn_range(const double *v, int64_t *out, const char *what, const MlcrtEnv *env) {\n"
+    "  char msg[256];\n"
+    "  double c = v[2] != 0 ? ceil((v[1] - v[0]) / v[2]) : 0;\n"
+    "  if (v[2] == 0 || c != c) {\n"
+    "    snprintf(msg, sizeof msg, \"%s: a range with delta 0, or of values that are not numbers\", what);\n"
+    "    goto fail;\n"
+    "  }\n"
+    "  if (c > (double)MLC_DYN_MAX_NUMEL) {\n"
+    "    snprintf(msg, sizeof msg, \"%s: a range of %g elements is more than a shape read at run time may hold\", what, c);\n"
+    "    goto fail;\n"
+    "  }\n"
+    "  out[0] = c > 0 ? (int64_t)c : 0;\n"
+    "  return 0;\n"
+    "fail:\n"
+    "  env->set_error(msg);\n"
+    "  return -1;\n"
     "}\n\n";
 
 /* the host's copy of tensor t is current (GPU targets) before the executor reads it */
@@ -472,33 +490,42 @@ static const char *str_attr(G *g, const MlcGExpr *call, const char *key, const c
  * made a shape, each dim bound (a var seen for the first time) or checked */
 static GVal *tensor_to_shape(G *g, const MlcGExpr *call) {
   static const char *const modes[] = {"values", "reshape", "reshape_allowzero", "expand", "reduce_keep", "reduce_drop",
-                                      "squeeze", "unsqueeze"};
+                                      "squeeze", "unsqueeze", "range"};
   const MlcSInfo *s = call->sinfo;
   const char *mode_s = str_attr(g, call, "mode", "values");
   int mode = -1;
   for (int i = 0; i < (int)(sizeof modes / sizeof *modes); i++)
     if (!strcmp(mode_s, modes[i])) mode = i;
-  if (!s || s->kind != MLC_SINFO_SHAPE || !s->shape.values || mode < 0 || call->call.n < 1 || (mode > 0) != (call->call.n > 1))
+  if (!s || s->kind != MLC_SINFO_SHAPE || !s->shape.values || mode < 0 || call->call.n < 1 ||
+      (mode > 0 && mode < 8) != (call->call.n > 1))
     return gerr(g, "binding '%s': R.tensor_to_shape whose struct info was not inferred", g->bname), NULL;
   GVal *d = resolve_tensor(g, call->call.args[0], "the values of R.tensor_to_shape");
-  GVal *like = mode > 0 ? resolve_tensor(g, call->call.args[1], "the like argument of R.tensor_to_shape") : NULL;
+  GVal *like = mode > 0 && mode < 8 ? resolve_tensor(g, call->call.args[1], "the like argument of R.tensor_to_shape") : NULL;
   int64_t k;
-  if (!d || (mode > 0 && !like)) return NULL;
-  if (d->ndim != 1 || !mlc_e_is_const_int(d->shape[0], &k) || d->dtype.code != MLC_TC_INT ||
-      (d->dtype.bits != 32 && d->dtype.bits != 64))
-    return gerr(g, "binding '%s': R.tensor_to_shape reads a 1-D int32 or int64 tensor of static length", g->bname), NULL;
+  bool range = mode == 8;
+  if (!d || (mode > 0 && !range && !like)) return NULL;
+  if (d->ndim != 1 || !mlc_e_is_const_int(d->shape[0], &k) ||
+      (range ? d->dtype.code != MLC_TC_FLOAT || d->dtype.bits != 64 || k != 3 || s->shape.ndim != 1
+             : d->dtype.code != MLC_TC_INT || (d->dtype.bits != 32 && d->dtype.bits != 64)))
+    return gerr(g, "binding '%s': R.tensor_to_shape reads a 1-D int32 or int64 tensor of static length (3 float64 "
+                   "values in mode \"range\")", g->bname), NULL;
   int n = s->shape.ndim;
   g->dyn_used = true;
   mlc_sb_printf(&g->body, "  { /* %s = tensor_to_shape(..., mode=\"%s\") */\n", g->bname, modes[mode]);
   emit_host_read(g, d, "mlc_tv");
   if (like) emit_host_read(g, like, "mlc_tl");
-  mlc_sb_printf(&g->body, "    const int%d_t *mlc_p = (const int%d_t *)%s;\n    int64_t mlc_v[%lld], mlc_o[%d];\n",
-                d->dtype.bits, d->dtype.bits, d->data, (long long)(k ? k : 1), n ? n : 1);
-  mlc_sb_printf(&g->body, "    for (int i = 0; i < %lld; i++) mlc_v[i] = mlc_p[i];\n", (long long)k);
-  mlc_sb_puts(&g->body, "    const int64_t mlc_l[] = ");
-  if (like ? !c_dims(g, like, &g->body) : (mlc_sb_puts(&g->body, "{0}"), false)) return NULL;
-  mlc_sb_printf(&g->body, ";\n    if ((rc = mlc_dyn_shape(%d, mlc_v, %lld, mlc_l, %d, mlc_o, %d, \"%s: binding '%s'\", env)) != 0)"
-                          " goto mlc_done;\n", mode, (long long)k, like ? like->ndim : 0, n, g->fn->name, g->bname);
+  if (range) {
+    mlc_sb_printf(&g->body, "    int64_t mlc_o[1];\n    if ((rc = mlc_dyn_range((const double *)%s, mlc_o, \"%s: binding '%s'\", "
+                            "env)) != 0) goto mlc_done;\n", d->data, g->fn->name, g->bname);
+  } else {
+    mlc_sb_printf(&g->body, "    const int%d_t *mlc_p = (const int%d_t *)%s;\n    int64_t mlc_v[%lld], mlc_o[%d];\n",
+                  d->dtype.bits, d->dtype.bits, d->data, (long long)(k ? k : 1), n ? n : 1);
+    mlc_sb_printf(&g->body, "    for (int i = 0; i < %lld; i++) mlc_v[i] = mlc_p[i];\n", (long long)k);
+    mlc_sb_puts(&g->body, "    const int64_t mlc_l[] = ");
+    if (like ? !c_dims(g, like, &g->body) : (mlc_sb_puts(&g->body, "{0}"), false)) return NULL;
+    mlc_sb_printf(&g->body, ";\n    if ((rc = mlc_dyn_shape(%d, mlc_v, %lld, mlc_l, %d, mlc_o, %d, \"%s: binding '%s'\", env)) != 0)"
+                            " goto mlc_done;\n", mode, (long long)k, like ? like->ndim : 0, n, g->fn->name, g->bname);
+  }
   for (int i = 0; i < n; i++) {
     const MlcExpr *e = s->shape.values[i];
     if (e->kind == MLC_EXPR_VAR && sym_index(g, e) < 0 && dsym_index(g, e) < 0) {

@@ -167,7 +167,7 @@ static MlcGExpr *reduce_runtime_axes(MlcOnnxNode *n, MlcGExpr *x, MlcGExpr *y, c
   MlcExpr *dims[MLC_ONNX_MAX_RANK];
   int k;
   if (mlc_onnx__rank(x) < 1) return mlc_onnx__node_fail(n, "axes computed at run time of a scalar"), NULL;
-  if (!mlc_onnx__runtime_shape(n, 1, x, "reduce_keep", dims, MLC_ONNX_MAX_RANK, &k)) return NULL;
+  if (!mlc_onnx__runtime_shape(n, mlc_onnx__input(n, 1), x, "reduce_keep", dims, MLC_ONNX_MAX_RANK, &k)) return NULL;
   /* bools reduce as 0/1 int8 (max: any, min: all) */
   MlcDType t = mlc_onnx__dtype_of(y);
   bool is_bool = t.code == MLC_TC_BOOL;
@@ -177,7 +177,7 @@ static MlcGExpr *reduce_runtime_axes(MlcOnnxNode *n, MlcGExpr *x, MlcGExpr *y, c
   y = mlc_onnx__emit_attrs(n, "reduce_to_shape", &y, 1, 2, a);
   if (y && is_bool) y = mlc_onnx__emit_attrs(n, "astype", &y, 1, 1, &back);
   if (!y || keepdims) return y;
-  if (!mlc_onnx__runtime_shape(n, 1, x, "reduce_drop", dims, MLC_ONNX_MAX_RANK, &k)) return NULL;
+  if (!mlc_onnx__runtime_shape(n, mlc_onnx__input(n, 1), x, "reduce_drop", dims, MLC_ONNX_MAX_RANK, &k)) return NULL;
   MlcAttr s = attr("shape", mlc_onnx__av_exprs(ctx, dims, k));
   return mlc_onnx__emit_attrs(n, "reshape_dynamic", &y, 1, 1, &s);
 }

@@ -36,8 +36,8 @@ bool mlc_onnx__conv_reshape(MlcOnnxNode *n) {
   if (!x || !need_rank(n, x, &rank) || !mlc_onnx__attr_int(n, "allowzero", 0, &allowzero)) return false;
   if (!mlc_onnx__known_or_absent(n, 1)) { /* the shape is read when the model runs */
     MlcExpr *dims[MLC_ONNX_MAX_RANK];
-    if (!mlc_onnx__runtime_shape(n, 1, x, allowzero ? "reshape_allowzero" : "reshape", dims, MLC_ONNX_MAX_RANK, &k))
-      return false;
+    const char *mode = allowzero ? "reshape_allowzero" : "reshape";
+    if (!mlc_onnx__runtime_shape(n, mlc_onnx__input(n, 1), x, mode, dims, MLC_ONNX_MAX_RANK, &k)) return false;
     MlcAttr a = attr("shape", mlc_onnx__av_exprs(ctx, dims, k));
     return (n->out[0] = mlc_onnx__emit_attrs(n, "reshape_dynamic", &x, 1, 1, &a)) != NULL;
   }
@@ -90,7 +90,7 @@ bool mlc_onnx__conv_transpose(MlcOnnxNode *n) {
 static bool reshape_at_run_time(MlcOnnxNode *n, MlcGExpr *x, const char *mode) {
   MlcExpr *dims[MLC_ONNX_MAX_RANK];
   int k;
-  if (!mlc_onnx__runtime_shape(n, 1, x, mode, dims, MLC_ONNX_MAX_RANK, &k)) return false;
+  if (!mlc_onnx__runtime_shape(n, mlc_onnx__input(n, 1), x, mode, dims, MLC_ONNX_MAX_RANK, &k)) return false;
   MlcAttr a = attr("shape", mlc_onnx__av_exprs(n->im->ctx, dims, k));
   return (n->out[0] = mlc_onnx__emit_attrs(n, "reshape_dynamic", &x, 1, 1, &a)) != NULL;
 }
@@ -124,7 +124,7 @@ bool mlc_onnx__conv_expand(MlcOnnxNode *n) {
   if (!x || !need_rank(n, x, &rank)) return false;
   if (!mlc_onnx__known_or_absent(n, 1)) { /* the shape is read when the model runs, broadcast there */
     MlcExpr *dims[MLC_ONNX_MAX_RANK];
-    if (!mlc_onnx__runtime_shape(n, 1, x, "expand", dims, MLC_ONNX_MAX_RANK, &k)) return false;
+    if (!mlc_onnx__runtime_shape(n, mlc_onnx__input(n, 1), x, "expand", dims, MLC_ONNX_MAX_RANK, &k)) return false;
     MlcAttr a = attr("shape", mlc_onnx__av_exprs(ctx, dims, k));
     return (n->out[0] = mlc_onnx__emit_attrs(n, "broadcast_to", &x, 1, 1, &a)) != NULL;
   }
@@ -333,7 +333,7 @@ static bool constant_of_runtime_shape(MlcOnnxNode *n, const MlcTensorData *value
   MlcCtx *ctx = n->im->ctx;
   MlcExpr *dims[MLC_ONNX_MAX_RANK];
   int k;
-  if (!mlc_onnx__runtime_shape(n, 0, NULL, "values", dims, MLC_ONNX_MAX_RANK, &k)) return false;
+  if (!mlc_onnx__runtime_shape(n, mlc_onnx__input(n, 0), NULL, "values", dims, MLC_ONNX_MAX_RANK, &k)) return false;
   MlcAttr a[3] = {attr("shape", mlc_onnx__av_exprs(ctx, dims, k)), attr("fill_value", mlc_onnx__av_float(element_value(value))),
                   attr("dtype", mlc_onnx__av_dtype(value->dtype))};
   return (n->out[0] = mlc_onnx__emit_attrs(n, "full", NULL, 0, 3, a)) != NULL;
@@ -373,9 +373,50 @@ bool mlc_onnx__conv_constant_of_shape(MlcOnnxNode *n) {
   return true;
 }
 
+/* a 0-d value as float64 (1,) */
+static MlcGExpr *as_f64_row(MlcOnnxNode *n, MlcGExpr *v) {
+  MlcAttr t = attr("dtype", mlc_onnx__av_dtype(MLC_DT(MLC_TC_FLOAT, 64, 1)));
+  MlcAttr s = attr("shape", mlc_onnx__av_ints(n->im->ctx, (int64_t[]){1}, 1));
+  v = v ? mlc_onnx__emit_attrs(n, "astype", &v, 1, 1, &t) : NULL;
+  return v ? mlc_onnx__emit_attrs(n, "reshape", &v, 1, 1, &s) : NULL;
+}
+
+/* Range of values computed at run time: (start, limit, delta) as float64
+ * read into the length (tensor_to_shape mode "range"), then start + i *
+ * delta over it */
+static bool range_at_run_time(MlcOnnxNode *n) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcGExpr *v[3];
+  for (int i = 0; i < 3; i++) {
+    if (!(v[i] = mlc_onnx__input(n, i))) return false;
+    int64_t len;
+    if (mlc_onnx__rank(v[i]) == 1 && mlc_onnx__const_dim(v[i], 0, &len) && len == 1) { /* one value: a scalar */
+      MlcAttr none = attr("shape", mlc_onnx__av_ints(ctx, NULL, 0));
+      if (!(v[i] = mlc_onnx__emit_attrs(n, "reshape", &v[i], 1, 1, &none))) return false;
+    }
+    if (mlc_onnx__rank(v[i]) != 0)
+      return mlc_onnx__node_fail(n, "input %d computed at run time: a tensor of rank %d is not supported (a scalar is)",
+                                 i, mlc_onnx__rank(v[i]));
+  }
+  MlcGExpr *rows[3];
+  for (int i = 0; i < 3; i++)
+    if (!(rows[i] = as_f64_row(n, v[i]))) return false;
+  MlcGExpr *tup = mlc_g_tuple(ctx, rows, 3);
+  MlcAttr axis = attr("axis", mlc_onnx__av_int(0));
+  MlcGExpr *vals = tup ? mlc_onnx__emit_attrs(n, "concat", &tup, 1, 1, &axis) : NULL;
+  MlcExpr *len;
+  int k;
+  if (!mlc_onnx__runtime_shape(n, vals, NULL, "range", &len, 1, &k)) return false;
+  MlcGExpr *args[2] = {v[0], v[2]};
+  MlcAttr shape = attr("shape", mlc_onnx__av_exprs(ctx, &len, 1));
+  return (n->out[0] = mlc_onnx__emit_attrs(n, "range_to_shape", args, 2, 1, &shape)) != NULL;
+}
+
 bool mlc_onnx__conv_range(MlcOnnxNode *n) {
   double start, limit, delta;
   bool p1, p2, p3;
+  if (!mlc_onnx__known_or_absent(n, 0) || !mlc_onnx__known_or_absent(n, 1) || !mlc_onnx__known_or_absent(n, 2))
+    return range_at_run_time(n);
   if (!mlc_onnx__known_scalar(n, 0, &start, &p1) || !mlc_onnx__known_scalar(n, 1, &limit, &p2) ||
       !mlc_onnx__known_scalar(n, 2, &delta, &p3))
     return false;

@@ -166,25 +166,26 @@ bool mlc_onnx__ints_attr_or_input(MlcOnnxNode *n, const char *name, int64_t inpu
 
 bool mlc_onnx__known_or_absent(MlcOnnxNode *n, int i) { return i >= n->n_in || !n->in[i] || known(n, i); }
 
-bool mlc_onnx__runtime_shape(MlcOnnxNode *n, int i, MlcGExpr *like, const char *mode, MlcExpr **dims, int cap,
+bool mlc_onnx__runtime_shape(MlcOnnxNode *n, MlcGExpr *t, MlcGExpr *like, const char *mode, MlcExpr **dims, int cap,
                              int *count) {
   MlcCtx *ctx = n->im->ctx;
-  MlcGExpr *t = mlc_onnx__input(n, i);
   if (!t) return false;
   MlcDType dt = mlc_onnx__dtype_of(t);
   int64_t len;
-  if (mlc_onnx__rank(t) != 1 || !mlc_onnx__const_dim(t, 0, &len) || dt.code != MLC_TC_INT ||
-      (dt.bits != 32 && dt.bits != 64))
-    return mlc_onnx__node_fail(n, "input %d: a shape computed at run time must be a 1-D int32 or int64 tensor of "
-                                  "static length", i);
+  bool range = !strcmp(mode, "range");
+  if (mlc_onnx__rank(t) != 1 || !mlc_onnx__const_dim(t, 0, &len) ||
+      (range ? dt.code != MLC_TC_FLOAT || dt.bits != 64 || len != 3
+             : dt.code != MLC_TC_INT || (dt.bits != 32 && dt.bits != 64)))
+    return mlc_onnx__node_fail(n, "a shape computed at run time must be a 1-D int32 or int64 tensor of static "
+                                  "length");
   int r = like ? mlc_onnx__rank(like) : 0;
   if (r < 0) return mlc_onnx__node_fail(n, "input of unknown rank is not supported");
   bool expand = strcmp(mode, "expand") == 0;
   bool drop = !strcmp(mode, "reduce_drop") || !strcmp(mode, "squeeze");
   int64_t nd = expand && r > len ? r : !strcmp(mode, "reduce_keep") ? r : drop ? r - len
-             : !strcmp(mode, "unsqueeze") ? r + len : len;
-  if (nd < 0) return mlc_onnx__node_fail(n, "input %d: %lld axes of a rank-%d input", i, (long long)len, r);
-  if (nd > cap) return mlc_onnx__node_fail(n, "input %d has %lld values (at most %d)", i, (long long)nd, cap);
+             : !strcmp(mode, "unsqueeze") ? r + len : range ? 1 : len;
+  if (nd < 0) return mlc_onnx__node_fail(n, "%lld axes of a rank-%d input", (long long)len, r);
+  if (nd > cap) return mlc_onnx__node_fail(n, "a shape of %lld dims computed at run time (at most %d)", (long long)nd, cap);
   const MlcSInfo *ls = like ? mlc_onnx__tensor_sinfo(like) : NULL;
   for (int d = 0; d < nd; d++) {
     int li = d - (int)(nd - r);

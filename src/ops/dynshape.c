@@ -22,7 +22,10 @@
  *   "reduce_drop"        the same with those axes left out;
  *   "squeeze"            the same, each of those dims checked to be 1;
  *   "unsqueeze"          the values are axes of the result: like's shape
- *                        with a 1 inserted at each.
+ *                        with a 1 inserted at each;
+ *   "range"              float64 values (start, limit, delta): one dim, the
+ *                        length of ONNX Range, max(ceil((limit - start) /
+ *                        delta), 0), with delta checked non-zero.
  * The executor also caps every value (MLC_DYN_MAX_DIM) and the product of
  * all of them (MLC_DYN_MAX_NUMEL), so a hostile tensor cannot make the
  * model allocate without bound; a failed check is the run's error.
@@ -43,6 +46,10 @@
  * extent (a dim of x that is 0) still takes one guarded step that adds the
  * identity, since a reduction's output is initialized in its first step.
  *
+ * range_to_shape(start, delta, shape=[n]) is out[i] = start + i * delta
+ * over the length n that "range" binds, computed in float64 (int64 for
+ * integer types) from the 0-d tensors start and delta and rounded once.
+ *
  * The first two have no tensor-expression definition: they are left to the
  * executor, as the allocation ops are.  tensor_to_shape counts as impure
  * (transform/util.c), so dead-code removal keeps the binding whose vars
@@ -54,11 +61,13 @@
 #include "ops/op_internal.h"
 
 /* the 1-D int tensor of static length whose values are read; its length */
-static bool shape_data(MlcCtx *ctx, const MlcOpArgs *a, int64_t *len) {
+static bool shape_data(MlcCtx *ctx, const MlcOpArgs *a, bool range, int64_t *len) {
   const MlcSInfo *d = mlc_op_tensor(ctx, a, 0, true);
   if (!d) return false;
   MlcDType t = d->tensor.dtype;
-  if (t.code != MLC_TC_INT || (t.bits != 32 && t.bits != 64) || t.lanes != 1)
+  if (range && (t.code != MLC_TC_FLOAT || t.bits != 64 || t.lanes != 1))
+    return mlc_op_fail(ctx, a, "data: expected float64 values in mode \"range\"");
+  if (!range && (t.code != MLC_TC_INT || (t.bits != 32 && t.bits != 64) || t.lanes != 1))
     return mlc_op_fail(ctx, a, "data: expected int32 or int64 values");
   if (d->tensor.ndim != 1 || !d->tensor.shape || !mlc_e_is_const_int(d->tensor.shape[0], len))
     return mlc_op_fail(ctx, a, "data: expected a 1-D tensor of static length, got %s", mlc_op_sinfo_str(ctx, d));
@@ -70,16 +79,22 @@ MlcSInfo *mlc_op_infer_tensor_to_shape(MlcCtx *ctx, const MlcOpArgs *a) {
   int n;
   int64_t len;
   const char *mode;
-  if (!shape_data(ctx, a, &len) || !mlc_op_attr_shape(ctx, a, "shape", &shape, &n) ||
-      !mlc_op_attr_str(ctx, a, "mode", "values", &mode))
+  if (!mlc_op_attr_str(ctx, a, "mode", "values", &mode) || !shape_data(ctx, a, !strcmp(mode, "range"), &len) ||
+      !mlc_op_attr_shape(ctx, a, "shape", &shape, &n))
     return NULL;
+  if (!strcmp(mode, "range")) {
+    if (len != 3 || n != 1 || a->val[mlc_op_param(a, "like")])
+      return mlc_op_fail(ctx, a, "mode \"range\" reads 3 values (start, limit, delta) into 1 dim"), NULL;
+    return mlc_sinfo_shape(ctx, shape, n);
+  }
   bool values = !strcmp(mode, "values"), expand = !strcmp(mode, "expand");
   bool reshape = !strcmp(mode, "reshape") || !strcmp(mode, "reshape_allowzero");
   bool keep = !strcmp(mode, "reduce_keep"), drop = !strcmp(mode, "reduce_drop") || !strcmp(mode, "squeeze");
   bool unsqueeze = !strcmp(mode, "unsqueeze");
   if (!values && !expand && !reshape && !keep && !drop && !unsqueeze)
     return mlc_op_fail(ctx, a, "mode: expected \"values\", \"reshape\", \"reshape_allowzero\", \"expand\", "
-                               "\"reduce_keep\", \"reduce_drop\", \"squeeze\" or \"unsqueeze\", got \"%s\"", mode), NULL;
+                               "\"reduce_keep\", \"reduce_drop\", \"squeeze\", \"unsqueeze\" or \"range\", got \"%s\"",
+                       mode), NULL;
   int li = mlc_op_param(a, "like");
   const MlcSInfo *like = NULL;
   if (values && a->val[li]) return mlc_op_fail(ctx, a, "like: not taken in mode \"values\""), NULL;
@@ -172,6 +187,44 @@ bool mlc_op_te_reduce_to_shape(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in
   MlcTeTensor *t = mlc_te_reduce(ctx, "T_reduce_to_shape", shape, n, axes, op, val, rv, rext, n);
   if (!t) return false;
   outs[0] = t;
+  *n_outs = 1;
+  return true;
+}
+
+/* start and delta: 0-d tensors of one numeric dtype, the result's */
+static bool range_args(MlcCtx *ctx, const MlcOpArgs *a, MlcDType *t, MlcExpr **len) {
+  const MlcSInfo *s = mlc_op_tensor(ctx, a, 0, true), *d = s ? mlc_op_tensor(ctx, a, 1, true) : NULL;
+  MlcExpr **shape;
+  int n;
+  if (!d || !mlc_op_attr_shape(ctx, a, "shape", &shape, &n)) return false;
+  if (s->tensor.ndim != 0 || d->tensor.ndim != 0 || !mlc_dtype_eq(s->tensor.dtype, d->tensor.dtype))
+    return mlc_op_fail(ctx, a, "start and delta must be scalars of one dtype");
+  *t = s->tensor.dtype;
+  if (t->code != MLC_TC_FLOAT && t->code != MLC_TC_BFLOAT && t->code != MLC_TC_INT && t->code != MLC_TC_UINT)
+    return mlc_op_fail(ctx, a, "start and delta must be numbers");
+  if (n != 1) return mlc_op_fail(ctx, a, "shape: expected one dim, got %d", n);
+  *len = shape[0];
+  return true;
+}
+
+MlcSInfo *mlc_op_infer_range_to_shape(MlcCtx *ctx, const MlcOpArgs *a) {
+  MlcDType t;
+  MlcExpr *len;
+  return range_args(ctx, a, &t, &len) ? mlc_op_tensor_sinfo(ctx, &len, 1, t) : NULL;
+}
+
+bool mlc_op_te_range_to_shape(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_in, MlcTeTensor **outs,
+                              int *n_outs) {
+  MlcDType t;
+  MlcExpr *len, *i;
+  if (!range_args(ctx, a, &t, &len)) return false;
+  mlc_op_axes(ctx, 1, &i);
+  MlcDType w = t.code == MLC_TC_FLOAT || t.code == MLC_TC_BFLOAT ? MLC_F64 : MLC_I64;
+  MlcExpr *start = mlc_op_cast(ctx, w, mlc_te_read(ctx, in[0], NULL, 0));
+  MlcExpr *step = mlc_e_bin(ctx, MLC_BIN_MUL, mlc_op_cast(ctx, w, i), mlc_op_cast(ctx, w, mlc_te_read(ctx, in[1], NULL, 0)));
+  MlcTeTensor *r = mlc_te_compute(ctx, "T_range", &len, 1, &i, mlc_op_cast(ctx, t, mlc_e_bin(ctx, MLC_BIN_ADD, start, step)));
+  if (!r) return false;
+  outs[0] = r;
   *n_outs = 1;
   return true;
 }
