@@ -470,6 +470,9 @@ static const char DYN_PREAMBLE[] =
     "  return -1;\n"
     "}\n\n";
 
+/* the most values tensor_to_shape reads and dims it binds (copied on the stack) */
+#define DYN_MAX_VALUES 64
+
 /* the host's copy of tensor t is current (GPU targets) before the executor reads it */
 static void emit_host_read(G *g, const GVal *t, const char *name) {
   if (g->gpu == MLC_GPU_NONE) return;
@@ -510,6 +513,8 @@ static GVal *tensor_to_shape(G *g, const MlcGExpr *call) {
     return gerr(g, "binding '%s': R.tensor_to_shape reads a 1-D int32 or int64 tensor of static length (3 float64 "
                    "values in mode \"range\")", g->bname), NULL;
   int n = s->shape.ndim;
+  if (k > DYN_MAX_VALUES || n > DYN_MAX_VALUES)
+    return gerr(g, "binding '%s': R.tensor_to_shape of more than %d values or dims", g->bname, DYN_MAX_VALUES), NULL;
   g->dyn_used = true;
   mlc_sb_printf(&g->body, "  { /* %s = tensor_to_shape(..., mode=\"%s\") */\n", g->bname, modes[mode]);
   emit_host_read(g, d, "mlc_tv");
