@@ -178,7 +178,8 @@ bool mlc_onnx__runtime_shape(MlcOnnxNode *n, MlcGExpr *t, MlcGExpr *like, const 
              : dt.code != MLC_TC_INT || (dt.bits != 32 && dt.bits != 64)))
     return mlc_onnx__node_fail(n, "a shape computed at run time must be a 1-D int32 or int64 tensor of static "
                                   "length");
-  if (len > cap) return mlc_onnx__node_fail(n, "a shape of %lld values computed at run time (at most %d)", (long long)len, cap);
+  if (!range && len > cap)
+    return mlc_onnx__node_fail(n, "a shape of %lld values computed at run time (at most %d)", (long long)len, cap);
   int r = like ? mlc_onnx__rank(like) : 0;
   if (r < 0) return mlc_onnx__node_fail(n, "input of unknown rank is not supported");
   bool expand = strcmp(mode, "expand") == 0;

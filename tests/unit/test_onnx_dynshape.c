@@ -1,6 +1,6 @@
 /* test_onnx_dynshape.c - ONNX shapes and axes computed at run time: one-node
  * models (Reshape, Expand, ConstantOfShape, Squeeze, Unsqueeze, ReduceSum,
- * ReduceMax) whose shape or axes input is a graph input, so that only the
+ * ReduceMax, Range) whose shape, axes or bounds are graph inputs, so that only the
  * compiled model's executor sees the values.  Each model is built once and
  * run on several values: the results are compared with plain C (the
  * expected shapes written out, sums and maxima computed here), and values
@@ -265,6 +265,68 @@ static void check_reduce(const char *op, bool max) {
 static void test_reduce_sum(void) { check_reduce("ReduceSum", false); }
 static void test_reduce_max(void) { check_reduce("ReduceMax", true); }
 
+/* y = Range(start, limit, delta): three int64 scalar graph inputs */
+static uint8_t *pack_range(size_t *len) {
+  char *ins[3] = {"start", "limit", "delta"}, *outs[1] = {"y"};
+  Onnx__ValueInfoProto *gin[3], *gout[1] = {value("y", NULL, 0)};
+  for (int i = 0; i < 3; i++) gin[i] = typed_value(ins[i], ONNX__TENSOR_PROTO__DATA_TYPE__INT64, X_DIMS, 0);
+  Onnx__NodeProto node;
+  onnx__node_proto__init(&node);
+  node.op_type = "Range", node.name = "node0", node.domain = "";
+  node.input = ins, node.n_input = 3, node.output = outs, node.n_output = 1;
+  Onnx__NodeProto *nodes[1] = {&node};
+  Onnx__GraphProto g;
+  onnx__graph_proto__init(&g);
+  g.name = "g", g.node = nodes, g.n_node = 1, g.input = gin, g.n_input = 3, g.output = gout, g.n_output = 1;
+  Onnx__OperatorSetIdProto os, *osp[1] = {&os};
+  onnx__operator_set_id_proto__init(&os);
+  os.domain = "", os.has_version = 1, os.version = 18;
+  Onnx__ModelProto m;
+  onnx__model_proto__init(&m);
+  m.has_ir_version = 1, m.ir_version = 8, m.graph = &g, m.opset_import = osp, m.n_opset_import = 1;
+  *len = onnx__model_proto__get_packed_size(&m);
+  uint8_t *buf = malloc(*len);
+  onnx__model_proto__pack(&m, buf);
+  for (int i = 0; i < 3; i++) free_value(gin[i]);
+  free_value(gout[0]);
+  return buf;
+}
+
+static int run_range(MlcrtModel *model, int64_t start, int64_t limit, int64_t delta, DLTensor **y) {
+  int64_t v[3] = {start, limit, delta};
+  DLTensor t[3];
+  DLTensor *in[3];
+  for (int i = 0; i < 3; i++) t[i] = (DLTensor){&v[i], {kDLCPU, 0}, 0, {kDLInt, 64, 1}, NULL, NULL, 0}, in[i] = &t[i];
+  *y = NULL;
+  return mlcrt_model_run(model, in, 3, y, 1);
+}
+
+static void test_range(void) {
+  size_t len;
+  uint8_t *buf = pack_range(&len);
+  char dir[4096];
+  MlcrtModel *model = bu_make_tmpdir(dir, sizeof dir, "mlcc-dynshape") ? onnx_build_load(buf, len, dir) : NULL;
+  free(buf);
+  CHECK(model != NULL);
+  static const int64_t cases[][3] = {{2, 11, 3}, {5, 0, -2}, {4, 1, 1}, {-3, 3, 2}};
+  for (size_t c = 0; model && c < sizeof cases / sizeof *cases; c++) {
+    int64_t n = 0, want[8];
+    for (int64_t v = cases[c][0]; cases[c][2] > 0 ? v < cases[c][1] : v > cases[c][1]; v += cases[c][2]) want[n++] = v;
+    DLTensor *y;
+    CHECK(run_range(model, cases[c][0], cases[c][1], cases[c][2], &y) == 0);
+    CHECK(shape_is(y, &n, 1));
+    for (int64_t i = 0; y && shape_is(y, &n, 1) && i < n; i++) CHECK(((int64_t *)y->data)[i] == want[i]);
+  }
+  if (model) {
+    DLTensor *y;
+    CHECK(run_range(model, 0, 5, 0, &y) != 0 && strstr(mlcrt_last_error(), "delta 0"));
+    CHECK(run_range(model, 0, (int64_t)1 << 40, 1, &y) != 0 && strstr(mlcrt_last_error(), "may hold"));
+    CHECK(run_range(model, 0, 3, 1, &y) == 0);
+    mlcrt_model_free(model);
+  }
+  bu_remove_dir(dir);
+}
+
 int main(void) {
   for (int i = 0; i < X_N; i++) x_data[i] = (float)((i * 7) % 11) - 4.5f;
   RUN(test_reshape);
@@ -273,5 +335,6 @@ int main(void) {
   RUN(test_squeeze_unsqueeze);
   RUN(test_reduce_sum);
   RUN(test_reduce_max);
+  RUN(test_range);
   return check__failures != 0;
 }
