@@ -352,12 +352,13 @@ static const char DYN_PREAMBLE[] =
     " * dim, one -1 takes what is left), 2 the same with 0 meaning 0, 3 an expand\n"
     " * of `like` (numpy broadcasting, the larger rank), 4 like's shape with 1 at\n"
     " * the axes v, 5 like's shape without them, 6 the same where they are 1,\n"
-    " * 7 like's shape with 1s inserted at the axes v of the result */\n"
+    " * 7 like's shape with 1s inserted at the axes v of the result, 9 like's\n"
+    " * shape times the repeats v */\n"
     "static int32_t mlc_dyn_shape(int mode, const int64_t *v, int k, const int64_t *like, int r, int64_t *out,\n"
     "                             int n, const char *what, const MlcrtEnv *env) {\n"
     "  char msg[256];\n"
     "  int unknown = -1;\n"
-    "  if (mode >= 4) {\n"
+    "  if (mode >= 4 && mode <= 7) {\n"
     "    int rr = mode == 7 ? n : r, o = 0, j2 = 0;\n"
     "    unsigned char on[64] = {0};\n"
     "    for (int j = 0; j < k; j++) {\n"
@@ -382,6 +383,14 @@ static const char DYN_PREAMBLE[] =
     "  }\n"
     "  for (int i = 0; i < n; i++) {\n"
     "    int64_t s;\n"
+    "    if (mode == 9) {\n"
+    "      if (v[i] < 0 || (v[i] && like[i] > INT64_MAX / v[i])) {\n"
+    "        snprintf(msg, sizeof msg, \"%s: repeat %d is negative or too large (%lld)\", what, i, (long long)v[i]);\n"
+    "        goto fail;\n"
+    "      }\n"
+    "      out[i] = like[i] * v[i];\n"
+    "      continue;\n"
+    "    }\n"
     "    if (mode == 3) {\n"
     "      int64_t x = i >= n - r ? like[i - (n - r)] : 1;\n"
     "      s = i >= n - k ? v[i - (n - k)] : 1;\n"
@@ -441,7 +450,7 @@ static const char DYN_PREAMBLE[] =
     "               (long long)total, (long long)numel);\n"
     "      goto fail;\n"
     "    }\n"
-    "  } else if (numel > MLC_DYN_MAX_NUMEL) {\n"
+    "  } else if (numel > MLC_DYN_MAX_NUMEL) { /* values, expand, tile */\n"
     "    snprintf(msg, sizeof msg, \"%s: a shape of %lld elements is more than a shape read at run time may hold (%lld)\",\n"
     "             what, (long long)numel, (long long)MLC_DYN_MAX_NUMEL);\n"
     "    goto fail;\n"
@@ -493,17 +502,17 @@ static const char *str_attr(G *g, const MlcGExpr *call, const char *key, const c
  * made a shape, each dim bound (a var seen for the first time) or checked */
 static GVal *tensor_to_shape(G *g, const MlcGExpr *call) {
   static const char *const modes[] = {"values", "reshape", "reshape_allowzero", "expand", "reduce_keep", "reduce_drop",
-                                      "squeeze", "unsqueeze", "range"};
+                                      "squeeze", "unsqueeze", "range", "tile"};
   const MlcSInfo *s = call->sinfo;
   const char *mode_s = str_attr(g, call, "mode", "values");
   int mode = -1;
   for (int i = 0; i < (int)(sizeof modes / sizeof *modes); i++)
     if (!strcmp(mode_s, modes[i])) mode = i;
   if (!s || s->kind != MLC_SINFO_SHAPE || !s->shape.values || mode < 0 || call->call.n < 1 ||
-      (mode > 0 && mode < 8) != (call->call.n > 1))
+      (mode > 0 && mode != 8) != (call->call.n > 1))
     return gerr(g, "binding '%s': R.tensor_to_shape whose struct info was not inferred", g->bname), NULL;
   GVal *d = resolve_tensor(g, call->call.args[0], "the values of R.tensor_to_shape");
-  GVal *like = mode > 0 && mode < 8 ? resolve_tensor(g, call->call.args[1], "the like argument of R.tensor_to_shape") : NULL;
+  GVal *like = mode > 0 && mode != 8 ? resolve_tensor(g, call->call.args[1], "the like argument of R.tensor_to_shape") : NULL;
   int64_t k;
   bool range = mode == 8;
   if (!d || (mode > 0 && !range && !like)) return NULL;

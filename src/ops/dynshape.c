@@ -23,6 +23,8 @@
  *   "squeeze"            the same, each of those dims checked to be 1;
  *   "unsqueeze"          the values are axes of the result: like's shape
  *                        with a 1 inserted at each;
+ *   "tile"               the values are repeats of like's dims (one each):
+ *                        like's shape times them;
  *   "range"              float64 values (start, limit, delta): one dim, the
  *                        length of ONNX Range, max(ceil((limit - start) /
  *                        delta), 0), with delta checked non-zero.
@@ -49,6 +51,9 @@
  * range_to_shape(start, delta, shape=[n]) is out[i] = start + i * delta
  * over the length n that "range" binds, computed in float64 (int64 for
  * integer types) from the 0-d tensors start and delta and rounded once.
+ *
+ * tile_to_shape(x, shape=[...]) is out[o] = x[o mod x's shape], the tiling
+ * that "tile" sizes; the index never leaves x.
  *
  * The first two have no tensor-expression definition: they are left to the
  * executor, as the allocation ops are.  tensor_to_shape counts as impure
@@ -90,16 +95,18 @@ MlcSInfo *mlc_op_infer_tensor_to_shape(MlcCtx *ctx, const MlcOpArgs *a) {
   bool values = !strcmp(mode, "values"), expand = !strcmp(mode, "expand");
   bool reshape = !strcmp(mode, "reshape") || !strcmp(mode, "reshape_allowzero");
   bool keep = !strcmp(mode, "reduce_keep"), drop = !strcmp(mode, "reduce_drop") || !strcmp(mode, "squeeze");
-  bool unsqueeze = !strcmp(mode, "unsqueeze");
-  if (!values && !expand && !reshape && !keep && !drop && !unsqueeze)
+  bool unsqueeze = !strcmp(mode, "unsqueeze"), tile = !strcmp(mode, "tile");
+  if (!values && !expand && !reshape && !keep && !drop && !unsqueeze && !tile)
     return mlc_op_fail(ctx, a, "mode: expected \"values\", \"reshape\", \"reshape_allowzero\", \"expand\", "
-                               "\"reduce_keep\", \"reduce_drop\", \"squeeze\", \"unsqueeze\" or \"range\", got \"%s\"",
+                               "\"reduce_keep\", \"reduce_drop\", \"squeeze\", \"unsqueeze\", \"tile\" or \"range\", got \"%s\"",
                        mode), NULL;
   int li = mlc_op_param(a, "like");
   const MlcSInfo *like = NULL;
   if (values && a->val[li]) return mlc_op_fail(ctx, a, "like: not taken in mode \"values\""), NULL;
   if (!values && !(like = mlc_op_tensor(ctx, a, li, false))) return NULL;
   if (like && !like->tensor.shape) return mlc_op_fail(ctx, a, "like: expected a tensor of known shape"), NULL;
+  if (tile && like->tensor.ndim != len)
+    return mlc_op_fail(ctx, a, "mode \"tile\": %lld repeats for a tensor of rank %d", (long long)len, like->tensor.ndim), NULL;
   int64_t want = expand && like->tensor.ndim > len ? like->tensor.ndim : keep ? like->tensor.ndim
                : drop ? like->tensor.ndim - len : unsqueeze ? like->tensor.ndim + len : len;
   if (n != want)
@@ -225,6 +232,34 @@ bool mlc_op_te_range_to_shape(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in,
   MlcTeTensor *r = mlc_te_compute(ctx, "T_range", &len, 1, &i, mlc_op_cast(ctx, t, mlc_e_bin(ctx, MLC_BIN_ADD, start, step)));
   if (!r) return false;
   outs[0] = r;
+  *n_outs = 1;
+  return true;
+}
+
+MlcSInfo *mlc_op_infer_tile_to_shape(MlcCtx *ctx, const MlcOpArgs *a) {
+  const MlcSInfo *x = mlc_op_tensor(ctx, a, 0, true);
+  MlcExpr **shape;
+  int n;
+  if (!x || !mlc_op_attr_shape(ctx, a, "shape", &shape, &n)) return NULL;
+  if (!x->tensor.shape) return mlc_op_fail(ctx, a, "x: expected a tensor of known shape"), NULL;
+  if (n != x->tensor.ndim)
+    return mlc_op_fail(ctx, a, "shape: expected %d dims (x's rank), got %d", x->tensor.ndim, n), NULL;
+  return mlc_op_tensor_sinfo(ctx, shape, n, x->tensor.dtype);
+}
+
+bool mlc_op_te_tile_to_shape(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_in, MlcTeTensor **outs,
+                             int *n_outs) {
+  const MlcTeTensor *x = in[0];
+  MlcSInfo *s = mlc_op_infer_tile_to_shape(ctx, a);
+  if (!s) return false;
+  int n = s->tensor.ndim;
+  MlcExpr **axes = mlc_arena_array(&ctx->arena, (size_t)(n ? n : 1), sizeof *axes);
+  MlcExpr **idx = mlc_arena_array(&ctx->arena, (size_t)(n ? n : 1), sizeof *idx);
+  mlc_op_axes(ctx, n, axes);
+  for (int d = 0; d < n; d++) idx[d] = mlc_e_bin(ctx, MLC_BIN_FLOORMOD, axes[d], x->shape[d]);
+  MlcTeTensor *t = mlc_te_compute(ctx, "T_tile_to_shape", s->tensor.shape, n, axes, mlc_te_read(ctx, x, idx, n));
+  if (!t) return false;
+  outs[0] = t;
   *n_outs = 1;
   return true;
 }

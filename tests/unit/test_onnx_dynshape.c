@@ -1,6 +1,6 @@
 /* test_onnx_dynshape.c - ONNX shapes and axes computed at run time: one-node
  * models (Reshape, Expand, ConstantOfShape, Squeeze, Unsqueeze, ReduceSum,
- * ReduceMax, Range) whose shape, axes or bounds are graph inputs, so that only the
+ * ReduceMax, Tile, Range) whose shape, axes or bounds are graph inputs, so that only the
  * compiled model's executor sees the values.  Each model is built once and
  * run on several values: the results are compared with plain C (the
  * expected shapes written out, sums and maxima computed here), and values
@@ -265,6 +265,25 @@ static void check_reduce(const char *op, bool max) {
 static void test_reduce_sum(void) { check_reduce("ReduceSum", false); }
 static void test_reduce_max(void) { check_reduce("ReduceMax", true); }
 
+static void test_tile(void) {
+  Built b;
+  CHECK(build(&b, &(Model){"Tile", X_DIMS, 3, 3, NULL, 0}));
+  if (!b.model) {
+    done(&b);
+    return;
+  }
+  DLTensor *y;
+  CHECK(run(&b, (int64_t[]){2, 1, 3}, &y) == 0);
+  CHECK(shape_is(y, (int64_t[]){4, 3, 12}, 3));
+  for (int i = 0; y && shape_is(y, (int64_t[]){4, 3, 12}, 3) && i < 144; i++)
+    CHECK(((float *)y->data)[i] == x_data[((i / 36) % 2 * 3 + (i / 12) % 3) * 4 + i % 12 % 4]);
+  CHECK(run(&b, (int64_t[]){1, 0, 1}, &y) == 0);
+  CHECK(shape_is(y, (int64_t[]){2, 0, 4}, 3));
+  CHECK(fails_with(&b, (int64_t[]){1, -1, 1}, "is negative or too large"));
+  CHECK(fails_with(&b, (int64_t[]){1 << 20, 1 << 20, 1}, "may hold"));
+  done(&b);
+}
+
 /* y = Range(start, limit, delta): three int64 scalar graph inputs */
 static uint8_t *pack_range(size_t *len) {
   char *ins[3] = {"start", "limit", "delta"}, *outs[1] = {"y"};
@@ -335,6 +354,7 @@ int main(void) {
   RUN(test_squeeze_unsqueeze);
   RUN(test_reduce_sum);
   RUN(test_reduce_max);
+  RUN(test_tile);
   RUN(test_range);
   return check__failures != 0;
 }

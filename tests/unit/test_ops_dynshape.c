@@ -1,7 +1,7 @@
 /* test_ops_dynshape.c - the ops of src/ops/dynshape.c one call at a time:
  * struct info and refusals of tensor_to_shape, reshape_dynamic,
- * reduce_to_shape and range_to_shape, and the legalized prim funcs of the
- * last two run by the reference interpreter against sums, maxima, means and
+ * reduce_to_shape, range_to_shape and tile_to_shape, and the legalized prim
+ * funcs of the last three run by the reference interpreter against sums, maxima, means and
  * ranges computed here.  (The executor's side, reading values at run time,
  * is checked through compiled models in test_onnx_dynshape.c.) */
 #include <math.h>
@@ -71,6 +71,20 @@ static void test_range_to_shape(void) {
                 false, "range_to_shape: start and delta must be scalars of one dtype"));
 }
 
+static void test_tile_to_shape(void) {
+  double want[2 * 6 * 8];
+  for (int a = 0; a < 2; a++)
+    for (int c = 0; c < 6; c++)
+      for (int e = 0; e < 8; e++) want[(a * 6 + c) * 8 + e] = x[(a * 3 + c % 3) * 4 + e % 4];
+  const MlcGExpr *c = call_in(X3, "R.tile_to_shape(x, shape=[2, 6, 8])");
+  CHECK(sinfo_is(c, "R.Tensor((2, 6, 8), dtype=\"float32\")"));
+  CHECK(round_trips(c));
+  OpcBuf in = buf(3, (int64_t[]){2, 3, 4}, x);
+  CHECK(run_matches(c, &in, 1, buf(3, (int64_t[]){2, 6, 8}, NULL), want, 0));
+  CHECK(refused(call_in(X3, "R.tile_to_shape(x, shape=[2, 6])"), false,
+                "tile_to_shape: shape: expected 3 dims (x's rank), got 2"));
+}
+
 static void test_tensor_to_shape(void) {
   const char *p = "t: R.Tensor((2,), \"int64\"), y: R.Tensor((3, 4), \"float32\")";
   CHECK(sinfo_is(call_in(p, "R.tensor_to_shape(t, shape=[2, 5])"), "R.Shape([2, 5])"));
@@ -80,7 +94,7 @@ static void test_tensor_to_shape(void) {
                 "tensor_to_shape: shape: expected 2 dims for 2 values in mode \"values\", got 3"));
   CHECK(refused(call_in(p, "R.tensor_to_shape(t, shape=[2, 5], mode=\"sideways\")"), false,
                 "tensor_to_shape: mode: expected \"values\", \"reshape\", \"reshape_allowzero\", "
-                "\"expand\", \"reduce_keep\", \"reduce_drop\", \"squeeze\", \"unsqueeze\" or \"range\", got \"sideways\""));
+                "\"expand\", \"reduce_keep\", \"reduce_drop\", \"squeeze\", \"unsqueeze\", \"tile\" or \"range\", got \"sideways\""));
   CHECK(refused(call_in(p, "R.tensor_to_shape(y, shape=[2, 5])"), false,
                 "tensor_to_shape: data: expected int32 or int64 values"));
   CHECK(refused(call_in(p, "R.tensor_to_shape(t, shape=[6, 2], mode=\"reshape\")"), false,
@@ -93,6 +107,7 @@ int main(void) {
   for (int i = 0; i < 24; i++) x[i] = (float)((i * 5) % 13) * 0.25 - 1.0;
   RUN(test_reduce_to_shape);
   RUN(test_range_to_shape);
+  RUN(test_tile_to_shape);
   RUN(test_tensor_to_shape);
   mlc_ctx_free(ctx);
   return CHECK_DONE();
