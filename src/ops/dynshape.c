@@ -1,5 +1,7 @@
-/* dynshape.c - struct info of the two ops through which sizes computed at
- * run time enter a graph.
+/* dynshape.c - the ops through which sizes computed at run time enter a
+ * graph (tensor_to_shape, reshape_dynamic: struct info only), and the ops
+ * whose kernels are generic in such sizes (reduce_to_shape, range_to_shape,
+ * tile_to_shape: struct info and TE definitions).
  *
  * tensor_to_shape(data, like?, shape=[d0, d1, ...], mode=...) reads the
  * int32/int64 values of the 1-D tensor `data` when the model runs and binds
@@ -98,15 +100,16 @@ MlcSInfo *mlc_op_infer_tensor_to_shape(MlcCtx *ctx, const MlcOpArgs *a) {
   bool unsqueeze = !strcmp(mode, "unsqueeze"), tile = !strcmp(mode, "tile");
   if (!values && !expand && !reshape && !keep && !drop && !unsqueeze && !tile)
     return mlc_op_fail(ctx, a, "mode: expected \"values\", \"reshape\", \"reshape_allowzero\", \"expand\", "
-                               "\"reduce_keep\", \"reduce_drop\", \"squeeze\", \"unsqueeze\", \"tile\" or \"range\", got \"%s\"",
-                       mode), NULL;
+                               "\"reduce_keep\", \"reduce_drop\", \"squeeze\", \"unsqueeze\", \"tile\" or \"range\", "
+                               "got \"%s\"", mode), NULL;
   int li = mlc_op_param(a, "like");
   const MlcSInfo *like = NULL;
   if (values && a->val[li]) return mlc_op_fail(ctx, a, "like: not taken in mode \"values\""), NULL;
   if (!values && !(like = mlc_op_tensor(ctx, a, li, false))) return NULL;
   if (like && !like->tensor.shape) return mlc_op_fail(ctx, a, "like: expected a tensor of known shape"), NULL;
   if (tile && like->tensor.ndim != len)
-    return mlc_op_fail(ctx, a, "mode \"tile\": %lld repeats for a tensor of rank %d", (long long)len, like->tensor.ndim), NULL;
+    return mlc_op_fail(ctx, a, "mode \"tile\": %lld repeats for a tensor of rank %d", (long long)len,
+                       like->tensor.ndim), NULL;
   int64_t want = expand && like->tensor.ndim > len ? like->tensor.ndim : keep ? like->tensor.ndim
                : drop ? like->tensor.ndim - len : unsqueeze ? like->tensor.ndim + len : len;
   if (n != want)
