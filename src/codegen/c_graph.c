@@ -62,6 +62,7 @@ typedef struct G {
   const CParamLayout *params;
   MlcMap vals;                      /* graph var -> GVal */
   MLC_VEC(const MlcExpr *) syms;    /* the model's symbolic sizes */
+  MLC_VEC(const MlcExpr *) dsyms;   /* sizes bound at run time by tensor_to_shape (fr->mlc_dsym[]) */
   MLC_VEC(const char *) externs;    /* extern names, interned */
   MLC_VEC(int) kept;                /* per kept slot: its allocation, -1 for a copy */
   MLC_VEC(CSite) sites;             /* the calls so far */
@@ -75,6 +76,7 @@ typedef struct G {
   MlcLoc loc;                       /* the binding being compiled */
   const char *bname;                /* its var's name */
   MlcGpuApi gpu;                    /* the kernels' target: tensors live on its device between kernels */
+  bool dyn_used;                    /* the run reads sizes from tensors (DYN_PREAMBLE) */
 } G;
 
 static bool gerr(G *g, const char *fmt, ...) MLC_PRINTF(2, 3);
@@ -101,6 +103,12 @@ static int sym_index(const G *g, const MlcExpr *v) {
   return -1;
 }
 
+static int dsym_index(const G *g, const MlcExpr *v) {
+  for (size_t i = 0; i < g->dsyms.len; i++)
+    if (g->dsyms.data[i] == v) return (int)i;
+  return -1;
+}
+
 /* An int64 C expression of a shape expression over mlc_syms[]. */
 static bool c_dim(G *g, const MlcExpr *e, MlcStrBuf *sb) {
   static const char *const fn[MLC_BIN_COUNT] = {
@@ -111,6 +119,10 @@ static bool c_dim(G *g, const MlcExpr *e, MlcStrBuf *sb) {
   case MLC_EXPR_INT: mlc_sb_printf(sb, "INT64_C(%lld)", (long long)e->int_val); return true;
   case MLC_EXPR_VAR: {
     int k = sym_index(g, e);
+    if (k < 0 && (k = dsym_index(g, e)) >= 0) {
+      mlc_sb_printf(sb, "fr->mlc_dsym[%d]", k);
+      return true;
+    }
     if (k < 0)
       return gerr(g, "symbolic size '%s' is not the size of any input of '%s'", e->var.name, g->fn->name);
     mlc_sb_printf(sb, "mlc_syms[%d]", k);
@@ -321,6 +333,264 @@ static GVal *alloc_dynamic(G *g, const MlcGExpr *call) {
   if (!emit_nbytes(g, t, g->bname)) return NULL;
   mlc_sb_printf(&g->body, "    if (!(fr->mlc_a%d = env->workspace_alloc(mlc_nb, %d))) {\n      rc = -1;\n      goto mlc_done;\n    }\n  }\n",
                 t->alloc, C_PARAM_ALIGN);
+  return t;
+}
+
+/* ---- sizes read from tensors ------------------------------------------------------ */
+
+/* The run's side of tensor_to_shape (src/ops/dynshape.c): the values of a
+ * tensor made into a shape by the op's mode, checked, and capped so that a
+ * hostile tensor cannot make the run allocate without bound.  Emitted only
+ * into executors that read sizes. */
+static const char DYN_PREAMBLE[] =
+    "#include <stdio.h>\n"
+    "/* the largest size, and element count of a shape of read values, the run accepts */\n"
+    "#define MLC_DYN_MAX_DIM INT64_C(2147483647)\n"
+    "#define MLC_DYN_MAX_NUMEL (INT64_C(1) << 28)\n"
+    "/* out[0..n) from the values v[0..k) and the dims like[0..r) of the tensor the\n"
+    " * mode relates them to: 0 the values, 1 a reshape of `like` (0 copies its\n"
+    " * dim, one -1 takes what is left), 2 the same with 0 meaning 0, 3 an expand\n"
+    " * of `like` (numpy broadcasting, the larger rank), 4 like's shape with 1 at\n"
+    " * the axes v, 5 like's shape without them, 6 the same where they are 1,\n"
+    " * 7 like's shape with 1s inserted at the axes v of the result, 9 like's\n"
+    " * shape times the repeats v */\n"
+    "static int32_t mlc_dyn_shape(int mode, const int64_t *v, int k, const int64_t *like, int r, int64_t *out,\n"
+    "                             int n, const char *what, const MlcrtEnv *env) {\n"
+    "  char msg[256];\n"
+    "  int unknown = -1;\n"
+    "  if (mode >= 4 && mode <= 7) {\n"
+    "    int rr = mode == 7 ? n : r, o = 0, j2 = 0;\n"
+    "    unsigned char on[64] = {0};\n"
+    "    for (int j = 0; j < k; j++) {\n"
+    "      int64_t a = v[j] < 0 ? v[j] + rr : v[j];\n"
+    "      if (rr > 64 || a < 0 || a >= rr || on[a]) {\n"
+    "        snprintf(msg, sizeof msg, \"%s: axis %lld is out of range for rank %d or given twice\", what,\n"
+    "                 (long long)v[j], rr);\n"
+    "        goto fail;\n"
+    "      }\n"
+    "      if (mode == 6 && like[a] != 1) {\n"
+    "        snprintf(msg, sizeof msg, \"%s: axis %lld has size %lld, not 1\", what, (long long)v[j], (long long)like[a]);\n"
+    "        goto fail;\n"
+    "      }\n"
+    "      on[a] = 1;\n"
+    "    }\n"
+    "    for (int d = 0; mode == 7 && d < n; d++) out[o++] = on[d] || j2 >= r ? 1 : like[j2++];\n"
+    "    for (int d = 0; mode != 7 && d < r; d++)\n"
+    "      if (mode == 4 || !on[d]) out[o++] = on[d] ? 1 : like[d];\n"
+    "    if (o == n && (mode != 7 || j2 == r)) return 0;\n"
+    "    snprintf(msg, sizeof msg, \"%s: %d axes leave %d dims, not %d\", what, k, o, n);\n"
+    "    goto fail;\n"
+    "  }\n"
+    "  for (int i = 0; i < n; i++) {\n"
+    "    int64_t s;\n"
+    "    if (mode == 9) {\n"
+    "      if (v[i] < 0 || (v[i] && like[i] > INT64_MAX / v[i])) {\n"
+    "        snprintf(msg, sizeof msg, \"%s: repeat %d is negative or too large (%lld)\", what, i, (long long)v[i]);\n"
+    "        goto fail;\n"
+    "      }\n"
+    "      out[i] = like[i] * v[i];\n"
+    "      continue;\n"
+    "    }\n"
+    "    if (mode == 3) {\n"
+    "      int64_t x = i >= n - r ? like[i - (n - r)] : 1;\n"
+    "      s = i >= n - k ? v[i - (n - k)] : 1;\n"
+    "      if (s < 0 || (s != x && s != 1 && x != 1)) {\n"
+    "        snprintf(msg, sizeof msg, \"%s: shape value %lld does not broadcast with dim %lld\", what, (long long)s,\n"
+    "                 (long long)x);\n"
+    "        goto fail;\n"
+    "      }\n"
+    "      out[i] = x == 1 ? s : x;\n"
+    "      continue;\n"
+    "    }\n"
+    "    s = v[i];\n"
+    "    if (mode == 1 && s == 0) {\n"
+    "      if (i >= r) {\n"
+    "        snprintf(msg, sizeof msg, \"%s: value %d is 0 but the input has %d dims\", what, i, r);\n"
+    "        goto fail;\n"
+    "      }\n"
+    "      s = like[i];\n"
+    "    }\n"
+    "    if (mode != 0 && s == -1) {\n"
+    "      if (unknown >= 0) {\n"
+    "        snprintf(msg, sizeof msg, \"%s: more than one value is -1\", what);\n"
+    "        goto fail;\n"
+    "      }\n"
+    "      unknown = i;\n"
+    "      out[i] = 1;\n"
+    "      continue;\n"
+    "    }\n"
+    "    if (s < 0) {\n"
+    "      snprintf(msg, sizeof msg, \"%s: value %d is negative (%lld)\", what, i, (long long)s);\n"
+    "      goto fail;\n"
+    "    }\n"
+    "    out[i] = s;\n"
+    "  }\n"
+    "  int64_t numel = 1;\n"
+    "  for (int i = 0; i < n; i++) {\n"
+    "    if (out[i] > MLC_DYN_MAX_DIM || (out[i] && numel > INT64_MAX / out[i])) {\n"
+    "      snprintf(msg, sizeof msg, \"%s: size %lld is too large\", what, (long long)out[i]);\n"
+    "      goto fail;\n"
+    "    }\n"
+    "    numel *= out[i];\n"
+    "  }\n"
+    "  if (mode == 1 || mode == 2) {\n"
+    "    int64_t total = 1;\n"
+    "    for (int i = 0; i < r; i++) total *= like[i];\n"
+    "    if (unknown >= 0) {\n"
+    "      if (numel == 0 || total % numel != 0) {\n"
+    "        snprintf(msg, sizeof msg, \"%s: no size for the -1 makes the input's %lld elements fit\", what,\n"
+    "                 (long long)total);\n"
+    "        goto fail;\n"
+    "      }\n"
+    "      out[unknown] = total / numel;\n"
+    "      numel = total;\n"
+    "    }\n"
+    "    if (numel != total) {\n"
+    "      snprintf(msg, sizeof msg, \"%s: the input's %lld elements cannot take a shape of %lld\", what,\n"
+    "               (long long)total, (long long)numel);\n"
+    "      goto fail;\n"
+    "    }\n"
+    "  } else if (numel > MLC_DYN_MAX_NUMEL) { /* values, expand, tile */\n"
+    "    snprintf(msg, sizeof msg, \"%s: a shape of %lld elements is more than a shape read at run time may hold (%lld)\",\n"
+    "             what, (long long)numel, (long long)MLC_DYN_MAX_NUMEL);\n"
+    "    goto fail;\n"
+    "  }\n"
+    "  return 0;\n"
+    "fail:\n"
+    "  env->set_error(msg);\n"
+    "  return -1;\n"
+    "}\n"
+    "/* out[0]: the length of a range v = (start, limit, delta) */\n"
+    "static int32_t mlc_dyn_range(const double *v, int64_t *out, const char *what, const MlcrtEnv *env) {\n"
+    "  char msg[256];\n"
+    "  double c = v[2] != 0 ? ceil((v[1] - v[0]) / v[2]) : 0;\n"
+    "  if (v[2] == 0 || c != c) {\n"
+    "    snprintf(msg, sizeof msg, \"%s: a range with delta 0, or of values that are not numbers\", what);\n"
+    "    goto fail;\n"
+    "  }\n"
+    "  if (c > (double)MLC_DYN_MAX_NUMEL) {\n"
+    "    snprintf(msg, sizeof msg, \"%s: a range of %g elements is more than a shape read at run time may hold\", what, c);\n"
+    "    goto fail;\n"
+    "  }\n"
+    "  out[0] = c > 0 ? (int64_t)c : 0;\n"
+    "  return 0;\n"
+    "fail:\n"
+    "  env->set_error(msg);\n"
+    "  return -1;\n"
+    "}\n\n";
+
+/* the most values tensor_to_shape reads and dims it binds (copied on the stack) */
+#define DYN_MAX_VALUES 64
+
+/* the host's copy of tensor t is current (GPU targets) before the executor reads it */
+static void emit_host_read(G *g, const GVal *t, const char *name) {
+  if (g->gpu == MLC_GPU_NONE) return;
+  mlc_sb_printf(&g->body, "    int64_t %s_s[] = ", name);
+  c_dims(g, t, &g->body);
+  mlc_sb_printf(&g->body, ";\n    mlc_dltensor %s = {%s, {1, 0}, %d, {%d, %d, %d}, %s_s, NULL, 0};\n", name, t->data, t->ndim,
+                c_dl_code(t->dtype), c_dl_bits(t->dtype), t->dtype.lanes, name);
+  mlc_sb_printf(&g->body, "    if ((rc = mlc_gpu_host(mlc_g, &%s, 0)) != 0) goto mlc_done;\n", name);
+}
+
+/* the string attribute key of an op call, or dflt */
+static const char *str_attr(G *g, const MlcGExpr *call, const char *key, const char *dflt) {
+  const MlcAttrValue *v = mlc_attrs_get(call->call.attrs, mlc_intern(g->ctx, key));
+  return v && v->kind == MLC_ATTR_STR ? v->s : dflt;
+}
+
+/* R.tensor_to_shape(data, like?, shape=[...], mode=...): the values read,
+ * made a shape, each dim bound (a var seen for the first time) or checked */
+static GVal *tensor_to_shape(G *g, const MlcGExpr *call) {
+  static const char *const modes[] = {"values", "reshape", "reshape_allowzero", "expand", "reduce_keep", "reduce_drop",
+                                      "squeeze", "unsqueeze", "range", "tile"};
+  const MlcSInfo *s = call->sinfo;
+  const char *mode_s = str_attr(g, call, "mode", "values");
+  int mode = -1;
+  for (int i = 0; i < (int)(sizeof modes / sizeof *modes); i++)
+    if (!strcmp(mode_s, modes[i])) mode = i;
+  if (!s || s->kind != MLC_SINFO_SHAPE || !s->shape.values || mode < 0 || call->call.n < 1 ||
+      (mode > 0 && mode != 8) != (call->call.n > 1))
+    return gerr(g, "binding '%s': R.tensor_to_shape whose struct info was not inferred", g->bname), NULL;
+  GVal *d = resolve_tensor(g, call->call.args[0], "the values of R.tensor_to_shape");
+  GVal *like = mode > 0 && mode != 8 ? resolve_tensor(g, call->call.args[1], "the like argument of R.tensor_to_shape") : NULL;
+  int64_t k;
+  bool range = mode == 8;
+  if (!d || (mode > 0 && !range && !like)) return NULL;
+  if (d->ndim != 1 || !mlc_e_is_const_int(d->shape[0], &k) ||
+      (range ? d->dtype.code != MLC_TC_FLOAT || d->dtype.bits != 64 || k != 3 || s->shape.ndim != 1
+             : d->dtype.code != MLC_TC_INT || (d->dtype.bits != 32 && d->dtype.bits != 64)))
+    return gerr(g, "binding '%s': R.tensor_to_shape reads a 1-D int32 or int64 tensor of static length (3 float64 "
+                   "values in mode \"range\")", g->bname), NULL;
+  int n = s->shape.ndim;
+  if (k > DYN_MAX_VALUES || n > DYN_MAX_VALUES)
+    return gerr(g, "binding '%s': R.tensor_to_shape of more than %d values or dims", g->bname, DYN_MAX_VALUES), NULL;
+  g->dyn_used = true;
+  mlc_sb_printf(&g->body, "  { /* %s = tensor_to_shape(..., mode=\"%s\") */\n", g->bname, modes[mode]);
+  emit_host_read(g, d, "mlc_tv");
+  if (like) emit_host_read(g, like, "mlc_tl");
+  if (range) {
+    mlc_sb_printf(&g->body, "    int64_t mlc_o[1];\n    if ((rc = mlc_dyn_range((const double *)%s, mlc_o, \"%s: binding '%s'\", "
+                            "env)) != 0) goto mlc_done;\n", d->data, g->fn->name, g->bname);
+  } else {
+    mlc_sb_printf(&g->body, "    const int%d_t *mlc_p = (const int%d_t *)%s;\n    int64_t mlc_v[%lld], mlc_o[%d];\n",
+                  d->dtype.bits, d->dtype.bits, d->data, (long long)(k ? k : 1), n ? n : 1);
+    mlc_sb_printf(&g->body, "    for (int i = 0; i < %lld; i++) mlc_v[i] = mlc_p[i];\n", (long long)k);
+    mlc_sb_puts(&g->body, "    const int64_t mlc_l[] = ");
+    if (like ? !c_dims(g, like, &g->body) : (mlc_sb_puts(&g->body, "{0}"), false)) return NULL;
+    mlc_sb_printf(&g->body, ";\n    if ((rc = mlc_dyn_shape(%d, mlc_v, %lld, mlc_l, %d, mlc_o, %d, \"%s: binding '%s'\", env)) != 0)"
+                            " goto mlc_done;\n", mode, (long long)k, like ? like->ndim : 0, n, g->fn->name, g->bname);
+  }
+  for (int i = 0; i < n; i++) {
+    const MlcExpr *e = s->shape.values[i];
+    if (e->kind == MLC_EXPR_VAR && sym_index(g, e) < 0 && dsym_index(g, e) < 0) {
+      mlc_vec_push(&g->dsyms, e);
+      mlc_sb_printf(&g->body, "    fr->mlc_dsym[%zu] = mlc_o[%d]; /* %s */\n", g->dsyms.len - 1, i, e->var.name);
+      continue;
+    }
+    mlc_sb_printf(&g->body, "    if (mlc_o[%d] != ", i);
+    if (!c_dim(g, e, &g->body)) return NULL;
+    mlc_sb_printf(&g->body, ") {\n      env->set_error(\"%s: binding '%s': value %d read at run time differs from the size "
+                            "the graph expects\");\n      rc = -1;\n      goto mlc_done;\n    }\n", g->fn->name, g->bname, i);
+  }
+  mlc_sb_puts(&g->body, "  }\n");
+  GVal *v = gv_new(g, GV_EXPR);
+  v->expr = mlc_g_shape(g->ctx, s->shape.values, n);
+  return v;
+}
+
+/* R.reshape_dynamic(x, shape=[...]): x's bytes copied into a run-time
+ * allocation of the new shape, once the element counts are found equal */
+static GVal *reshape_dynamic(G *g, const MlcGExpr *call) {
+  const MlcSInfo *s = call->sinfo;
+  GVal *x = call->call.n == 1 ? resolve_tensor(g, call->call.args[0], "the x of R.reshape_dynamic") : NULL;
+  if (!x) return mlc_has_error(g->ctx) ? NULL : (gerr(g, "binding '%s': R.reshape_dynamic takes one tensor", g->bname), NULL);
+  if (!s || s->kind != MLC_SINFO_TENSOR || !s->tensor.shape || !mlc_dtype_eq(s->tensor.dtype, x->dtype))
+    return gerr(g, "binding '%s': R.reshape_dynamic whose struct info was not inferred", g->bname), NULL;
+  GVal *t = gv_new(g, GV_TENSOR);
+  t->ndim = s->tensor.ndim;
+  t->shape = s->tensor.shape;
+  t->dtype = x->dtype;
+  t->alloc = g->n_allocs++;
+  t->align = C_PARAM_ALIGN;
+  t->data = mlc_internf(g->ctx, "fr->mlc_a%d", t->alloc);
+  mlc_sb_printf(&g->decls, "  void *mlc_a%d; /* %s */\n", t->alloc, g->bname);
+  mlc_sb_printf(&g->body, "  { /* %s = reshape_dynamic(...) */\n", g->bname);
+  emit_host_read(g, x, "mlc_tx");
+  mlc_sb_puts(&g->body, "    size_t mlc_xb;\n    {\n");
+  if (!emit_nbytes(g, x, g->bname)) return NULL;
+  mlc_sb_puts(&g->body, "      mlc_xb = mlc_nb;\n    }\n");
+  if (!emit_nbytes(g, t, g->bname)) return NULL;
+  mlc_sb_printf(&g->body, "    if (mlc_nb != mlc_xb) {\n      env->set_error(\"%s: binding '%s': the reshape changes the "
+                          "element count\");\n      rc = -1;\n      goto mlc_done;\n    }\n", g->fn->name, g->bname);
+  mlc_sb_printf(&g->body, "    if (!(fr->mlc_a%d = env->workspace_alloc(mlc_nb, %d))) {\n      rc = -1;\n      goto mlc_done;\n    }\n",
+                t->alloc, C_PARAM_ALIGN);
+  mlc_sb_printf(&g->body, "    if (mlc_nb) memcpy(fr->mlc_a%d, %s, mlc_nb);\n", t->alloc, x->data);
+  if (g->gpu != MLC_GPU_NONE) {
+    mlc_sb_printf(&g->body, "    int64_t mlc_ty_n = (int64_t)mlc_nb;\n"
+                            "    mlc_dltensor mlc_ty = {fr->mlc_a%d, {1, 0}, 1, {1, 8, 1}, &mlc_ty_n, NULL, 0};\n"
+                            "    if ((rc = mlc_gpu_host(mlc_g, &mlc_ty, 1)) != 0) goto mlc_done;\n", t->alloc);
+  }
+  mlc_sb_puts(&g->body, "  }\n");
   return t;
 }
 
@@ -579,6 +849,8 @@ static GVal *compile_call(G *g, const MlcGExpr *call) {
   if (op && !strcmp(op, "memory.alloc_storage")) return alloc_storage(g, call);
   if (op && !strcmp(op, "memory.alloc_tensor")) return alloc_planned(g, call);
   if (op && !strcmp(op, "builtin.alloc_tensor")) return alloc_dynamic(g, call);
+  if (op && !strcmp(op, "tensor_to_shape")) return tensor_to_shape(g, call);
+  if (op && !strcmp(op, "reshape_dynamic")) return reshape_dynamic(g, call);
   if (op)
     return gerr(g, "unsupported binding '%s': R.%s (the executor runs the graph pipeline's output: allocations, "
                    "prim func and extern calls)", g->bname, op), NULL;
@@ -688,6 +960,8 @@ static bool compile_outputs(G *g, GVal *result, CGraph *out) {
     for (int d = 0; ok && d < t->ndim; d++) {
       int k = t->shape[d]->kind == MLC_EXPR_VAR ? sym_index(g, t->shape[d]) : -1;
       if (k >= 0) io->dims[d] = -(int64_t)k - 1;
+      else if (t->shape[d]->kind == MLC_EXPR_VAR && dsym_index(g, t->shape[d]) >= 0)
+        io->dims[d] = MLCRT_DIM_COMPUTED; /* read from a tensor during the run */
       else if (!mlc_e_is_const_int(t->shape[d], &io->dims[d]) && t->shape[d]->kind == MLC_EXPR_VAR)
         ok = gerr(g, "output %zu of '%s': dimension %d is neither a constant nor an input's size", i, g->fn->name, d);
       else if (t->shape[d]->kind != MLC_EXPR_INT)
@@ -774,8 +1048,10 @@ static const char EXEC_PREAMBLE[] =
  * and the release of run-time allocations however it ends. */
 static void emit_run(G *g, MlcStrBuf *o, size_t nparams) {
   bool gpu = g->gpu != MLC_GPU_NONE;
-  mlc_sb_printf(o, "typedef struct {\n  void (*mlc_prof)(void *, int32_t, int32_t);\n%s%s} mlc_run_frame;\n\n",
+  mlc_sb_printf(o, "typedef struct {\n  void (*mlc_prof)(void *, int32_t, int32_t);\n%s%s", 
                 gpu ? "  const mlc_gpu *mlc_g; /* the GPU services, for the whole run */\n" : "", mlc_sb_cstr(&g->decls));
+  if (g->dsyms.len) mlc_sb_printf(o, "  int64_t mlc_dsym[%zu]; /* sizes read from tensors */\n", g->dsyms.len);
+  mlc_sb_puts(o, "} mlc_run_frame;\n\n");
   size_t n_pieces = g->cuts.len + 1;
   for (size_t k = 0; k < n_pieces; k++) {
     size_t from = k ? g->cuts.data[k - 1] : 0, to = k < g->cuts.len ? g->cuts.data[k] : g->body.len;
@@ -826,6 +1102,7 @@ static void emit_text(G *g, size_t nparams, CGraph *out) {
   size_t nk = g->kept.len ? g->kept.len : 1, no = out->n_outputs ? (size_t)out->n_outputs : 1;
   mlc_sb_puts(o, EXEC_PREAMBLE);
   if (g->gpu != MLC_GPU_NONE) mlc_sb_puts(o, GPU_PREAMBLE);
+  if (g->dsyms.len || g->dyn_used) mlc_sb_puts(o, DYN_PREAMBLE);
   mlc_sb_printf(o, "/* ---- the executor of graph function '%s' ---- */\n", g->fn->name);
   bool keep = g->gpu != MLC_GPU_NONE && nparams > 0; /* weights stay on the device between runs */
   mlc_sb_printf(o, "typedef struct {\n  const uint8_t *mlc_params;\n%s%s", keep ? "  const mlc_gpu *mlc_gpu_kept;\n" : "",
@@ -858,6 +1135,7 @@ static void emit_text(G *g, size_t nparams, CGraph *out) {
 static void g_free(G *g) {
   mlc_map_free(&g->vals);
   mlc_vec_free(&g->syms);
+  mlc_vec_free(&g->dsyms);
   mlc_vec_free(&g->externs);
   mlc_vec_free(&g->kept);
   mlc_vec_free(&g->sites);

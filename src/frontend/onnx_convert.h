@@ -26,6 +26,17 @@ MlcGExpr *mlc_onnx__input(MlcOnnxNode *n, int i);
 /* input i's value as ints (int32 / int64 tensor known at compile time);
  * *count = -1 when the input is absent; an error when it is not constant */
 bool mlc_onnx__known_ints(MlcOnnxNode *n, int i, int64_t *out, int cap, int *count);
+/* input i is absent or its value known at compile time */
+bool mlc_onnx__known_or_absent(MlcOnnxNode *n, int i);
+/* t's values as a shape read when the model runs (src/ops/dynshape.c):
+ * a tensor_to_shape binding in `mode` ("values"; "reshape",
+ * "reshape_allowzero", "expand", "reduce_keep", "reduce_drop", "squeeze"
+ * and "unsqueeze" relate them to the tensor `like`), and
+ * dims[0..*count) its dims: fresh size vars, or like's where an expand keeps
+ * them.  An error when t is no 1-D int tensor of static length (mode
+ * "range": 3 float64 values, start, limit and delta, into one dim). */
+bool mlc_onnx__runtime_shape(MlcOnnxNode *n, MlcGExpr *t, MlcGExpr *like, const char *mode, MlcExpr **dims, int cap,
+                             int *count);
 /* input i's value as one float (known, any numeric dtype); *present false when absent */
 bool mlc_onnx__known_scalar(MlcOnnxNode *n, int i, double *out, bool *present);
 /* a constant scalar of x's dtype */

@@ -210,6 +210,16 @@ MlcAttrValue mlc_onnx__av_ints(MlcCtx *ctx, const int64_t *v, int n) {
   return (MlcAttrValue){.kind = MLC_ATTR_LIST, .list = {items, n}};
 }
 
+MlcAttrValue mlc_onnx__av_exprs(MlcCtx *ctx, MlcExpr *const *dims, int n) {
+  MlcAttrValue *items = mlc_arena_array(&ctx->arena, (size_t)(n > 0 ? n : 1), sizeof *items);
+  for (int i = 0; i < n; i++) {
+    int64_t v;
+    items[i] = mlc_e_is_const_int(dims[i], &v) ? mlc_onnx__av_int(v)
+                                               : (MlcAttrValue){.kind = MLC_ATTR_EXPR, .expr = dims[i]};
+  }
+  return (MlcAttrValue){.kind = MLC_ATTR_LIST, .list = {items, n > 0 ? n : 0}};
+}
+
 /* ---- checking the graph and ordering its nodes --------------------------------------- */
 
 typedef MLC_VEC(int) IntVec;

@@ -108,6 +108,8 @@ MlcAttrs mlc_onnx__attrs(MlcCtx *ctx, int n, const MlcAttr *items);
 MlcAttrValue mlc_onnx__av_int(int64_t v);
 MlcAttrValue mlc_onnx__av_float(double v);
 MlcAttrValue mlc_onnx__av_ints(MlcCtx *ctx, const int64_t *v, int n);
+/* dims as a list: ints where constant, int64 exprs otherwise */
+MlcAttrValue mlc_onnx__av_exprs(MlcCtx *ctx, MlcExpr *const *dims, int n);
 MlcAttrValue mlc_onnx__av_str(MlcCtx *ctx, const char *s);
 MlcAttrValue mlc_onnx__av_dtype(MlcDType t);
 

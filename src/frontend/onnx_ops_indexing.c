@@ -2,9 +2,10 @@
  * Tile, GatherElements, ScatterElements (and the older Scatter), OneHot,
  * EyeLike and Trilu.
  *
- * Pads, repeats, OneHot's depth and values and EyeLike's shape must be
- * known at compile time; a Trilu k computed at run time is compared with a
- * constant matrix of diagonal offsets. */
+ * Pads, OneHot's depth and values and EyeLike's shape must be
+ * known at compile time; Tile's repeats computed at run time are read when
+ * the model runs (tile_to_shape); a Trilu k computed at run time is
+ * compared with a constant matrix of diagonal offsets. */
 #include <math.h>
 #include <string.h>
 
@@ -108,7 +109,17 @@ bool mlc_onnx__conv_tile(MlcOnnxNode *n) {
   MlcGExpr *x = mlc_onnx__input(n, 0);
   int64_t reps[MLC_ONNX_MAX_RANK];
   int k, rank;
-  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__known_ints(n, 1, reps, MLC_ONNX_MAX_RANK, &k)) return false;
+  if (!x || !need_rank(n, x, &rank)) return false;
+  if (!mlc_onnx__known_or_absent(n, 1)) { /* repeats read when the model runs: x tiled to the shape they make */
+    MlcExpr *dims[MLC_ONNX_MAX_RANK];
+    int64_t len;
+    if (mlc_onnx__rank(n->in[1]) == 1 && mlc_onnx__const_dim(n->in[1], 0, &len) && len != rank)
+      return mlc_onnx__node_fail(n, "repeats has %lld values, the input has rank %d", (long long)len, rank);
+    if (!mlc_onnx__runtime_shape(n, n->in[1], x, "tile", dims, MLC_ONNX_MAX_RANK, &k)) return false;
+    MlcAttr a = attr("shape", mlc_onnx__av_exprs(n->im->ctx, dims, k));
+    return (n->out[0] = mlc_onnx__emit_attrs(n, "tile_to_shape", &x, 1, 1, &a)) != NULL;
+  }
+  if (!mlc_onnx__known_ints(n, 1, reps, MLC_ONNX_MAX_RANK, &k)) return false;
   if (k != rank) return mlc_onnx__node_fail(n, "repeats has %d values, the input has rank %d", k, rank);
   return (n->out[0] = emit_ints(n, "tile", x, "repeats", reps, k)) != NULL;
 }

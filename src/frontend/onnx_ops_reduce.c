@@ -3,8 +3,9 @@
  * ReduceLogSum, ReduceLogSumExp), ArgMax / ArgMin, Hardmax, Softmax /
  * LogSoftmax and CumSum onto the registry's reduction and scan ops.
  *
- * Axes moved from attributes to inputs in newer opsets; inputs must be
- * known at compile time.  A CumSum axis computed at run time is handled by
+ * Axes moved from attributes to inputs in newer opsets; the reductions read
+ * axes computed at run time when the model runs (reduce_to_shape), the
+ * others need them known at compile time.  A CumSum axis computed at run time is handled by
  * computing every axis and selecting on the axis value. */
 #include <math.h>
 #include <string.h>
@@ -152,17 +153,50 @@ bool mlc_onnx__conv_logsoftmax(MlcOnnxNode *n) { return softmax(n, "nn.log_softm
 typedef enum { PRE_NONE, PRE_ABS, PRE_SQUARE, PRE_EXP } Pre;
 typedef enum { POST_NONE, POST_SQRT, POST_LOG } Post;
 
+/* the static length of input i (a 1-D tensor), -1 when not known */
+static int64_t static_length(MlcOnnxNode *n, int i) {
+  int64_t len;
+  return i < n->n_in && n->in[i] && mlc_onnx__rank(n->in[i]) == 1 && mlc_onnx__const_dim(n->in[i], 0, &len) ? len : -1;
+}
+
+/* op over axes read when the model runs: x reduced to its shape with 1 at
+ * those axes (reduce_to_shape), and without keepdims that copied into the
+ * shape that leaves them out */
+static MlcGExpr *reduce_runtime_axes(MlcOnnxNode *n, MlcGExpr *x, MlcGExpr *y, const char *op, bool keepdims) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcExpr *dims[MLC_ONNX_MAX_RANK];
+  int k;
+  if (mlc_onnx__rank(x) < 1) return mlc_onnx__node_fail(n, "axes computed at run time of a scalar"), NULL;
+  if (!mlc_onnx__runtime_shape(n, mlc_onnx__input(n, 1), x, "reduce_keep", dims, MLC_ONNX_MAX_RANK, &k)) return NULL;
+  /* bools reduce as 0/1 int8 (max: any, min: all) */
+  MlcDType t = mlc_onnx__dtype_of(y);
+  bool is_bool = t.code == MLC_TC_BOOL;
+  MlcAttr to_i8 = attr("dtype", mlc_onnx__av_dtype(MLC_DT(MLC_TC_INT, 8, 1))), back = attr("dtype", mlc_onnx__av_dtype(t));
+  if (is_bool && !(y = mlc_onnx__emit_attrs(n, "astype", &y, 1, 1, &to_i8))) return NULL;
+  MlcAttr a[2] = {attr("shape", mlc_onnx__av_exprs(ctx, dims, k)), attr("kind", mlc_onnx__av_str(ctx, op))};
+  y = mlc_onnx__emit_attrs(n, "reduce_to_shape", &y, 1, 2, a);
+  if (y && is_bool) y = mlc_onnx__emit_attrs(n, "astype", &y, 1, 1, &back);
+  if (!y || keepdims) return y;
+  if (!mlc_onnx__runtime_shape(n, mlc_onnx__input(n, 1), x, "reduce_drop", dims, MLC_ONNX_MAX_RANK, &k)) return NULL;
+  MlcAttr s = attr("shape", mlc_onnx__av_exprs(ctx, dims, k));
+  return mlc_onnx__emit_attrs(n, "reshape_dynamic", &y, 1, 1, &s);
+}
+
 /* op(pre(x)) over the node's axes, then post; axes moved from an attribute
- * to an input at opset 13 for ReduceSum and 18 for the others */
+ * to an input at opset 13 for ReduceSum and 18 for the others.  Axes
+ * computed at run time are read then (reduce_runtime_axes); their count,
+ * known from the input's static length, fixes the result's rank. */
 static bool reduce(MlcOnnxNode *n, const char *op, Pre pre, Post post) {
   MlcGExpr *x = mlc_onnx__input(n, 0);
   int64_t axes[MLC_ONNX_MAX_RANK], keepdims, noop;
   int k;
   int64_t since = !strcmp(op, "sum") && pre == PRE_NONE && post == POST_NONE ? 13 : 18;
-  if (!x || !mlc_onnx__ints_attr_or_input(n, "axes", since, 1, axes, MLC_ONNX_MAX_RANK, &k) ||
-      !mlc_onnx__attr_int(n, "keepdims", 1, &keepdims) || !mlc_onnx__attr_int(n, "noop_with_empty_axes", 0, &noop))
+  bool runtime = n->opset >= since && !mlc_onnx__known_or_absent(n, 1);
+  if (runtime && static_length(n, 1) == 0) runtime = false, k = 0; /* no axes, whatever their values */
+  else if (!runtime && !mlc_onnx__ints_attr_or_input(n, "axes", since, 1, axes, MLC_ONNX_MAX_RANK, &k)) return false;
+  if (!x || !mlc_onnx__attr_int(n, "keepdims", 1, &keepdims) || !mlc_onnx__attr_int(n, "noop_with_empty_axes", 0, &noop))
     return false;
-  if (k <= 0 && noop) {
+  if (!runtime && k <= 0 && noop) {
     n->out[0] = x;
     return true;
   }
@@ -171,8 +205,12 @@ static bool reduce(MlcOnnxNode *n, const char *op, Pre pre, Post post) {
   else if (pre == PRE_SQUARE) y = mlc_onnx__emit2(n, "multiply", y, y);
   else if (pre == PRE_EXP) y = mlc_onnx__emit1(n, "exp", y);
   if (!y) return false;
-  MlcAttr a[2] = {attr("keepdims", av_bool(keepdims != 0)), attr("axis", mlc_onnx__av_ints(n->im->ctx, axes, k > 0 ? k : 0))};
-  y = mlc_onnx__emit_attrs(n, op, &y, 1, k > 0 ? 2 : 1, a);
+  if (runtime) {
+    y = reduce_runtime_axes(n, x, y, op, keepdims != 0);
+  } else {
+    MlcAttr a[2] = {attr("keepdims", av_bool(keepdims != 0)), attr("axis", mlc_onnx__av_ints(n->im->ctx, axes, k > 0 ? k : 0))};
+    y = mlc_onnx__emit_attrs(n, op, &y, 1, k > 0 ? 2 : 1, a);
+  }
   if (y && post == POST_SQRT) y = mlc_onnx__emit1(n, "sqrt", y);
   else if (y && post == POST_LOG) y = mlc_onnx__emit1(n, "log", y);
   return (n->out[0] = y) != NULL;

@@ -3,7 +3,10 @@
  * reshape, a transpose and a reshape).  Most take their "attributes" as
  * inputs in newer opsets (shape of Reshape, axes of Squeeze, starts/ends of
  * Slice): those must be known at compile time -- constants, or folded
- * (onnx_util.c) -- and a computed one is reported as not supported. */
+ * (onnx_util.c) -- and a computed one is reported as not supported, except
+ * the shapes of Reshape, Expand and ConstantOfShape and the axes of Squeeze
+ * and Unsqueeze, which are read when the model runs
+ * (mlc_onnx__runtime_shape). */
 #include <math.h>
 #include <string.h>
 
@@ -11,21 +14,10 @@
 
 #define MAX_CONST_NUMEL ((int64_t)1 << 24)
 
-static MlcAttrValue av_expr(MlcExpr *e) { return (MlcAttrValue){.kind = MLC_ATTR_EXPR, .expr = e}; }
 
 static MlcExpr *dim_expr(const MlcGExpr *x, int d) {
   const MlcSInfo *s = mlc_onnx__tensor_sinfo(x);
   return s && s->tensor.shape && d < s->tensor.ndim ? s->tensor.shape[d] : NULL;
-}
-
-/* a list of dims as an attribute: ints where constant, exprs otherwise */
-static MlcAttrValue av_dims(MlcCtx *ctx, MlcExpr **dims, int n) {
-  MlcAttrValue *items = mlc_arena_array(&ctx->arena, (size_t)(n ? n : 1), sizeof *items);
-  for (int i = 0; i < n; i++) {
-    int64_t v;
-    items[i] = mlc_e_is_const_int(dims[i], &v) ? mlc_onnx__av_int(v) : av_expr(dims[i]);
-  }
-  return (MlcAttrValue){.kind = MLC_ATTR_LIST, .list = {items, n}};
 }
 
 static MlcExpr *mul_dims(MlcCtx *ctx, MlcExpr *a, MlcExpr *b) {
@@ -41,9 +33,15 @@ bool mlc_onnx__conv_reshape(MlcOnnxNode *n) {
   MlcGExpr *x = mlc_onnx__input(n, 0);
   int64_t shape[MLC_ONNX_MAX_RANK], allowzero = 0;
   int k, rank;
-  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__known_ints(n, 1, shape, MLC_ONNX_MAX_RANK, &k) ||
-      !mlc_onnx__attr_int(n, "allowzero", 0, &allowzero))
-    return false;
+  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__attr_int(n, "allowzero", 0, &allowzero)) return false;
+  if (!mlc_onnx__known_or_absent(n, 1)) { /* the shape is read when the model runs */
+    MlcExpr *dims[MLC_ONNX_MAX_RANK];
+    const char *mode = allowzero ? "reshape_allowzero" : "reshape";
+    if (!mlc_onnx__runtime_shape(n, mlc_onnx__input(n, 1), x, mode, dims, MLC_ONNX_MAX_RANK, &k)) return false;
+    MlcAttr a = attr("shape", mlc_onnx__av_exprs(ctx, dims, k));
+    return (n->out[0] = mlc_onnx__emit_attrs(n, "reshape_dynamic", &x, 1, 1, &a)) != NULL;
+  }
+  if (!mlc_onnx__known_ints(n, 1, shape, MLC_ONNX_MAX_RANK, &k)) return false;
   if (k < 0) return mlc_onnx__node_fail(n, "the shape input is missing");
   MlcExpr *dims[MLC_ONNX_MAX_RANK];
   for (int i = 0; i < k; i++) {
@@ -54,7 +52,7 @@ bool mlc_onnx__conv_reshape(MlcOnnxNode *n) {
       dims[i] = mlc_e_int(ctx, MLC_I64_T, shape[i]);
     }
   }
-  MlcAttr a = attr("shape", av_dims(ctx, dims, k));
+  MlcAttr a = attr("shape", mlc_onnx__av_exprs(ctx, dims, k));
   return (n->out[0] = mlc_onnx__emit_attrs(n, "reshape", &x, 1, 1, &a)) != NULL;
 }
 
@@ -72,7 +70,7 @@ bool mlc_onnx__conv_flatten(MlcOnnxNode *n) {
     if (!e) return mlc_onnx__node_fail(n, "input dims unknown");
     d[i >= axis] = mul_dims(ctx, d[i >= axis], e);
   }
-  MlcAttr a = attr("shape", av_dims(ctx, d, 2));
+  MlcAttr a = attr("shape", mlc_onnx__av_exprs(ctx, d, 2));
   return (n->out[0] = mlc_onnx__emit_attrs(n, "reshape", &x, 1, 1, &a)) != NULL;
 }
 
@@ -87,10 +85,21 @@ bool mlc_onnx__conv_transpose(MlcOnnxNode *n) {
   return (n->out[0] = mlc_onnx__emit_attrs(n, "permute_dims", &x, 1, 1, &a)) != NULL;
 }
 
+/* x given the shape input 1 makes of its dims when the model runs (axes of
+ * Squeeze and Unsqueeze): a copy into a tensor of that shape */
+static bool reshape_at_run_time(MlcOnnxNode *n, MlcGExpr *x, const char *mode) {
+  MlcExpr *dims[MLC_ONNX_MAX_RANK];
+  int k;
+  if (!mlc_onnx__runtime_shape(n, mlc_onnx__input(n, 1), x, mode, dims, MLC_ONNX_MAX_RANK, &k)) return false;
+  MlcAttr a = attr("shape", mlc_onnx__av_exprs(n->im->ctx, dims, k));
+  return (n->out[0] = mlc_onnx__emit_attrs(n, "reshape_dynamic", &x, 1, 1, &a)) != NULL;
+}
+
 bool mlc_onnx__conv_squeeze(MlcOnnxNode *n) {
   MlcGExpr *x = mlc_onnx__input(n, 0);
   int64_t axes[MLC_ONNX_MAX_RANK];
   int k;
+  if (x && n->opset >= 13 && !mlc_onnx__known_or_absent(n, 1)) return reshape_at_run_time(n, x, "squeeze");
   if (!x || !mlc_onnx__ints_attr_or_input(n, "axes", 13, 1, axes, MLC_ONNX_MAX_RANK, &k)) return false;
   MlcAttr a = attr("axis", mlc_onnx__av_ints(n->im->ctx, axes, k));
   return (n->out[0] = mlc_onnx__emit_attrs(n, "squeeze", &x, 1, k < 0 ? 0 : 1, &a)) != NULL;
@@ -100,6 +109,7 @@ bool mlc_onnx__conv_unsqueeze(MlcOnnxNode *n) {
   MlcGExpr *x = mlc_onnx__input(n, 0);
   int64_t axes[MLC_ONNX_MAX_RANK];
   int k;
+  if (x && n->opset >= 13 && !mlc_onnx__known_or_absent(n, 1)) return reshape_at_run_time(n, x, "unsqueeze");
   if (!x || !mlc_onnx__ints_attr_or_input(n, "axes", 13, 1, axes, MLC_ONNX_MAX_RANK, &k)) return false;
   if (k < 0) return mlc_onnx__node_fail(n, "axes are missing");
   MlcAttr a = attr("axis", mlc_onnx__av_ints(n->im->ctx, axes, k));
@@ -111,7 +121,14 @@ bool mlc_onnx__conv_expand(MlcOnnxNode *n) {
   MlcGExpr *x = mlc_onnx__input(n, 0);
   int64_t shape[MLC_ONNX_MAX_RANK];
   int k, rank;
-  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__known_ints(n, 1, shape, MLC_ONNX_MAX_RANK, &k)) return false;
+  if (!x || !need_rank(n, x, &rank)) return false;
+  if (!mlc_onnx__known_or_absent(n, 1)) { /* the shape is read when the model runs, broadcast there */
+    MlcExpr *dims[MLC_ONNX_MAX_RANK];
+    if (!mlc_onnx__runtime_shape(n, mlc_onnx__input(n, 1), x, "expand", dims, MLC_ONNX_MAX_RANK, &k)) return false;
+    MlcAttr a = attr("shape", mlc_onnx__av_exprs(ctx, dims, k));
+    return (n->out[0] = mlc_onnx__emit_attrs(n, "broadcast_to", &x, 1, 1, &a)) != NULL;
+  }
+  if (!mlc_onnx__known_ints(n, 1, shape, MLC_ONNX_MAX_RANK, &k)) return false;
   if (k < 0) return mlc_onnx__node_fail(n, "the shape input is missing");
   /* ONNX broadcasts both ways: the result has the larger rank, and a 1 in
    * the requested shape keeps the input's dim */
@@ -124,7 +141,7 @@ bool mlc_onnx__conv_expand(MlcOnnxNode *n) {
     if (sv == 1 && xd) dims[i] = xd;
     else dims[i] = mlc_e_int(ctx, MLC_I64_T, sv);
   }
-  MlcAttr a = attr("shape", av_dims(ctx, dims, out_rank));
+  MlcAttr a = attr("shape", mlc_onnx__av_exprs(ctx, dims, out_rank));
   return (n->out[0] = mlc_onnx__emit_attrs(n, "broadcast_to", &x, 1, 1, &a)) != NULL;
 }
 
@@ -293,12 +310,39 @@ bool mlc_onnx__conv_constant(MlcOnnxNode *n) {
   return true;
 }
 
+/* the one element of d as a double (ConstantOfShape's value) */
+static double element_value(const MlcTensorData *d) {
+  MlcDType t = d->dtype;
+  const void *p = d->data;
+  switch (t.code) {
+  case MLC_TC_FLOAT:
+    return t.bits == 64 ? *(const double *)p : t.bits == 32 ? *(const float *)p : mlc_f16_to_f32(*(const uint16_t *)p);
+  case MLC_TC_BFLOAT: return mlc_bf16_to_f32(*(const uint16_t *)p);
+  case MLC_TC_INT:
+    return t.bits == 64 ? (double)*(const int64_t *)p : t.bits == 32 ? *(const int32_t *)p
+         : t.bits == 16 ? *(const int16_t *)p : *(const int8_t *)p;
+  case MLC_TC_UINT:
+    return t.bits == 64 ? (double)*(const uint64_t *)p : t.bits == 32 ? *(const uint32_t *)p
+         : t.bits == 16 ? *(const uint16_t *)p : *(const uint8_t *)p;
+  default: return *(const uint8_t *)p != 0;
+  }
+}
+
+/* ConstantOfShape of a shape read when the model runs: R.full over its dims */
+static bool constant_of_runtime_shape(MlcOnnxNode *n, const MlcTensorData *value) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcExpr *dims[MLC_ONNX_MAX_RANK];
+  int k;
+  if (!mlc_onnx__runtime_shape(n, mlc_onnx__input(n, 0), NULL, "values", dims, MLC_ONNX_MAX_RANK, &k)) return false;
+  MlcAttr a[3] = {attr("shape", mlc_onnx__av_exprs(ctx, dims, k)), attr("fill_value", mlc_onnx__av_float(element_value(value))),
+                  attr("dtype", mlc_onnx__av_dtype(value->dtype))};
+  return (n->out[0] = mlc_onnx__emit_attrs(n, "full", NULL, 0, 3, a)) != NULL;
+}
+
 bool mlc_onnx__conv_constant_of_shape(MlcOnnxNode *n) {
   MlcCtx *ctx = n->im->ctx;
   int64_t shape[MLC_ONNX_MAX_RANK];
   int k;
-  if (!mlc_onnx__known_ints(n, 0, shape, MLC_ONNX_MAX_RANK, &k)) return false;
-  if (k < 0) return mlc_onnx__node_fail(n, "the shape input is missing");
   MlcTensorData *value = NULL;
   const Onnx__AttributeProto *a = mlc_onnx__attr(n, "value");
   if (a && a->t) {
@@ -308,6 +352,9 @@ bool mlc_onnx__conv_constant_of_shape(MlcOnnxNode *n) {
   } else {
     value = mlc_onnx__scalar(ctx, MLC_DT(MLC_TC_FLOAT, 32, 1), 0);
   }
+  if (!mlc_onnx__known_or_absent(n, 0)) return constant_of_runtime_shape(n, value);
+  if (!mlc_onnx__known_ints(n, 0, shape, MLC_ONNX_MAX_RANK, &k)) return false;
+  if (k < 0) return mlc_onnx__node_fail(n, "the shape input is missing");
   int64_t numel = 1;
   for (int i = 0; i < k; i++) {
     if (shape[i] < 0) return mlc_onnx__node_fail(n, "negative dim %lld", (long long)shape[i]);
@@ -326,9 +373,50 @@ bool mlc_onnx__conv_constant_of_shape(MlcOnnxNode *n) {
   return true;
 }
 
+/* a 0-d value as float64 (1,) */
+static MlcGExpr *as_f64_row(MlcOnnxNode *n, MlcGExpr *v) {
+  MlcAttr t = attr("dtype", mlc_onnx__av_dtype(MLC_DT(MLC_TC_FLOAT, 64, 1)));
+  MlcAttr s = attr("shape", mlc_onnx__av_ints(n->im->ctx, (int64_t[]){1}, 1));
+  v = v ? mlc_onnx__emit_attrs(n, "astype", &v, 1, 1, &t) : NULL;
+  return v ? mlc_onnx__emit_attrs(n, "reshape", &v, 1, 1, &s) : NULL;
+}
+
+/* Range of values computed at run time: (start, limit, delta) as float64
+ * read into the length (tensor_to_shape mode "range"), then start + i *
+ * delta over it */
+static bool range_at_run_time(MlcOnnxNode *n) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcGExpr *v[3];
+  for (int i = 0; i < 3; i++) {
+    if (!(v[i] = mlc_onnx__input(n, i))) return false;
+    int64_t len;
+    if (mlc_onnx__rank(v[i]) == 1 && mlc_onnx__const_dim(v[i], 0, &len) && len == 1) { /* one value: a scalar */
+      MlcAttr none = attr("shape", mlc_onnx__av_ints(ctx, NULL, 0));
+      if (!(v[i] = mlc_onnx__emit_attrs(n, "reshape", &v[i], 1, 1, &none))) return false;
+    }
+    if (mlc_onnx__rank(v[i]) != 0)
+      return mlc_onnx__node_fail(n, "input %d computed at run time: a tensor of rank %d is not supported (a scalar is)",
+                                 i, mlc_onnx__rank(v[i]));
+  }
+  MlcGExpr *rows[3];
+  for (int i = 0; i < 3; i++)
+    if (!(rows[i] = as_f64_row(n, v[i]))) return false;
+  MlcGExpr *tup = mlc_g_tuple(ctx, rows, 3);
+  MlcAttr axis = attr("axis", mlc_onnx__av_int(0));
+  MlcGExpr *vals = tup ? mlc_onnx__emit_attrs(n, "concat", &tup, 1, 1, &axis) : NULL;
+  MlcExpr *len;
+  int k;
+  if (!mlc_onnx__runtime_shape(n, vals, NULL, "range", &len, 1, &k)) return false;
+  MlcGExpr *args[2] = {v[0], v[2]};
+  MlcAttr shape = attr("shape", mlc_onnx__av_exprs(ctx, &len, 1));
+  return (n->out[0] = mlc_onnx__emit_attrs(n, "range_to_shape", args, 2, 1, &shape)) != NULL;
+}
+
 bool mlc_onnx__conv_range(MlcOnnxNode *n) {
   double start, limit, delta;
   bool p1, p2, p3;
+  if (!mlc_onnx__known_or_absent(n, 0) || !mlc_onnx__known_or_absent(n, 1) || !mlc_onnx__known_or_absent(n, 2))
+    return range_at_run_time(n);
   if (!mlc_onnx__known_scalar(n, 0, &start, &p1) || !mlc_onnx__known_scalar(n, 1, &limit, &p2) ||
       !mlc_onnx__known_scalar(n, 2, &delta, &p3))
     return false;

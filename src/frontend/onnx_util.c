@@ -163,6 +163,50 @@ bool mlc_onnx__ints_attr_or_input(MlcOnnxNode *n, const char *name, int64_t inpu
   return mlc_onnx__known_ints(n, input, out, cap, count);
 }
 
+/* ---- shapes read at run time -------------------------------------------------------- */
+
+bool mlc_onnx__known_or_absent(MlcOnnxNode *n, int i) { return i >= n->n_in || !n->in[i] || known(n, i); }
+
+bool mlc_onnx__runtime_shape(MlcOnnxNode *n, MlcGExpr *t, MlcGExpr *like, const char *mode, MlcExpr **dims, int cap,
+                             int *count) {
+  MlcCtx *ctx = n->im->ctx;
+  if (!t) return false;
+  MlcDType dt = mlc_onnx__dtype_of(t);
+  int64_t len;
+  bool range = !strcmp(mode, "range");
+  if (mlc_onnx__rank(t) != 1 || !mlc_onnx__const_dim(t, 0, &len) ||
+      (range ? dt.code != MLC_TC_FLOAT || dt.bits != 64 || len != 3
+             : dt.code != MLC_TC_INT || (dt.bits != 32 && dt.bits != 64)))
+    return mlc_onnx__node_fail(n, "a shape computed at run time must be a 1-D int32 or int64 tensor of static "
+                                  "length");
+  if (!range && len > cap)
+    return mlc_onnx__node_fail(n, "a shape of %lld values computed at run time (at most %d)", (long long)len, cap);
+  int r = like ? mlc_onnx__rank(like) : 0;
+  if (r < 0) return mlc_onnx__node_fail(n, "input of unknown rank is not supported");
+  bool expand = strcmp(mode, "expand") == 0;
+  bool drop = !strcmp(mode, "reduce_drop") || !strcmp(mode, "squeeze");
+  int64_t nd = expand && r > len ? r : !strcmp(mode, "reduce_keep") ? r : drop ? r - len
+             : !strcmp(mode, "unsqueeze") ? r + len : range ? 1 : len;
+  if (nd < 0) return mlc_onnx__node_fail(n, "%lld axes of a rank-%d input", (long long)len, r);
+  if (nd > cap) return mlc_onnx__node_fail(n, "a shape of %lld dims computed at run time (at most %d)", (long long)nd, cap);
+  const MlcSInfo *ls = like ? mlc_onnx__tensor_sinfo(like) : NULL;
+  for (int d = 0; d < nd; d++) {
+    int li = d - (int)(nd - r);
+    int64_t c;
+    /* an expand keeps like's dim wherever that is not 1 (checked when it runs) */
+    if (expand && li >= 0 && ls && ls->tensor.shape && (!mlc_onnx__const_dim(like, li, &c) || c != 1))
+      dims[d] = ls->tensor.shape[li];
+    else
+      dims[d] = mlc_e_var(ctx, mlc_internf(ctx, "r%u", n->im->fresh++), MLC_DT(MLC_TC_INT, 64, 1));
+  }
+  MlcGExpr *args[2] = {t, like};
+  MlcAttr attrs[2] = {{"shape", mlc_onnx__av_exprs(ctx, dims, (int)nd)},
+                      {"mode", {.kind = MLC_ATTR_STR, .s = mlc_intern(ctx, mode)}}};
+  if (!mlc_onnx__emit_attrs(n, "tensor_to_shape", args, like ? 2 : 1, 2, attrs)) return false;
+  *count = (int)nd;
+  return true;
+}
+
 /* ---- folding ----------------------------------------------------------------------- */
 
 MlcGExpr *mlc_onnx__try_fold(MlcCtx *ctx, const MlcGExpr *call) { return mlc_op_fold(ctx, call, FOLD_MAX_NUMEL); }

@@ -89,8 +89,8 @@ static void scan_binding(Plan *p, const MlcBinding *b) {
     s->n = 1;
     mlc_vec_push(&p->t, t);
     mlc_map_put(&p->holds, b->var, s);
-  } else if (is_alloc_tensor(v)) {
-    p->st.n_dynamic++;
+  } else if (is_alloc_tensor(v) || (v->kind == MLC_G_CALL && tf_is_op(v->call.callee, "reshape_dynamic"))) {
+    p->st.n_dynamic++; /* reshape_dynamic: the executor copies into an allocation of its own */
   } else if (v->kind != MLC_G_CALL) {
     hold_all_of(p, b->var, v);
   }

@@ -107,8 +107,10 @@ static bool call_pure(const MlcModule *m, const MlcGExpr *e) {
   const MlcGExpr *c = e->call.callee;
   switch (c->kind) {
   /* ops are values of their inputs (allocations included); call_tir and
-   * call_dps_packed write only the outputs they allocate themselves */
-  case MLC_G_OP: return true;
+   * call_dps_packed write only the outputs they allocate themselves.
+   * tensor_to_shape defines sizes later shapes use and checks values at run
+   * time: it stays where it is even when its result is not used */
+  case MLC_G_OP: return strcmp(c->str, "tensor_to_shape") != 0;
   case MLC_G_GLOBAL: {
     const MlcFunc *f = mlc_module_find(m, c->str);
     return f && f->kind == MLC_FUNC_GRAPH && f->graph->pure;

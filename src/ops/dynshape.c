@@ -1,0 +1,268 @@
+/* dynshape.c - the ops through which sizes computed at run time enter a
+ * graph (tensor_to_shape, reshape_dynamic: struct info only), and the ops
+ * whose kernels are generic in such sizes (reduce_to_shape, range_to_shape,
+ * tile_to_shape: struct info and TE definitions).
+ *
+ * tensor_to_shape(data, like?, shape=[d0, d1, ...], mode=...) reads the
+ * int32/int64 values of the 1-D tensor `data` when the model runs and binds
+ * them to the dims of `shape`: an entry that is a symbolic var no earlier
+ * binding or input defines is bound there (a size of its own from then on,
+ * as an input's dim is); any other entry is checked equal to the value.
+ * Its result is the shape R.Shape([d0, d1, ...]), so the vars are defined
+ * by a binding's struct info, like a function parameter's.  The mode says
+ * how the values become the shape:
+ *   "values"             the values themselves, each checked non-negative;
+ *   "reshape"            ONNX Reshape's target against `like`: 0 copies
+ *                        like's dim at the same place, one -1 takes what is
+ *                        left, and the product must equal like's numel;
+ *   "reshape_allowzero"  the same with 0 meaning 0;
+ *   "expand"             ONNX Expand's target broadcast with `like`'s shape
+ *                        (the result has the larger rank);
+ *   "reduce_keep"        the values are axes of `like` (negative ones count
+ *                        from the end, none twice): like's shape with 1 at
+ *                        those axes;
+ *   "reduce_drop"        the same with those axes left out;
+ *   "squeeze"            the same, each of those dims checked to be 1;
+ *   "unsqueeze"          the values are axes of the result: like's shape
+ *                        with a 1 inserted at each;
+ *   "tile"               the values are repeats of like's dims (one each):
+ *                        like's shape times them;
+ *   "range"              float64 values (start, limit, delta): one dim, the
+ *                        length of ONNX Range, max(ceil((limit - start) /
+ *                        delta), 0), with delta checked non-zero.
+ * The executor also caps every value (MLC_DYN_MAX_DIM) and the product of
+ * all of them (MLC_DYN_MAX_NUMEL), so a hostile tensor cannot make the
+ * model allocate without bound; a failed check is the run's error.
+ *
+ * reshape_dynamic(x, shape=[...]) is a reshape whose element count cannot be
+ * proved equal at compile time (the target's dims were bound by
+ * tensor_to_shape): the executor compares the counts when it runs and
+ * copies x's bytes into a tensor of the new shape.  The plain reshape op
+ * keeps refusing what it cannot prove, since its kernel would read past x.
+ *
+ * reduce_to_shape(x, shape=[...], kind=...) reduces x to `shape`, every
+ * dim of which is either x's or 1 there (what "reduce_keep" binds):
+ * out[o] = kind over k of x[o + k], with k_d < x_d - shape_d + 1.  That is
+ * a sum/mean/max/min over the axes whose output dim is 1, whichever they
+ * turn out to be when the model runs, and the index never leaves x
+ * whatever the sizes are, so the kernel is safe even where they break the
+ * rule (the result is then wrong, never a read outside x).  An empty
+ * extent (a dim of x that is 0) still takes one guarded step that adds the
+ * identity, since a reduction's output is initialized in its first step.
+ *
+ * range_to_shape(start, delta, shape=[n]) is out[i] = start + i * delta
+ * over the length n that "range" binds, computed in float64 (int64 for
+ * integer types) from the 0-d tensors start and delta and rounded once.
+ *
+ * tile_to_shape(x, shape=[...]) is out[o] = x[o mod x's shape], the tiling
+ * that "tile" sizes; the index never leaves x.
+ *
+ * The first two have no tensor-expression definition: they are left to the
+ * executor, as the allocation ops are.  tensor_to_shape counts as impure
+ * (transform/util.c), so dead-code removal keeps the binding whose vars
+ * later shapes use. */
+#include <math.h>
+#include <string.h>
+
+#include "mlcc/arith.h"
+#include "ops/op_internal.h"
+
+/* the 1-D int tensor of static length whose values are read; its length */
+static bool shape_data(MlcCtx *ctx, const MlcOpArgs *a, bool range, int64_t *len) {
+  const MlcSInfo *d = mlc_op_tensor(ctx, a, 0, true);
+  if (!d) return false;
+  MlcDType t = d->tensor.dtype;
+  if (range && (t.code != MLC_TC_FLOAT || t.bits != 64 || t.lanes != 1))
+    return mlc_op_fail(ctx, a, "data: expected float64 values in mode \"range\"");
+  if (!range && (t.code != MLC_TC_INT || (t.bits != 32 && t.bits != 64) || t.lanes != 1))
+    return mlc_op_fail(ctx, a, "data: expected int32 or int64 values");
+  if (d->tensor.ndim != 1 || !d->tensor.shape || !mlc_e_is_const_int(d->tensor.shape[0], len))
+    return mlc_op_fail(ctx, a, "data: expected a 1-D tensor of static length, got %s", mlc_op_sinfo_str(ctx, d));
+  return true;
+}
+
+MlcSInfo *mlc_op_infer_tensor_to_shape(MlcCtx *ctx, const MlcOpArgs *a) {
+  MlcExpr **shape;
+  int n;
+  int64_t len;
+  const char *mode;
+  if (!mlc_op_attr_str(ctx, a, "mode", "values", &mode) || !shape_data(ctx, a, !strcmp(mode, "range"), &len) ||
+      !mlc_op_attr_shape(ctx, a, "shape", &shape, &n))
+    return NULL;
+  if (!strcmp(mode, "range")) {
+    if (len != 3 || n != 1 || a->val[mlc_op_param(a, "like")])
+      return mlc_op_fail(ctx, a, "mode \"range\" reads 3 values (start, limit, delta) into 1 dim"), NULL;
+    return mlc_sinfo_shape(ctx, shape, n);
+  }
+  bool values = !strcmp(mode, "values"), expand = !strcmp(mode, "expand");
+  bool reshape = !strcmp(mode, "reshape") || !strcmp(mode, "reshape_allowzero");
+  bool keep = !strcmp(mode, "reduce_keep"), drop = !strcmp(mode, "reduce_drop") || !strcmp(mode, "squeeze");
+  bool unsqueeze = !strcmp(mode, "unsqueeze"), tile = !strcmp(mode, "tile");
+  if (!values && !expand && !reshape && !keep && !drop && !unsqueeze && !tile)
+    return mlc_op_fail(ctx, a, "mode: expected \"values\", \"reshape\", \"reshape_allowzero\", \"expand\", "
+                               "\"reduce_keep\", \"reduce_drop\", \"squeeze\", \"unsqueeze\", \"tile\" or \"range\", "
+                               "got \"%s\"", mode), NULL;
+  int li = mlc_op_param(a, "like");
+  const MlcSInfo *like = NULL;
+  if (values && a->val[li]) return mlc_op_fail(ctx, a, "like: not taken in mode \"values\""), NULL;
+  if (!values && !(like = mlc_op_tensor(ctx, a, li, false))) return NULL;
+  if (like && !like->tensor.shape) return mlc_op_fail(ctx, a, "like: expected a tensor of known shape"), NULL;
+  if (tile && like->tensor.ndim != len)
+    return mlc_op_fail(ctx, a, "mode \"tile\": %lld repeats for a tensor of rank %d", (long long)len,
+                       like->tensor.ndim), NULL;
+  int64_t want = expand && like->tensor.ndim > len ? like->tensor.ndim : keep ? like->tensor.ndim
+               : drop ? like->tensor.ndim - len : unsqueeze ? like->tensor.ndim + len : len;
+  if (n != want)
+    return mlc_op_fail(ctx, a, "shape: expected %lld dims for %lld values in mode \"%s\", got %d", (long long)want,
+                       (long long)len, mode, n), NULL;
+  return mlc_sinfo_shape(ctx, shape, n);
+}
+
+MlcSInfo *mlc_op_infer_reshape_dynamic(MlcCtx *ctx, const MlcOpArgs *a) {
+  const MlcSInfo *x = mlc_op_tensor(ctx, a, 0, true);
+  MlcExpr **shape;
+  int n;
+  if (!x || !mlc_op_attr_shape(ctx, a, "shape", &shape, &n)) return NULL;
+  if (!x->tensor.shape) return mlc_op_fail(ctx, a, "x: expected a tensor of known shape"), NULL;
+  return mlc_op_tensor_sinfo(ctx, shape, n, x->tensor.dtype);
+}
+
+/* the kinds of reduce_to_shape and their TE reductions */
+#define TO_SHAPE_KINDS(X) X("sum", MLC_TE_SUM) X("mean", MLC_TE_SUM) X("max", MLC_TE_MAX) X("min", MLC_TE_MIN)
+
+static bool reduce_kind(MlcCtx *ctx, const MlcOpArgs *a, MlcTeReduce *op, bool *mean) {
+  static const struct { const char *name; MlcTeReduce op; } kinds[] = {
+#define X(n, o) {n, o},
+      TO_SHAPE_KINDS(X)
+#undef X
+  };
+  const char *kind;
+  if (!mlc_op_attr_str(ctx, a, "kind", "sum", &kind)) return false;
+  for (size_t i = 0; i < sizeof kinds / sizeof *kinds; i++)
+    if (!strcmp(kinds[i].name, kind)) {
+      *op = kinds[i].op;
+      *mean = !strcmp(kind, "mean");
+      return true;
+    }
+  return mlc_op_fail(ctx, a, "kind: expected \"sum\", \"mean\", \"max\" or \"min\", got \"%s\"", kind);
+}
+
+MlcSInfo *mlc_op_infer_reduce_to_shape(MlcCtx *ctx, const MlcOpArgs *a) {
+  const MlcSInfo *x = mlc_op_tensor(ctx, a, 0, true);
+  MlcExpr **shape;
+  int n;
+  MlcTeReduce op;
+  bool mean;
+  if (!x || !mlc_op_attr_shape(ctx, a, "shape", &shape, &n) || !reduce_kind(ctx, a, &op, &mean)) return NULL;
+  if (!x->tensor.shape) return mlc_op_fail(ctx, a, "x: expected a tensor of known shape"), NULL;
+  if (n != x->tensor.ndim)
+    return mlc_op_fail(ctx, a, "shape: expected %d dims (x's rank), got %d", x->tensor.ndim, n), NULL;
+  if (mean && !mlc_dtype_is_float(x->tensor.dtype)) return mlc_op_fail(ctx, a, "a mean of non-float data"), NULL;
+  return mlc_op_tensor_sinfo(ctx, shape, n, x->tensor.dtype);
+}
+
+bool mlc_op_te_reduce_to_shape(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_in, MlcTeTensor **outs,
+                               int *n_outs) {
+  const MlcTeTensor *x = in[0];
+  MlcExpr **shape;
+  int n;
+  MlcTeReduce op;
+  bool mean;
+  if (!mlc_op_attr_shape(ctx, a, "shape", &shape, &n) || !reduce_kind(ctx, a, &op, &mean)) return false;
+  if (n != x->ndim) return mlc_op_fail(ctx, a, "shape: expected %d dims (x's rank), got %d", x->ndim, n);
+  size_t cap = (size_t)(n ? n : 1);
+  MlcExpr **axes = mlc_arena_array(&ctx->arena, cap, sizeof *axes), **rv = mlc_arena_array(&ctx->arena, cap, sizeof *rv);
+  MlcExpr **rext = mlc_arena_array(&ctx->arena, cap, sizeof *rext), **idx = mlc_arena_array(&ctx->arena, cap, sizeof *idx);
+  MlcExpr *count = mlc_op_i64(ctx, 1), *inside = NULL;
+  mlc_op_axes(ctx, n, axes);
+  for (int d = 0; d < n; d++) {
+    MlcExpr *ext = mlc_arith_add(ctx, mlc_e_bin(ctx, MLC_BIN_SUB, x->shape[d], shape[d]), mlc_op_i64(ctx, 1));
+    MlcExpr *in_d = mlc_e_bin(ctx, MLC_BIN_LT, rv[d] = mlc_te_var(ctx, mlc_internf(ctx, "k%d", d)), ext);
+    inside = inside ? mlc_e_bin(ctx, MLC_BIN_AND, inside, in_d) : in_d;
+    /* at least one step, so that the output is written (its init runs in
+     * the first step) even where a dim of x is 0 and nothing is reduced */
+    rext[d] = mlc_e_bin(ctx, MLC_BIN_MAX, ext, mlc_op_i64(ctx, 1));
+    idx[d] = mlc_arith_add(ctx, axes[d], rv[d]);
+    count = mlc_arith_mul(ctx, count, ext);
+  }
+  MlcExpr *val = mlc_te_read(ctx, x, idx, n);
+  /* the count is symbolic: each summand is divided, as reduce.c does for a mean */
+  if (mean) val = mlc_e_bin(ctx, MLC_BIN_DIV, val, mlc_e_cast(ctx, x->dtype, count));
+  /* steps past the extent (only that one step, of an empty reduction) add the identity */
+  bool flt = mlc_dtype_is_float(x->dtype);
+  MlcExpr *none = op == MLC_TE_SUM ? mlc_op_const(ctx, x->dtype, 0)
+                : op == MLC_TE_MAX ? (flt ? mlc_op_const(ctx, x->dtype, -INFINITY) : mlc_te_min_value(ctx, x->dtype))
+                : (flt ? mlc_op_const(ctx, x->dtype, INFINITY) : mlc_te_max_value(ctx, x->dtype));
+  if (inside) val = mlc_op_select(ctx, inside, val, none);
+  MlcTeTensor *t = mlc_te_reduce(ctx, "T_reduce_to_shape", shape, n, axes, op, val, rv, rext, n);
+  if (!t) return false;
+  outs[0] = t;
+  *n_outs = 1;
+  return true;
+}
+
+/* start and delta: 0-d tensors of one numeric dtype, the result's */
+static bool range_args(MlcCtx *ctx, const MlcOpArgs *a, MlcDType *t, MlcExpr **len) {
+  const MlcSInfo *s = mlc_op_tensor(ctx, a, 0, true), *d = s ? mlc_op_tensor(ctx, a, 1, true) : NULL;
+  MlcExpr **shape;
+  int n;
+  if (!d || !mlc_op_attr_shape(ctx, a, "shape", &shape, &n)) return false;
+  if (s->tensor.ndim != 0 || d->tensor.ndim != 0 || !mlc_dtype_eq(s->tensor.dtype, d->tensor.dtype))
+    return mlc_op_fail(ctx, a, "start and delta must be scalars of one dtype");
+  *t = s->tensor.dtype;
+  if (t->code != MLC_TC_FLOAT && t->code != MLC_TC_BFLOAT && t->code != MLC_TC_INT && t->code != MLC_TC_UINT)
+    return mlc_op_fail(ctx, a, "start and delta must be numbers");
+  if (n != 1) return mlc_op_fail(ctx, a, "shape: expected one dim, got %d", n);
+  *len = shape[0];
+  return true;
+}
+
+MlcSInfo *mlc_op_infer_range_to_shape(MlcCtx *ctx, const MlcOpArgs *a) {
+  MlcDType t;
+  MlcExpr *len;
+  return range_args(ctx, a, &t, &len) ? mlc_op_tensor_sinfo(ctx, &len, 1, t) : NULL;
+}
+
+bool mlc_op_te_range_to_shape(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_in, MlcTeTensor **outs,
+                              int *n_outs) {
+  MlcDType t;
+  MlcExpr *len, *i;
+  if (!range_args(ctx, a, &t, &len)) return false;
+  mlc_op_axes(ctx, 1, &i);
+  MlcDType w = t.code == MLC_TC_FLOAT || t.code == MLC_TC_BFLOAT ? MLC_F64 : MLC_I64;
+  MlcExpr *start = mlc_op_cast(ctx, w, mlc_te_read(ctx, in[0], NULL, 0));
+  MlcExpr *step = mlc_e_bin(ctx, MLC_BIN_MUL, mlc_op_cast(ctx, w, i), mlc_op_cast(ctx, w, mlc_te_read(ctx, in[1], NULL, 0)));
+  MlcTeTensor *r = mlc_te_compute(ctx, "T_range", &len, 1, &i, mlc_op_cast(ctx, t, mlc_e_bin(ctx, MLC_BIN_ADD, start, step)));
+  if (!r) return false;
+  outs[0] = r;
+  *n_outs = 1;
+  return true;
+}
+
+MlcSInfo *mlc_op_infer_tile_to_shape(MlcCtx *ctx, const MlcOpArgs *a) {
+  const MlcSInfo *x = mlc_op_tensor(ctx, a, 0, true);
+  MlcExpr **shape;
+  int n;
+  if (!x || !mlc_op_attr_shape(ctx, a, "shape", &shape, &n)) return NULL;
+  if (!x->tensor.shape) return mlc_op_fail(ctx, a, "x: expected a tensor of known shape"), NULL;
+  if (n != x->tensor.ndim)
+    return mlc_op_fail(ctx, a, "shape: expected %d dims (x's rank), got %d", x->tensor.ndim, n), NULL;
+  return mlc_op_tensor_sinfo(ctx, shape, n, x->tensor.dtype);
+}
+
+bool mlc_op_te_tile_to_shape(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_in, MlcTeTensor **outs,
+                             int *n_outs) {
+  const MlcTeTensor *x = in[0];
+  MlcSInfo *s = mlc_op_infer_tile_to_shape(ctx, a);
+  if (!s) return false;
+  int n = s->tensor.ndim;
+  MlcExpr **axes = mlc_arena_array(&ctx->arena, (size_t)(n ? n : 1), sizeof *axes);
+  MlcExpr **idx = mlc_arena_array(&ctx->arena, (size_t)(n ? n : 1), sizeof *idx);
+  mlc_op_axes(ctx, n, axes);
+  for (int d = 0; d < n; d++) idx[d] = mlc_e_bin(ctx, MLC_BIN_FLOORMOD, axes[d], x->shape[d]);
+  MlcTeTensor *t = mlc_te_compute(ctx, "T_tile_to_shape", s->tensor.shape, n, axes, mlc_te_read(ctx, x, idx, n));
+  if (!t) return false;
+  outs[0] = t;
+  *n_outs = 1;
+  return true;
+}

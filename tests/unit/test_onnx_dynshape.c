@@ -1,0 +1,360 @@
+/* test_onnx_dynshape.c - ONNX shapes and axes computed at run time: one-node
+ * models (Reshape, Expand, ConstantOfShape, Squeeze, Unsqueeze, ReduceSum,
+ * ReduceMax, Tile, Range) whose shape, axes or bounds are graph inputs, so that only the
+ * compiled model's executor sees the values.  Each model is built once and
+ * run on several values: the results are compared with plain C (the
+ * expected shapes written out, sums and maxima computed here), and values
+ * the op does not allow (negative sizes, a -1 that fits nothing, counts that
+ * differ, axes out of range or given twice, sizes too large to allocate)
+ * come back through the runtime's error path with a message, after which
+ * the model still runs. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "onnx_build.h"
+
+#define X_N 24 /* the float input: (2, 3, 4) */
+
+/* a graph input of ONNX element type elem and static dims */
+static Onnx__ValueInfoProto *typed_value(const char *name, int elem, const int64_t *dims, int nd) {
+  Onnx__ValueInfoProto *v = value(name, dims, nd);
+  v->type->tensor_type->elem_type = elem;
+  return v;
+}
+
+/* out = op(x, s): x float32 of x_dims (or none when x_rank < 0), s int64 of s_len values */
+typedef struct Model {
+  const char *op;
+  const int64_t *x_dims;
+  int x_rank;
+  int s_len;
+  Onnx__AttributeProto **attrs;
+  int n_attrs;
+} Model;
+
+static uint8_t *pack(const Model *md, size_t *len) {
+  char *ins2[2] = {"x", "s"}, *ins1[1] = {"s"}, *outs[1] = {"y"};
+  bool has_x = md->x_rank >= 0;
+  int64_t s_dims[1] = {md->s_len};
+  Onnx__ValueInfoProto *gin[2], *gout[1] = {value("y", NULL, 0)};
+  int n_gin = 0;
+  if (has_x) gin[n_gin++] = typed_value("x", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, md->x_dims, md->x_rank);
+  gin[n_gin++] = typed_value("s", ONNX__TENSOR_PROTO__DATA_TYPE__INT64, s_dims, 1);
+  Onnx__NodeProto node;
+  onnx__node_proto__init(&node);
+  node.op_type = (char *)md->op, node.name = "node0", node.domain = "";
+  node.input = has_x ? ins2 : ins1, node.n_input = has_x ? 2 : 1, node.output = outs, node.n_output = 1;
+  node.attribute = md->attrs, node.n_attribute = (size_t)md->n_attrs;
+  Onnx__NodeProto *nodes[1] = {&node};
+  Onnx__GraphProto g;
+  onnx__graph_proto__init(&g);
+  g.name = "g", g.node = nodes, g.n_node = 1, g.input = gin, g.n_input = (size_t)n_gin, g.output = gout, g.n_output = 1;
+  Onnx__OperatorSetIdProto os, *osp[1] = {&os};
+  onnx__operator_set_id_proto__init(&os);
+  os.domain = "", os.has_version = 1, os.version = 18;
+  Onnx__ModelProto m;
+  onnx__model_proto__init(&m);
+  m.has_ir_version = 1, m.ir_version = 8, m.graph = &g, m.opset_import = osp, m.n_opset_import = 1;
+  *len = onnx__model_proto__get_packed_size(&m);
+  uint8_t *buf = malloc(*len);
+  onnx__model_proto__pack(&m, buf);
+  for (int i = 0; i < n_gin; i++) free_value(gin[i]);
+  free_value(gout[0]);
+  return buf;
+}
+
+typedef struct Built {
+  MlcrtModel *model;
+  char dir[4096];
+  bool has_x;
+  int s_len;
+  const int64_t *x_dims;
+  int x_rank;
+} Built;
+
+static bool build(Built *b, const Model *md) {
+  size_t len;
+  uint8_t *buf = pack(md, &len);
+  b->model = NULL;
+  b->has_x = md->x_rank >= 0, b->s_len = md->s_len, b->x_dims = md->x_dims, b->x_rank = md->x_rank;
+  if (bu_make_tmpdir(b->dir, sizeof b->dir, "mlcc-dynshape")) b->model = onnx_build_load(buf, len, b->dir);
+  free(buf);
+  return b->model != NULL;
+}
+
+static void done(Built *b) {
+  if (b->model) mlcrt_model_free(b->model);
+  bu_remove_dir(b->dir);
+}
+
+static float x_data[X_N];
+
+/* run on s; 0 with *y the output, or the runtime's status */
+static int run(Built *b, const int64_t *s, DLTensor **y) {
+  int64_t s_shape[1] = {b->s_len};
+  DLTensor x = {x_data, {kDLCPU, 0}, b->x_rank, {kDLFloat, 32, 1}, (int64_t *)b->x_dims, NULL, 0};
+  DLTensor st = {(void *)s, {kDLCPU, 0}, 1, {kDLInt, 64, 1}, s_shape, NULL, 0};
+  DLTensor *in[2] = {&x, &st};
+  *y = NULL;
+  return b->has_x ? mlcrt_model_run(b->model, in, 2, y, 1) : mlcrt_model_run(b->model, in + 1, 1, y, 1);
+}
+
+static bool shape_is(const DLTensor *t, const int64_t *want, int nd) {
+  if (!t || t->ndim != nd) return false;
+  for (int d = 0; d < nd; d++)
+    if (t->shape[d] != want[d]) return false;
+  return true;
+}
+
+/* the run fails with a message containing want */
+static bool fails_with(Built *b, const int64_t *s, const char *want) {
+  DLTensor *y;
+  if (run(b, s, &y) == 0) return false;
+  if (!strstr(mlcrt_last_error(), want)) printf("    message: %s\n", mlcrt_last_error());
+  return strstr(mlcrt_last_error(), want) != NULL;
+}
+
+static const int64_t X_DIMS[3] = {2, 3, 4};
+
+static void test_reshape(void) {
+  Built b;
+  CHECK(build(&b, &(Model){"Reshape", X_DIMS, 3, 2, NULL, 0}));
+  if (!b.model) {
+    done(&b);
+    return;
+  }
+  static const struct { int64_t s[2], want[2]; } good[] = {
+      {{4, -1}, {4, 6}}, {{0, -1}, {2, 12}}, {{-1, 8}, {3, 8}}, {{24, 1}, {24, 1}}, {{2, 12}, {2, 12}}};
+  for (size_t c = 0; c < sizeof good / sizeof *good; c++) {
+    DLTensor *y;
+    CHECK(run(&b, good[c].s, &y) == 0);
+    CHECK(shape_is(y, good[c].want, 2));
+    CHECK(y && memcmp(y->data, x_data, sizeof x_data) == 0); /* row-major: the same elements in order */
+  }
+  CHECK(fails_with(&b, (int64_t[]){5, -1}, "no size for the -1"));
+  CHECK(fails_with(&b, (int64_t[]){-1, -1}, "more than one value is -1"));
+  CHECK(fails_with(&b, (int64_t[]){-2, 12}, "is negative"));
+  CHECK(fails_with(&b, (int64_t[]){5, 5}, "cannot take a shape of 25"));
+  CHECK(fails_with(&b, (int64_t[]){INT64_MAX, 2}, "too large"));
+  DLTensor *y;
+  CHECK(run(&b, good[0].s, &y) == 0);
+  done(&b);
+}
+
+static void test_expand(void) {
+  static const int64_t x_dims[2] = {3, 1};
+  Built b;
+  CHECK(build(&b, &(Model){"Expand", x_dims, 2, 3, NULL, 0}));
+  if (!b.model) {
+    done(&b);
+    return;
+  }
+  DLTensor *y;
+  CHECK(run(&b, (int64_t[]){2, 1, 5}, &y) == 0);
+  CHECK(shape_is(y, (int64_t[]){2, 3, 5}, 3));
+  for (int i = 0; y && i < 30; i++) CHECK(((float *)y->data)[i] == x_data[(i / 5) % 3]);
+  CHECK(run(&b, (int64_t[]){1, 1, 1}, &y) == 0);
+  CHECK(shape_is(y, (int64_t[]){1, 3, 1}, 3));
+  CHECK(fails_with(&b, (int64_t[]){1, 2, 4}, "does not broadcast"));
+  CHECK(fails_with(&b, (int64_t[]){1, 3, -4}, "does not broadcast"));
+  CHECK(fails_with(&b, (int64_t[]){1 << 20, 1, 1 << 20}, "more than a shape read at run time may hold"));
+  done(&b);
+}
+
+static void test_constant_of_shape(void) {
+  Onnx__AttributeProto *attrs[1];
+  float one = 1.5f;
+  Onnx__TensorProto *t = tensor(&(Init){"value", 1, {1}, &one, sizeof one, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT});
+  attrs[0] = int_attr("value", 0);
+  attrs[0]->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR, attrs[0]->has_i = 0, attrs[0]->t = t;
+  Built b;
+  CHECK(build(&b, &(Model){"ConstantOfShape", NULL, -1, 2, attrs, 1}));
+  free(t), free(attrs[0]);
+  if (!b.model) {
+    done(&b);
+    return;
+  }
+  DLTensor *y;
+  CHECK(run(&b, (int64_t[]){3, 5}, &y) == 0);
+  CHECK(shape_is(y, (int64_t[]){3, 5}, 2));
+  for (int i = 0; y && i < 15; i++) CHECK(((float *)y->data)[i] == 1.5f);
+  CHECK(run(&b, (int64_t[]){0, 5}, &y) == 0);
+  CHECK(shape_is(y, (int64_t[]){0, 5}, 2));
+  CHECK(fails_with(&b, (int64_t[]){3, -5}, "is negative"));
+  /* 2^60 floats: refused before anything is allocated */
+  CHECK(fails_with(&b, (int64_t[]){1 << 30, 1 << 30}, "more than a shape read at run time may hold"));
+  CHECK(fails_with(&b, (int64_t[]){INT64_MAX, 1}, "too large"));
+  done(&b);
+}
+
+static void test_squeeze_unsqueeze(void) {
+  static const int64_t x_dims[3] = {2, 1, 12};
+  Built b;
+  CHECK(build(&b, &(Model){"Squeeze", x_dims, 3, 1, NULL, 0}));
+  DLTensor *y;
+  if (b.model) {
+    CHECK(run(&b, (int64_t[]){1}, &y) == 0);
+    CHECK(shape_is(y, (int64_t[]){2, 12}, 2));
+    CHECK(y && memcmp(y->data, x_data, sizeof x_data) == 0);
+    CHECK(run(&b, (int64_t[]){-2}, &y) == 0);
+    CHECK(fails_with(&b, (int64_t[]){0}, "has size 2, not 1"));
+    CHECK(fails_with(&b, (int64_t[]){3}, "out of range"));
+  }
+  done(&b);
+  CHECK(build(&b, &(Model){"Unsqueeze", x_dims, 3, 2, NULL, 0}));
+  if (b.model) {
+    CHECK(run(&b, (int64_t[]){0, -1}, &y) == 0);
+    CHECK(shape_is(y, (int64_t[]){1, 2, 1, 12, 1}, 5));
+    CHECK(run(&b, (int64_t[]){4, 1}, &y) == 0);
+    CHECK(shape_is(y, (int64_t[]){2, 1, 1, 12, 1}, 5));
+    CHECK(fails_with(&b, (int64_t[]){1, 1}, "given twice"));
+    CHECK(fails_with(&b, (int64_t[]){5, 0}, "out of range"));
+  }
+  done(&b);
+}
+
+/* plain C: x (2, 3, 4) reduced over the axes marked in on[] by sum or max, keepdims */
+static void reduce_ref(const bool on[3], bool max, float *out) {
+  int od[3] = {on[0] ? 1 : 2, on[1] ? 1 : 3, on[2] ? 1 : 4};
+  for (int i = 0; i < od[0] * od[1] * od[2]; i++) out[i] = max ? -INFINITY : 0;
+  for (int a = 0; a < 2; a++)
+    for (int c = 0; c < 3; c++)
+      for (int e = 0; e < 4; e++) {
+        int o = ((on[0] ? 0 : a) * od[1] + (on[1] ? 0 : c)) * od[2] + (on[2] ? 0 : e);
+        float v = x_data[(a * 3 + c) * 4 + e];
+        out[o] = max ? fmaxf(out[o], v) : out[o] + v;
+      }
+}
+
+static void check_reduce(const char *op, bool max) {
+  for (int keep = 0; keep <= 1; keep++) {
+    Onnx__AttributeProto *attrs[1] = {int_attr("keepdims", keep)};
+    Built b;
+    CHECK(build(&b, &(Model){op, X_DIMS, 3, 2, attrs, 1}));
+    free(attrs[0]);
+    static const int64_t axes[][2] = {{0, 2}, {-1, 1}, {1, 0}};
+    for (size_t c = 0; b.model && c < sizeof axes / sizeof *axes; c++) {
+      bool on[3] = {false, false, false};
+      for (int j = 0; j < 2; j++) on[axes[c][j] < 0 ? axes[c][j] + 3 : axes[c][j]] = true;
+      float want[24];
+      reduce_ref(on, max, want);
+      int64_t dims[3];
+      int nd = 0;
+      for (int d = 0; d < 3; d++)
+        if (!on[d] || keep) dims[nd++] = on[d] ? 1 : X_DIMS[d];
+      DLTensor *y;
+      CHECK(run(&b, axes[c], &y) == 0);
+      CHECK(shape_is(y, dims, nd));
+      int64_t n = 1;
+      for (int d = 0; d < nd; d++) n *= dims[d];
+      for (int64_t i = 0; y && shape_is(y, dims, nd) && i < n; i++)
+        CHECK(fabsf(((float *)y->data)[i] - want[i]) <= 1e-5f * (1 + fabsf(want[i])));
+    }
+    if (b.model) {
+      CHECK(fails_with(&b, (int64_t[]){0, 3}, "out of range"));
+      CHECK(fails_with(&b, (int64_t[]){1, -2}, "given twice"));
+    }
+    done(&b);
+  }
+}
+
+static void test_reduce_sum(void) { check_reduce("ReduceSum", false); }
+static void test_reduce_max(void) { check_reduce("ReduceMax", true); }
+
+static void test_tile(void) {
+  Built b;
+  CHECK(build(&b, &(Model){"Tile", X_DIMS, 3, 3, NULL, 0}));
+  if (!b.model) {
+    done(&b);
+    return;
+  }
+  DLTensor *y;
+  CHECK(run(&b, (int64_t[]){2, 1, 3}, &y) == 0);
+  CHECK(shape_is(y, (int64_t[]){4, 3, 12}, 3));
+  for (int i = 0; y && shape_is(y, (int64_t[]){4, 3, 12}, 3) && i < 144; i++)
+    CHECK(((float *)y->data)[i] == x_data[((i / 36) % 2 * 3 + (i / 12) % 3) * 4 + i % 12 % 4]);
+  CHECK(run(&b, (int64_t[]){1, 0, 1}, &y) == 0);
+  CHECK(shape_is(y, (int64_t[]){2, 0, 4}, 3));
+  CHECK(fails_with(&b, (int64_t[]){1, -1, 1}, "is negative or too large"));
+  CHECK(fails_with(&b, (int64_t[]){1 << 20, 1 << 20, 1}, "may hold"));
+  done(&b);
+}
+
+/* y = Range(start, limit, delta): three int64 scalar graph inputs */
+static uint8_t *pack_range(size_t *len) {
+  char *ins[3] = {"start", "limit", "delta"}, *outs[1] = {"y"};
+  Onnx__ValueInfoProto *gin[3], *gout[1] = {value("y", NULL, 0)};
+  for (int i = 0; i < 3; i++) gin[i] = typed_value(ins[i], ONNX__TENSOR_PROTO__DATA_TYPE__INT64, X_DIMS, 0);
+  Onnx__NodeProto node;
+  onnx__node_proto__init(&node);
+  node.op_type = "Range", node.name = "node0", node.domain = "";
+  node.input = ins, node.n_input = 3, node.output = outs, node.n_output = 1;
+  Onnx__NodeProto *nodes[1] = {&node};
+  Onnx__GraphProto g;
+  onnx__graph_proto__init(&g);
+  g.name = "g", g.node = nodes, g.n_node = 1, g.input = gin, g.n_input = 3, g.output = gout, g.n_output = 1;
+  Onnx__OperatorSetIdProto os, *osp[1] = {&os};
+  onnx__operator_set_id_proto__init(&os);
+  os.domain = "", os.has_version = 1, os.version = 18;
+  Onnx__ModelProto m;
+  onnx__model_proto__init(&m);
+  m.has_ir_version = 1, m.ir_version = 8, m.graph = &g, m.opset_import = osp, m.n_opset_import = 1;
+  *len = onnx__model_proto__get_packed_size(&m);
+  uint8_t *buf = malloc(*len);
+  onnx__model_proto__pack(&m, buf);
+  for (int i = 0; i < 3; i++) free_value(gin[i]);
+  free_value(gout[0]);
+  return buf;
+}
+
+static int run_range(MlcrtModel *model, int64_t start, int64_t limit, int64_t delta, DLTensor **y) {
+  int64_t v[3] = {start, limit, delta};
+  DLTensor t[3];
+  DLTensor *in[3];
+  for (int i = 0; i < 3; i++) t[i] = (DLTensor){&v[i], {kDLCPU, 0}, 0, {kDLInt, 64, 1}, NULL, NULL, 0}, in[i] = &t[i];
+  *y = NULL;
+  return mlcrt_model_run(model, in, 3, y, 1);
+}
+
+static void test_range(void) {
+  size_t len;
+  uint8_t *buf = pack_range(&len);
+  char dir[4096];
+  MlcrtModel *model = bu_make_tmpdir(dir, sizeof dir, "mlcc-dynshape") ? onnx_build_load(buf, len, dir) : NULL;
+  free(buf);
+  CHECK(model != NULL);
+  static const int64_t cases[][3] = {{2, 11, 3}, {5, 0, -2}, {4, 1, 1}, {-3, 3, 2}};
+  for (size_t c = 0; model && c < sizeof cases / sizeof *cases; c++) {
+    int64_t n = 0, want[8];
+    for (int64_t v = cases[c][0]; cases[c][2] > 0 ? v < cases[c][1] : v > cases[c][1]; v += cases[c][2]) want[n++] = v;
+    DLTensor *y;
+    CHECK(run_range(model, cases[c][0], cases[c][1], cases[c][2], &y) == 0);
+    CHECK(shape_is(y, &n, 1));
+    for (int64_t i = 0; y && shape_is(y, &n, 1) && i < n; i++) CHECK(((int64_t *)y->data)[i] == want[i]);
+  }
+  if (model) {
+    DLTensor *y;
+    CHECK(run_range(model, 0, 5, 0, &y) != 0 && strstr(mlcrt_last_error(), "delta 0"));
+    CHECK(run_range(model, 0, (int64_t)1 << 40, 1, &y) != 0 && strstr(mlcrt_last_error(), "may hold"));
+    CHECK(run_range(model, 0, 3, 1, &y) == 0);
+    mlcrt_model_free(model);
+  }
+  bu_remove_dir(dir);
+}
+
+int main(void) {
+  for (int i = 0; i < X_N; i++) x_data[i] = (float)((i * 7) % 11) - 4.5f;
+  RUN(test_reshape);
+  RUN(test_expand);
+  RUN(test_constant_of_shape);
+  RUN(test_squeeze_unsqueeze);
+  RUN(test_reduce_sum);
+  RUN(test_reduce_max);
+  RUN(test_tile);
+  RUN(test_range);
+  return check__failures != 0;
+}

@@ -1,0 +1,114 @@
+/* test_ops_dynshape.c - the ops of src/ops/dynshape.c one call at a time:
+ * struct info and refusals of tensor_to_shape, reshape_dynamic,
+ * reduce_to_shape, range_to_shape and tile_to_shape, and the legalized prim
+ * funcs of the last three run by the reference interpreter against sums, maxima, means and
+ * ranges computed here.  (The executor's side, reading values at run time,
+ * is checked through compiled models in test_onnx_dynshape.c.) */
+#include <math.h>
+
+#include "op_call_check.h"
+
+#define X3 "x: R.Tensor((2, 3, 4), \"float32\")"
+
+static double x[24];
+
+/* x (2, 3, 4) reduced to od by sum, max or mean (dims of od are x's or 1) */
+static void reduce_ref(const int64_t od[3], char kind, double *out) {
+  int n = (int)(od[0] * od[1] * od[2]);
+  double count = (double)(2 / od[0]) * (double)(3 / od[1]) * (double)(4 / od[2]);
+  for (int i = 0; i < n; i++) out[i] = kind == 'x' ? -INFINITY : 0;
+  for (int a = 0; a < 2; a++)
+    for (int c = 0; c < 3; c++)
+      for (int e = 0; e < 4; e++) {
+        int o = (int)(((od[0] == 1 ? 0 : a) * od[1] + (od[1] == 1 ? 0 : c)) * od[2] + (od[2] == 1 ? 0 : e));
+        double v = x[(a * 3 + c) * 4 + e];
+        out[o] = kind == 'x' ? fmax(out[o], v) : out[o] + (kind == 'm' ? v / count : v);
+      }
+}
+
+static void test_reduce_to_shape(void) {
+  static const struct { const char *call, *sinfo; int64_t od[3]; char kind; } cases[] = {
+      {"R.reduce_to_shape(x, shape=[2, 1, 4])", "R.Tensor((2, 1, 4), dtype=\"float32\")", {2, 1, 4}, 's'},
+      {"R.reduce_to_shape(x, shape=[1, 3, 1], kind=\"max\")", "R.Tensor((1, 3, 1), dtype=\"float32\")", {1, 3, 1}, 'x'},
+      {"R.reduce_to_shape(x, shape=[1, 1, 4], kind=\"mean\")", "R.Tensor((1, 1, 4), dtype=\"float32\")", {1, 1, 4}, 'm'},
+      {"R.reduce_to_shape(x, shape=[2, 3, 4])", "R.Tensor((2, 3, 4), dtype=\"float32\")", {2, 3, 4}, 's'},
+  };
+  OpcBuf in = buf(3, (int64_t[]){2, 3, 4}, x);
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    const MlcGExpr *c = call_in(X3, cases[i].call);
+    double want[24];
+    reduce_ref(cases[i].od, cases[i].kind, want);
+    CHECK(sinfo_is(c, cases[i].sinfo));
+    CHECK(round_trips(c));
+    CHECK(run_matches(c, &in, 1, buf(3, cases[i].od, NULL), want, 1e-6));
+  }
+  /* an empty dim of x: the identity, written */
+  double none[4] = {0, 0, 0, 0};
+  OpcBuf empty = buf(3, (int64_t[]){2, 0, 2}, NULL);
+  CHECK(run_matches(call_in("x: R.Tensor((2, 0, 2), \"float32\")", "R.reduce_to_shape(x, shape=[2, 1, 2])"), &empty, 1,
+                    buf(3, (int64_t[]){2, 1, 2}, NULL), none, 0));
+  CHECK(refused(call_in(X3, "R.reduce_to_shape(x, shape=[2, 1])"), false,
+                "reduce_to_shape: shape: expected 3 dims (x's rank), got 2"));
+  CHECK(refused(call_in(X3, "R.reduce_to_shape(x, shape=[2, 1, 1], kind=\"prod\")"), false,
+                "reduce_to_shape: kind: expected \"sum\", \"mean\", \"max\" or \"min\", got \"prod\""));
+  CHECK(refused(call_in("x: R.Tensor((2, 3), \"int32\")", "R.reduce_to_shape(x, shape=[2, 1], kind=\"mean\")"), false,
+                "reduce_to_shape: a mean of non-float data"));
+}
+
+static void test_range_to_shape(void) {
+  double s = 1.5, d = -0.5, want[5];
+  for (int i = 0; i < 5; i++) want[i] = 1.5 - 0.5 * i;
+  const MlcGExpr *c = call_in("s: R.Tensor((), \"float32\"), d: R.Tensor((), \"float32\")", "R.range_to_shape(s, d, shape=[5])");
+  CHECK(sinfo_is(c, "R.Tensor((5,), dtype=\"float32\")"));
+  CHECK(round_trips(c));
+  OpcBuf ins[2] = {buf(0, NULL, &s), buf(0, NULL, &d)};
+  CHECK(run_matches(c, ins, 2, buf(1, (int64_t[]){5}, NULL), want, 0));
+  double si = -7, di = 3, wi[4] = {-7, -4, -1, 2};
+  OpcBuf ii[2] = {buf(0, NULL, &si), buf(0, NULL, &di)};
+  CHECK(run_matches(call_in("s: R.Tensor((), \"int32\"), d: R.Tensor((), \"int32\")", "R.range_to_shape(s, d, shape=[4])"),
+                    ii, 2, buf(1, (int64_t[]){4}, NULL), wi, 0));
+  CHECK(refused(call_in("s: R.Tensor((), \"float32\"), d: R.Tensor((), \"int32\")", "R.range_to_shape(s, d, shape=[4])"),
+                false, "range_to_shape: start and delta must be scalars of one dtype"));
+}
+
+static void test_tile_to_shape(void) {
+  double want[2 * 6 * 8];
+  for (int a = 0; a < 2; a++)
+    for (int c = 0; c < 6; c++)
+      for (int e = 0; e < 8; e++) want[(a * 6 + c) * 8 + e] = x[(a * 3 + c % 3) * 4 + e % 4];
+  const MlcGExpr *c = call_in(X3, "R.tile_to_shape(x, shape=[2, 6, 8])");
+  CHECK(sinfo_is(c, "R.Tensor((2, 6, 8), dtype=\"float32\")"));
+  CHECK(round_trips(c));
+  OpcBuf in = buf(3, (int64_t[]){2, 3, 4}, x);
+  CHECK(run_matches(c, &in, 1, buf(3, (int64_t[]){2, 6, 8}, NULL), want, 0));
+  CHECK(refused(call_in(X3, "R.tile_to_shape(x, shape=[2, 6])"), false,
+                "tile_to_shape: shape: expected 3 dims (x's rank), got 2"));
+}
+
+static void test_tensor_to_shape(void) {
+  const char *p = "t: R.Tensor((2,), \"int64\"), y: R.Tensor((3, 4), \"float32\")";
+  CHECK(sinfo_is(call_in(p, "R.tensor_to_shape(t, shape=[2, 5])"), "R.Shape([2, 5])"));
+  CHECK(sinfo_is(call_in(p, "R.tensor_to_shape(t, y, shape=[6, 2], mode=\"reshape\")"), "R.Shape([6, 2])"));
+  CHECK(sinfo_is(call_in(p, "R.tensor_to_shape(t, y, shape=[3, 4, 1, 1], mode=\"unsqueeze\")"), "R.Shape([3, 4, 1, 1])"));
+  CHECK(refused(call_in(p, "R.tensor_to_shape(t, shape=[2, 5, 1])"), false,
+                "tensor_to_shape: shape: expected 2 dims for 2 values in mode \"values\", got 3"));
+  CHECK(refused(call_in(p, "R.tensor_to_shape(t, shape=[2, 5], mode=\"sideways\")"), false,
+                "tensor_to_shape: mode: expected \"values\", \"reshape\", \"reshape_allowzero\", "
+                "\"expand\", \"reduce_keep\", \"reduce_drop\", \"squeeze\", \"unsqueeze\", \"tile\" or \"range\", got \"sideways\""));
+  CHECK(refused(call_in(p, "R.tensor_to_shape(y, shape=[2, 5])"), false,
+                "tensor_to_shape: data: expected int32 or int64 values"));
+  CHECK(refused(call_in(p, "R.tensor_to_shape(t, shape=[6, 2], mode=\"reshape\")"), false,
+                "tensor_to_shape: like: expected a tensor"));
+  CHECK(sinfo_is(call_in(p, "R.reshape_dynamic(y, shape=[2, 6])"), "R.Tensor((2, 6), dtype=\"float32\")"));
+}
+
+int main(void) {
+  ctx = mlc_ctx_new();
+  for (int i = 0; i < 24; i++) x[i] = (float)((i * 5) % 13) * 0.25 - 1.0;
+  RUN(test_reduce_to_shape);
+  RUN(test_range_to_shape);
+  RUN(test_tile_to_shape);
+  RUN(test_tensor_to_shape);
+  mlc_ctx_free(ctx);
+  return CHECK_DONE();
+}
