@@ -34,6 +34,7 @@ enum {
   MAX_SCALAR_COLS = 8,   /* columns of a tile of scalars (no vector width fits the lane axis) */
   MIN_LANES = 4,         /* fewer lanes than this are not worth a vector */
   PARALLEL_MIN_WORK = 4096, /* block instances below which a thread pool costs more than it gives */
+  PARALLEL_CHUNKS = 16,  /* iterations per thread a parallel loop needs to balance the load */
 };
 
 typedef struct Rules {
@@ -277,10 +278,24 @@ static int lanes(const Rules *r, MlcDType t, int64_t ext) {
 
 /* ---- finishing touches -------------------------------------------------------------------- */
 
-/* Fuse loops[0..n) and run the result in parallel, when there is enough
- * work; its own transaction. */
+/* Fuse the leading loops of loops[0..n) and run the result in parallel,
+ * when there is enough work; its own transaction.  Only as many loops as
+ * give each thread PARALLEL_CHUNKS pieces are fused: the loops below stay
+ * loops of their own, so the body indexes by plain loop vars (a fused
+ * index costs a division and a modulo per dim, per iteration, and keeps
+ * the inner loop from being a contiguous run the C compiler vectorizes). */
 static void parallel_outer(Rules *r, const MlcLoopRV *loops, int n, int64_t work_total) {
   if (n <= 0 || r->t->threads < 2 || work_total < PARALLEL_MIN_WORK) return;
+  int64_t pieces = 1;
+  for (int k = 0; k < n; k++) {
+    int64_t e = extent(r->s, loops[k]);
+    if (e < 0) break;
+    pieces *= e;
+    if (pieces >= (int64_t)r->t->threads * PARALLEL_CHUNKS) {
+      n = k + 1;
+      break;
+    }
+  }
   Mark m = mark(r->s);
   MlcLoopRV f;
   if (!fuse(r->s, loops, n, &f) || extent(r->s, f) < 2 || !loop_kind(r->s, MLC_SCH_parallel, f)) rollback(r->s, m);

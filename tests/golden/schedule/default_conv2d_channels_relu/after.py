@@ -9,15 +9,16 @@ class Module:
         T.func_attr({"global_symbol": "conv_add_relu", "tir.noalias": T.bool(True), "fused_ops": "conv2d+add+relu", "layout_free_buffers": [1], "layout_rewrites": [[1, "lambda a0, a1, a2, a3: (a0 // 16, a1, a2, a3, a0 % 16)"]]})
         pad_temp = T.alloc_buffer((T.int64(1), T.int64(16), T.int64(16), T.int64(16)))
         conv_local = T.alloc_buffer((T.int64(1), T.int64(14), T.int64(14), T.int64(64)), scope="local")
-        for ax0_ax1_ax2_ax3_fused in T.parallel(T.int64(4096)):
-            with T.block("pad_temp"):
-                vax0 = T.axis.spatial(T.int64(1), T.int64(0))
-                vax1 = T.axis.spatial(T.int64(16), ax0_ax1_ax2_ax3_fused // T.int64(256))
-                vax2 = T.axis.spatial(T.int64(16), ax0_ax1_ax2_ax3_fused // T.int64(16) % T.int64(16))
-                vax3 = T.axis.spatial(T.int64(16), ax0_ax1_ax2_ax3_fused % T.int64(16))
-                T.reads(x[vax0, vax1, vax2 - T.int64(1), vax3 - T.int64(1)])
-                T.writes(pad_temp[vax0, vax1, vax2, vax3])
-                pad_temp[vax0, vax1, vax2, vax3] = T.if_then_else(vax2 >= T.int64(1) and vax2 < T.int64(15) and (vax3 >= T.int64(1) and vax3 < T.int64(15)), x[vax0, vax1, vax2 - T.int64(1), vax3 - T.int64(1)], T.float32(0.0))
+        for ax0_ax1_ax2_fused in T.parallel(T.int64(256)):
+            for ax3 in range(T.int64(16)):
+                with T.block("pad_temp"):
+                    vax0 = T.axis.spatial(T.int64(1), T.int64(0))
+                    vax1 = T.axis.spatial(T.int64(16), ax0_ax1_ax2_fused // T.int64(16))
+                    vax2 = T.axis.spatial(T.int64(16), ax0_ax1_ax2_fused % T.int64(16))
+                    vax3 = T.axis.spatial(T.int64(16), ax3)
+                    T.reads(x[vax0, vax1, vax2 - T.int64(1), vax3 - T.int64(1)])
+                    T.writes(pad_temp[vax0, vax1, vax2, vax3])
+                    pad_temp[vax0, vax1, vax2, vax3] = T.if_then_else(vax2 >= T.int64(1) and vax2 < T.int64(15) and (vax3 >= T.int64(1) and vax3 < T.int64(15)), x[vax0, vax1, vax2 - T.int64(1), vax3 - T.int64(1)], T.float32(0.0))
         for ax1_0_ax0_ax2_fused in T.parallel(T.int64(28)):
             for ax3_0 in range(T.int64(1)):
                 for ax3_1_init in T.unroll(T.int64(14)):
