@@ -762,6 +762,28 @@ static bool relayout(MlcSchedule *s, MlcBlockRV b, MlcSchVal buffer, const char 
   return apply(s, MLC_SCH_transform_layout, a, NULL, NULL);
 }
 
+typedef struct Window { const Nest *t; const MlcExpr *var; bool found; } Window;
+
+static bool window_visit(MlcVisitor *v, const MlcExpr *e) {
+  Window *w = v->user;
+  if (e->kind != MLC_EXPR_LOAD) return !w->found;
+  for (int d = 0; d < e->load.n && !w->found; d++) {
+    if (e->load.idx[d] == w->var || !uses(e->load.idx[d], w->var)) continue;
+    for (int i = 0; i < w->t->n; i++)
+      if (kind_of(w->t, i) == MLC_ITER_SPATIAL && uses(e->load.idx[d], iter_var(w->t, i))) w->found = true;
+  }
+  return !w->found;
+}
+
+/* a reduce iter var that some load indexes together with a spatial one
+ * (a conv's rh in h + rh) */
+static bool window_axis(const Nest *t, const MlcExpr *var) {
+  Window w = {t, var, false};
+  MlcVisitor vis = {.user = &w, .expr = window_visit};
+  mlc_visit_expr(&vis, t->store->store.value);
+  return w.found;
+}
+
 static bool rule_contraction_channels(Rules *r, MlcBlockRV b) {
   Nest t;
   ChanTile p = {0};
@@ -782,11 +804,17 @@ static bool rule_contraction_channels(Rules *r, MlcBlockRV b) {
   for (int i = 0; i < t.n; i++)
     if (i != p.o && i != p.j && kind_of(&t, i) == MLC_ITER_SPATIAL) outer[n_outer++] = order[n++] = t.loops[i];
   order[n++] = jp[0];
-  for (int i = 0; i < t.n; i++)
-    if (kind_of(&t, i) == MLC_ITER_REDUCE) {
-      if (first_reduce < 0) first_reduce = n;
-      order[n++] = t.loops[i];
-    }
+  /* the window's reduce loops (rh, rw: indexed with an output axis, as
+   * h + rh) outside the others (rc): consecutive steps of the inner
+   * reduction then read other elements of the input, not the tile's row
+   * shifted by one, which the C compiler otherwise carries from step to
+   * step in registers the tile needs */
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < t.n; i++)
+      if (kind_of(&t, i) == MLC_ITER_REDUCE && window_axis(&t, iter_var(&t, i)) == (pass == 0)) {
+        if (first_reduce < 0) first_reduce = n;
+        order[n++] = t.loops[i];
+      }
   order[n++] = jp[1], order[n++] = op[1], order[n++] = op[2];
   MlcBlockRV store, init;
   if (first_reduce < 0 || !reorder(r->s, order, n) || !cache_write_local(r->s, b, &store) ||

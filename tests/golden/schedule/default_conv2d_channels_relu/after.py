@@ -32,7 +32,7 @@ class Module:
                                 T.reads()
                                 T.writes(conv_local[vax0, vax2, vax3, vax1])
                                 conv_local[vax0, vax2, vax3, vax1] = T.float32(0.0)
-                for rc, rh, rw in T.grid(T.int64(16), T.int64(3), T.int64(3)):
+                for rh, rw, rc in T.grid(T.int64(3), T.int64(3), T.int64(16)):
                     for ax3_1 in T.unroll(T.int64(14)):
                         for ax1_1 in T.unroll(T.int64(2)):
                             for ax1_2 in T.vectorized(T.int64(16)):
