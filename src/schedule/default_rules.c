@@ -828,11 +828,10 @@ static bool rule_contraction_channels(Rules *r, MlcBlockRV b) {
    * vectorized or unrolled there); it is a small part of the work */
   epilogues(r, store, jp[0], 0);
   tile_inner(r, init, jp[0], p.lanes, true);
-  /* the channel blocks alone in parallel when there are enough of them: a
-   * fused loop's index (a div and a mod) would keep lowering from shrinking
-   * the tile to registers */
-  bool blocks_enough = t.ext[p.o] / (p.cols * p.lanes) >= r->t->threads;
-  parallel_outer(r, outer, blocks_enough ? 1 : n_outer, work(&t));
+  /* the channel blocks, then the output rows as far as the threads need
+   * pieces: two blocks of 32 channels are two pieces, which one busy core
+   * leaves unbalanced */
+  parallel_outer(r, outer, n_outer, work(&t));
   return true;
 }
 
