@@ -268,20 +268,25 @@ static int plain_iter(const MlcBlock *b, const MlcRange *rg, int64_t *c) {
 }
 
 /* the region of buf that the blocks connected through it need (compute_at:
- * read, reverse: write) in one iteration of the loop */
-static void needed_region(Move *m, SchRelax *r, const MlcBuffer *buf, SchSpan *need, bool *whole) {
+ * read, reverse: write) in one iteration of the loop; false when no block
+ * under the loop accesses buf so */
+static bool needed_region(Move *m, SchRelax *r, const MlcBuffer *buf, SchSpan *need, bool *whole) {
+  bool found = false;
   for (int d = 0; d < buf->ndim; d++) need[d] = (SchSpan){0}, whole[d] = false;
   for (size_t i = 0; i < m->scope.blocks.len; i++) {
     const MlcStmt *q = m->scope.blocks.data[i];
-    if (q != m->realize && sch_stmt_contains(m->loop, q)) sch_block_region(r, q, buf, m->reverse, need, whole);
+    if (q != m->realize && sch_stmt_contains(m->loop, q)) found |= sch_block_region(r, q, buf, m->reverse, need, whole);
   }
+  return found;
 }
 
-/* narrow the iter ranges by the block's own access to buf */
+/* narrow the iter ranges by the block's own access to buf; a buffer no
+ * block under the loop produces (reverse) or consumes (compute_at) -- a
+ * bias the epilogue reads beside the tile -- says nothing about them */
 static void pin_iters(Move *m, SchRelax *r, const MlcBufferRegion *own, IterRange *it) {
   SchSpan need[MAX_DIMS];
   bool whole[MAX_DIMS];
-  needed_region(m, r, own->buf, need, whole);
+  if (!needed_region(m, r, own->buf, need, whole)) return;
   for (int d = 0; d < own->buf->ndim; d++) {
     int64_t c;
     int k = plain_iter(m->block, &own->ranges[d], &c);

@@ -34,6 +34,7 @@ enum {
   MAX_SCALAR_COLS = 8,   /* columns of a tile of scalars (no vector width fits the lane axis) */
   MIN_LANES = 4,         /* fewer lanes than this are not worth a vector */
   PARALLEL_MIN_WORK = 4096, /* block instances below which a thread pool costs more than it gives */
+  PARALLEL_CHUNKS = 16,  /* iterations per thread a parallel loop needs to balance the load */
 };
 
 typedef struct Rules {
@@ -277,10 +278,24 @@ static int lanes(const Rules *r, MlcDType t, int64_t ext) {
 
 /* ---- finishing touches -------------------------------------------------------------------- */
 
-/* Fuse loops[0..n) and run the result in parallel, when there is enough
- * work; its own transaction. */
+/* Fuse the leading loops of loops[0..n) and run the result in parallel,
+ * when there is enough work; its own transaction.  Only as many loops as
+ * give each thread PARALLEL_CHUNKS pieces are fused: the loops below stay
+ * loops of their own, so the body indexes by plain loop vars (a fused
+ * index costs a division and a modulo per dim, per iteration, and keeps
+ * the inner loop from being a contiguous run the C compiler vectorizes). */
 static void parallel_outer(Rules *r, const MlcLoopRV *loops, int n, int64_t work_total) {
   if (n <= 0 || r->t->threads < 2 || work_total < PARALLEL_MIN_WORK) return;
+  int64_t pieces = 1;
+  for (int k = 0; k < n; k++) {
+    int64_t e = extent(r->s, loops[k]);
+    if (e < 0) break;
+    pieces *= e;
+    if (pieces >= (int64_t)r->t->threads * PARALLEL_CHUNKS) {
+      n = k + 1;
+      break;
+    }
+  }
   Mark m = mark(r->s);
   MlcLoopRV f;
   if (!fuse(r->s, loops, n, &f) || extent(r->s, f) < 2 || !loop_kind(r->s, MLC_SCH_parallel, f)) rollback(r->s, m);
@@ -747,6 +762,28 @@ static bool relayout(MlcSchedule *s, MlcBlockRV b, MlcSchVal buffer, const char 
   return apply(s, MLC_SCH_transform_layout, a, NULL, NULL);
 }
 
+typedef struct Window { const Nest *t; const MlcExpr *var; bool found; } Window;
+
+static bool window_visit(MlcVisitor *v, const MlcExpr *e) {
+  Window *w = v->user;
+  if (e->kind != MLC_EXPR_LOAD) return !w->found;
+  for (int d = 0; d < e->load.n && !w->found; d++) {
+    if (e->load.idx[d] == w->var || !uses(e->load.idx[d], w->var)) continue;
+    for (int i = 0; i < w->t->n; i++)
+      if (kind_of(w->t, i) == MLC_ITER_SPATIAL && uses(e->load.idx[d], iter_var(w->t, i))) w->found = true;
+  }
+  return !w->found;
+}
+
+/* a reduce iter var that some load indexes together with a spatial one
+ * (a conv's rh in h + rh) */
+static bool window_axis(const Nest *t, const MlcExpr *var) {
+  Window w = {t, var, false};
+  MlcVisitor vis = {.user = &w, .expr = window_visit};
+  mlc_visit_expr(&vis, t->store->store.value);
+  return w.found;
+}
+
 static bool rule_contraction_channels(Rules *r, MlcBlockRV b) {
   Nest t;
   ChanTile p = {0};
@@ -767,11 +804,17 @@ static bool rule_contraction_channels(Rules *r, MlcBlockRV b) {
   for (int i = 0; i < t.n; i++)
     if (i != p.o && i != p.j && kind_of(&t, i) == MLC_ITER_SPATIAL) outer[n_outer++] = order[n++] = t.loops[i];
   order[n++] = jp[0];
-  for (int i = 0; i < t.n; i++)
-    if (kind_of(&t, i) == MLC_ITER_REDUCE) {
-      if (first_reduce < 0) first_reduce = n;
-      order[n++] = t.loops[i];
-    }
+  /* the window's reduce loops (rh, rw: indexed with an output axis, as
+   * h + rh) outside the others (rc): consecutive steps of the inner
+   * reduction then read other elements of the input, not the tile's row
+   * shifted by one, which the C compiler otherwise carries from step to
+   * step in registers the tile needs */
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < t.n; i++)
+      if (kind_of(&t, i) == MLC_ITER_REDUCE && window_axis(&t, iter_var(&t, i)) == (pass == 0)) {
+        if (first_reduce < 0) first_reduce = n;
+        order[n++] = t.loops[i];
+      }
   order[n++] = jp[1], order[n++] = op[1], order[n++] = op[2];
   MlcBlockRV store, init;
   if (first_reduce < 0 || !reorder(r->s, order, n) || !cache_write_local(r->s, b, &store) ||
@@ -785,11 +828,10 @@ static bool rule_contraction_channels(Rules *r, MlcBlockRV b) {
    * vectorized or unrolled there); it is a small part of the work */
   epilogues(r, store, jp[0], 0);
   tile_inner(r, init, jp[0], p.lanes, true);
-  /* the channel blocks alone in parallel when there are enough of them: a
-   * fused loop's index (a div and a mod) would keep lowering from shrinking
-   * the tile to registers */
-  bool blocks_enough = t.ext[p.o] / (p.cols * p.lanes) >= r->t->threads;
-  parallel_outer(r, outer, blocks_enough ? 1 : n_outer, work(&t));
+  /* the channel blocks, then the output rows as far as the threads need
+   * pieces: two blocks of 32 channels are two pieces, which one busy core
+   * leaves unbalanced */
+  parallel_outer(r, outer, n_outer, work(&t));
   return true;
 }
 

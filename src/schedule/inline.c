@@ -280,18 +280,50 @@ static bool check_between(MlcSchedule *s, const Site *x, int p, const MlcBuffer 
   return true;
 }
 
-/* x reads buf at one index tuple of its own iter vars, over the same
- * domains as the producer's store covers */
+/* an iter var whose domain is one constant value: that value */
+static bool single_value(const MlcIterVar *v, int64_t *at) {
+  int64_t e;
+  return mlc_e_is_const_int(v->dom.extent, &e) && e == 1 && mlc_e_is_const_int(v->dom.min, at);
+}
+
+/* x's load of the producer's buffer, dim by dim: an iter var of x, each
+ * once, or a constant where the producer stores at an iter var of that one
+ * value (fusion reads a conv's NCHW output at [0, c, h, w]); the iter vars
+ * of x the load leaves out have one value each.  Then each element the
+ * producer writes is read by exactly one instance of x. */
+static bool reads_at_iters(const MlcBlock *xb, const MlcBlock *pb, const MlcStmt *pst, const MlcExpr *load) {
+  bool seen[MAX_DIMS] = {0};
+  int64_t c, at;
+  if (load->load.n != pst->store.n || xb->n_iters > MAX_DIMS) return false;
+  for (int d = 0; d < load->load.n; d++) {
+    if (mlc_e_is_const_int(load->load.idx[d], &c)) {
+      int w = iter_index(pb, pst->store.idx[d]);
+      if (w < 0 || !single_value(&pb->iters[w], &at) || at != c) return false;
+      continue;
+    }
+    int k = iter_index(xb, load->load.idx[d]);
+    if (k < 0 || seen[k]) return false;
+    seen[k] = true;
+  }
+  for (int k = 0; k < xb->n_iters; k++)
+    if (!seen[k] && !single_value(&xb->iters[k], &at)) return false;
+  return true;
+}
+
+/* x reads buf at one index tuple of its own iter vars (or the constants
+ * above), over the same domains as the producer's store covers */
 static bool check_consumer_access(MlcSchedule *s, const Site *x, const MlcStmt *xst, const MlcBlock *pb,
                                   const MlcStmt *pst, const MlcExpr **load) {
   Loads l = find_loads(xst->store.value, pst->store.buf);
   const char *bname = pst->store.buf->name;
   if (!l.first) return sch_error(s, "block '%s' does not load '%s' in its store", x->name, bname);
   if (l.differ) return sch_error(s, "block '%s' reads '%s' at more than one index", x->name, bname);
-  if (!distinct_iters(x->block, l.first->load.idx, l.first->load.n))
+  if (!reads_at_iters(x->block, pb, pst, l.first))
     return sch_error(s, "block '%s' does not read '%s' at its iter vars, each once", x->name, bname);
   for (int d = 0; d < l.first->load.n; d++) {
-    const MlcIterVar *u = &x->block->iters[iter_index(x->block, l.first->load.idx[d])];
+    int k = iter_index(x->block, l.first->load.idx[d]);
+    if (k < 0) continue; /* a constant, checked above */
+    const MlcIterVar *u = &x->block->iters[k];
     const MlcIterVar *w = &pb->iters[iter_index(pb, pst->store.idx[d])];
     int64_t a, b, c, e;
     if (!mlc_e_is_const_int(u->dom.min, &a) || !mlc_e_is_const_int(w->dom.min, &b) ||
@@ -304,8 +336,8 @@ static bool check_consumer_access(MlcSchedule *s, const Site *x, const MlcStmt *
 }
 
 /* the producer storing into out what x computed */
-static MlcStmt *merged(MlcSchedule *s, const MlcStmt *prod, const MlcStmt *pst, const MlcStmt *xst,
-                       const MlcExpr *load) {
+static MlcStmt *merged(MlcSchedule *s, const MlcStmt *prod, const MlcStmt *pst, const MlcBlock *xb,
+                       const MlcStmt *xst, const MlcExpr *load) {
   MlcCtx *ctx = s->ctx;
   const MlcBlock *pb = prod->realize.block;
   /* x's iter vars become the producer's (load index d is the var the
@@ -314,7 +346,14 @@ static MlcStmt *merged(MlcSchedule *s, const MlcStmt *prod, const MlcStmt *pst, 
    * producer's value with the producer's vars standing for themselves */
   Rewriter rw = {.m = {.ctx = ctx, .expr = rewrite_expr}, .buf = pst->store.buf, .vars = pst->store.idx,
                  .n = pst->store.n, .value = pst->store.value};
-  for (int d = 0; d < load->load.n; d++) mlc_map_put(&rw.rename, load->load.idx[d], pst->store.idx[d]);
+  for (int d = 0; d < load->load.n; d++)
+    if (load->load.idx[d]->kind == MLC_EXPR_VAR) mlc_map_put(&rw.rename, load->load.idx[d], pst->store.idx[d]);
+  /* x's iter vars the load leaves out have one value: that constant */
+  for (int k = 0; k < xb->n_iters; k++) {
+    int64_t at;
+    if (!mlc_map_get(&rw.rename, xb->iters[k].var) && single_value(&xb->iters[k], &at))
+      mlc_map_put(&rw.rename, xb->iters[k].var, mlc_e_int(ctx, xb->iters[k].var->dtype, at));
+  }
   MlcExpr **idx = mlc_arena_array(&ctx->arena, (size_t)(xst->store.n ? xst->store.n : 1), sizeof *idx);
   bool ok = true;
   for (int d = 0; d < xst->store.n && ok; d++) ok = (idx[d] = mlc_mutate_expr(&rw.m, xst->store.idx[d])) != NULL;
@@ -346,7 +385,7 @@ bool sch_prim_reverse_compute_inline(MlcSchedule *s, const MlcSchVal *args, MlcS
     ok = check_intermediate(s, &ps, pst->store.buf) && check_between(s, &x, p, pst->store.buf, xst->store.buf) &&
          check_consumer_access(s, &x, xst, prod->realize.block, pst, &ld);
   }
-  MlcStmt *repl = ok ? merged(s, prod, pst, xst, ld) : NULL;
+  MlcStmt *repl = ok ? merged(s, prod, pst, x.block, xst, ld) : NULL;
   if (repl) {
     const MlcStmt *alloc = allocator(&x, pst->store.buf);
     SchEdit edits[3] = {

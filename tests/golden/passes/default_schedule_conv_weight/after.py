@@ -15,7 +15,6 @@ class Module:
     @T.prim_func
     def fused_conv2d_add_relu(x: T.Buffer((T.int64(1), T.int64(2), T.int64(7), T.int64(7)), "float32"), c1: T.Buffer((T.int64(2), T.int64(2), T.int64(1), T.int64(1), T.int64(8)), "float32"), c2: T.Buffer((T.int64(16), T.int64(1), T.int64(1)), "float32"), relu: T.Buffer((T.int64(1), T.int64(16), T.int64(7), T.int64(7)), "float32")):
         T.func_attr({"global_symbol": "fused_conv2d_add_relu", "tir.noalias": T.bool(True), "fused_ops": "conv2d+add+relu", "layout_rewrites": [[1, "lambda a0, a1, a2, a3: (a0 // 8, a1, a2, a3, a0 % 8)"]], "schedule": "default rules (avx2)"})
-        c = T.alloc_buffer((T.int64(1), T.int64(16), T.int64(7), T.int64(7)))
         c_local = T.alloc_buffer((T.int64(1), T.int64(7), T.int64(7), T.int64(16)), scope="local")
         for ax1_0, ax0, ax2, ax3_0 in T.grid(T.int64(2), T.int64(1), T.int64(7), T.int64(1)):
             for ax3_1_init in T.unroll(T.int64(7)):
@@ -29,7 +28,7 @@ class Module:
                             T.reads()
                             T.writes(c_local[vax0, vax2, vax3, vax1])
                             c_local[vax0, vax2, vax3, vax1] = T.float32(0.0)
-            for rc, rh, rw in T.grid(T.int64(2), T.int64(1), T.int64(1)):
+            for rh, rw, rc in T.grid(T.int64(1), T.int64(1), T.int64(2)):
                 for ax3_1 in T.unroll(T.int64(7)):
                     for ax1_1 in T.unroll(T.int64(1)):
                         for ax1_2 in T.vectorized(T.int64(8)):
@@ -50,12 +49,7 @@ class Module:
                     v1 = T.axis.spatial(T.int64(16), ax1_0 * T.int64(8) + ax0_1)
                     v2 = T.axis.spatial(T.int64(7), ax2)
                     v3 = T.axis.spatial(T.int64(7), ax3_0 * T.int64(7) + ax1_3)
-                    T.reads(c_local[v0, v2, v3, v1])
-                    T.writes(c[v0, v1, v2, v3])
-                    c[v0, v1, v2, v3] = c_local[v0, v2, v3, v1]
-        for ax0, ax1, ax2, ax3 in T.grid(T.int64(1), T.int64(16), T.int64(7), T.int64(7)):
-            with T.block("relu"):
-                vax0, vax1, vax2, vax3 = T.axis.remap("SSSS", [ax0, ax1, ax2, ax3])
-                T.reads(c[T.int64(0), vax1, vax2, vax3], c2[vax1, T.int64(0), T.int64(0)])
-                T.writes(relu[vax0, vax1, vax2, vax3])
-                relu[vax0, vax1, vax2, vax3] = T.max(c[T.int64(0), vax1, vax2, vax3] + c2[vax1, T.int64(0), T.int64(0)], T.float32(0.0))
+                    T.reads(c_local[T.int64(0), v2, v3, v1], c2[v1, T.int64(0), T.int64(0)])
+                    T.writes(relu[T.int64(0), v1, v2, v3])
+                    relu[T.int64(0), v1, v2, v3] = T.max(c_local[T.int64(0), v2, v3, v1] + c2[v1, T.int64(0), T.int64(0)], T.float32(0.0))
+

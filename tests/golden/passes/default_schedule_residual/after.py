@@ -109,7 +109,6 @@ class Module:
     @T.prim_func
     def fused_conv2d_add_relu(a: T.Buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)), "float32"), w1: T.Buffer((T.int64(4), T.int64(4), T.int64(3), T.int64(3)), "float32"), b: T.Buffer((T.int64(1), T.int64(4), T.int64(1), T.int64(1)), "float32"), relu: T.Buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)), "float32")):
         T.func_attr({"global_symbol": "fused_conv2d_add_relu", "tir.noalias": T.bool(True), "fused_ops": "conv2d+add+relu", "schedule": "default rules (avx2)"})
-        c1 = T.alloc_buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)))
         pad_temp = T.alloc_buffer((T.int64(1), T.int64(4), T.int64(10), T.int64(10)))
         c1_local = T.alloc_buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)), scope="local")
         for ax0, ax1, ax2, ax3 in T.grid(T.int64(1), T.int64(4), T.int64(10), T.int64(10)):
@@ -153,24 +152,13 @@ class Module:
                             v1 = T.axis.spatial(T.int64(4), ax1_0 * T.int64(4) + ax0_1)
                             v2 = T.axis.spatial(T.int64(8), ax0_ax2_ax3_0_fused)
                             v3 = T.axis.spatial(T.int64(8), ax1_2)
-                            T.reads(c1_local[v0, v1, v2, v3])
-                            T.writes(c1[v0, v1, v2, v3])
-                            c1[v0, v1, v2, v3] = c1_local[v0, v1, v2, v3]
-                for ax0_2 in T.unroll(T.int64(4)):
-                    for ax1_3 in T.vectorized(T.int64(8)):
-                        with T.block("relu"):
-                            vax0 = T.axis.spatial(T.int64(1), T.int64(0))
-                            vax1 = T.axis.spatial(T.int64(4), ax0_2)
-                            vax2 = T.axis.spatial(T.int64(8), ax0_ax2_ax3_0_fused)
-                            vax3 = T.axis.spatial(T.int64(8), ax1_3)
-                            T.reads(c1[T.int64(0), vax1, vax2, vax3], b[T.int64(0), vax1, T.int64(0), T.int64(0)])
-                            T.writes(relu[vax0, vax1, vax2, vax3])
-                            relu[vax0, vax1, vax2, vax3] = T.max(c1[T.int64(0), vax1, vax2, vax3] + b[T.int64(0), vax1, T.int64(0), T.int64(0)], T.float32(0.0))
+                            T.reads(c1_local[T.int64(0), v1, v2, v3], b[T.int64(0), v1, T.int64(0), T.int64(0)])
+                            T.writes(relu[T.int64(0), v1, v2, v3])
+                            relu[T.int64(0), v1, v2, v3] = T.max(c1_local[T.int64(0), v1, v2, v3] + b[T.int64(0), v1, T.int64(0), T.int64(0)], T.float32(0.0))
 
     @T.prim_func
     def fused_conv2d_add_relu1(r1: T.Buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)), "float32"), w2: T.Buffer((T.int64(4), T.int64(4), T.int64(3), T.int64(3)), "float32"), a: T.Buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)), "float32"), relu: T.Buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)), "float32")):
         T.func_attr({"global_symbol": "fused_conv2d_add_relu1", "tir.noalias": T.bool(True), "fused_ops": "conv2d+add+relu", "schedule": "default rules (avx2)"})
-        c2 = T.alloc_buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)))
         pad_temp = T.alloc_buffer((T.int64(1), T.int64(4), T.int64(10), T.int64(10)))
         c2_local = T.alloc_buffer((T.int64(1), T.int64(4), T.int64(8), T.int64(8)), scope="local")
         for ax0, ax1, ax2, ax3 in T.grid(T.int64(1), T.int64(4), T.int64(10), T.int64(10)):
@@ -214,17 +202,7 @@ class Module:
                             v1 = T.axis.spatial(T.int64(4), ax1_0 * T.int64(4) + ax0_1)
                             v2 = T.axis.spatial(T.int64(8), ax0_ax2_ax3_0_fused)
                             v3 = T.axis.spatial(T.int64(8), ax1_2)
-                            T.reads(c2_local[v0, v1, v2, v3])
-                            T.writes(c2[v0, v1, v2, v3])
-                            c2[v0, v1, v2, v3] = c2_local[v0, v1, v2, v3]
-        for ax0, ax1, ax2, ax3_0 in T.grid(T.int64(1), T.int64(4), T.int64(8), T.int64(1)):
-            for ax3_1_1 in T.vectorized(T.int64(8)):
-                with T.block("relu"):
-                    vax0 = T.axis.spatial(T.int64(1), ax0)
-                    vax1 = T.axis.spatial(T.int64(4), ax1)
-                    vax2 = T.axis.spatial(T.int64(8), ax2)
-                    vax3 = T.axis.spatial(T.int64(8), ax3_0 * T.int64(8) + ax3_1_1)
-                    T.reads(c2[T.int64(0), vax1, vax2, vax3], a[T.int64(0), vax1, vax2, vax3])
-                    T.writes(relu[vax0, vax1, vax2, vax3])
-                    relu[vax0, vax1, vax2, vax3] = T.max(c2[T.int64(0), vax1, vax2, vax3] + a[T.int64(0), vax1, vax2, vax3], T.float32(0.0))
+                            T.reads(c2_local[T.int64(0), v1, v2, v3], a[T.int64(0), v1, v2, v3])
+                            T.writes(relu[T.int64(0), v1, v2, v3])
+                            relu[T.int64(0), v1, v2, v3] = T.max(c2_local[T.int64(0), v1, v2, v3] + a[T.int64(0), v1, v2, v3], T.float32(0.0))
 

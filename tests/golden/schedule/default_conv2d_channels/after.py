@@ -7,7 +7,6 @@ class Module:
     @T.prim_func
     def conv_add(relu_13: T.Buffer((T.int64(1), T.int64(16), T.int64(7), T.int64(7)), "float32"), c1: T.Buffer((T.int64(2), T.int64(16), T.int64(3), T.int64(3), T.int64(16)), "float32"), c2: T.Buffer((T.int64(32), T.int64(1), T.int64(1)), "float32"), add: T.Buffer((T.int64(1), T.int64(32), T.int64(7), T.int64(7)), "float32")):
         T.func_attr({"global_symbol": "conv_add", "tir.noalias": T.bool(True), "fused_ops": "conv2d+add", "layout_free_buffers": [1], "layout_rewrites": [[1, "lambda a0, a1, a2, a3: (a0 // 16, a1, a2, a3, a0 % 16)"]]})
-        conv_16 = T.alloc_buffer((T.int64(1), T.int64(32), T.int64(7), T.int64(7)))
         pad_temp = T.alloc_buffer((T.int64(1), T.int64(16), T.int64(9), T.int64(9)))
         conv_16_local = T.alloc_buffer((T.int64(1), T.int64(7), T.int64(7), T.int64(32)), scope="local")
         for ax0, ax1, ax2, ax3 in T.grid(T.int64(1), T.int64(16), T.int64(9), T.int64(9)):
@@ -29,7 +28,7 @@ class Module:
                                 T.reads()
                                 T.writes(conv_16_local[vax0, vax2, vax3, vax1])
                                 conv_16_local[vax0, vax2, vax3, vax1] = T.float32(0.0)
-                for rc, rh, rw in T.grid(T.int64(16), T.int64(3), T.int64(3)):
+                for rh, rw, rc in T.grid(T.int64(3), T.int64(3), T.int64(16)):
                     for ax3_1 in T.unroll(T.int64(7)):
                         for ax1_1 in T.unroll(T.int64(2)):
                             for ax1_2 in T.vectorized(T.int64(16)):
@@ -50,15 +49,6 @@ class Module:
                         v1 = T.axis.spatial(T.int64(32), ax0_1)
                         v2 = T.axis.spatial(T.int64(7), ax1_0_ax0_ax2_fused)
                         v3 = T.axis.spatial(T.int64(7), ax3_0 * T.int64(7) + ax1_3)
-                        T.reads(conv_16_local[v0, v2, v3, v1])
-                        T.writes(conv_16[v0, v1, v2, v3])
-                        conv_16[v0, v1, v2, v3] = conv_16_local[v0, v2, v3, v1]
-                for ax0_2, ax1_4 in T.grid(T.int64(32), T.int64(7)):
-                    with T.block("add"):
-                        vax0 = T.axis.spatial(T.int64(1), T.int64(0))
-                        vax1 = T.axis.spatial(T.int64(32), ax0_2)
-                        vax2 = T.axis.spatial(T.int64(7), ax1_0_ax0_ax2_fused)
-                        vax3 = T.axis.spatial(T.int64(7), ax3_0 * T.int64(7) + ax1_4)
-                        T.reads(conv_16[T.int64(0), vax1, vax2, vax3], c2[vax1, T.int64(0), T.int64(0)])
-                        T.writes(add[vax0, vax1, vax2, vax3])
-                        add[vax0, vax1, vax2, vax3] = conv_16[T.int64(0), vax1, vax2, vax3] + c2[vax1, T.int64(0), T.int64(0)]
+                        T.reads(conv_16_local[T.int64(0), v2, v3, v1], c2[v1, T.int64(0), T.int64(0)])
+                        T.writes(add[T.int64(0), v1, v2, v3])
+                        add[T.int64(0), v1, v2, v3] = conv_16_local[T.int64(0), v2, v3, v1] + c2[v1, T.int64(0), T.int64(0)]

@@ -47,12 +47,13 @@ class Module:
                         T.reads(expsum[vax0, vax1, vax2], data[vax0, vr0, vax2], maxelem[vax0, 0, vax2])
                         T.writes(expsum[vax0, vax1, vax2])
                         expsum[vax0, vax1, vax2] = expsum[vax0, vax1, vax2] + T.exp(data[vax0, vr0, vax2] - maxelem[vax0, 0, vax2])
-        for ax0_ax1_ax2_0_fused_2 in T.parallel(512):
-            for ax2_1_2 in T.vectorized(8):
-                with T.block("softmax"):
-                    vax0 = T.axis.spatial(8, ax0_ax1_ax2_0_fused_2 // 64)
-                    vax1 = T.axis.spatial(16, ax0_ax1_ax2_0_fused_2 // 4 % 16)
-                    vax2 = T.axis.spatial(32, ax0_ax1_ax2_0_fused_2 % 4 * 8 + ax2_1_2)
-                    T.reads(data[vax0, vax1, vax2], maxelem[vax0, 0, vax2], expsum[vax0, 0, vax2])
-                    T.writes(out[vax0, vax1, vax2])
-                    out[vax0, vax1, vax2] = T.exp(data[vax0, vax1, vax2] - maxelem[vax0, 0, vax2]) / expsum[vax0, 0, vax2]
+        for ax0_ax1_fused in T.parallel(128):
+            for ax2_0 in range(4):
+                for ax2_1_2 in T.vectorized(8):
+                    with T.block("softmax"):
+                        vax0 = T.axis.spatial(8, ax0_ax1_fused // 16)
+                        vax1 = T.axis.spatial(16, ax0_ax1_fused % 16)
+                        vax2 = T.axis.spatial(32, ax2_0 * 8 + ax2_1_2)
+                        T.reads(data[vax0, vax1, vax2], maxelem[vax0, 0, vax2], expsum[vax0, 0, vax2])
+                        T.writes(out[vax0, vax1, vax2])
+                        out[vax0, vax1, vax2] = T.exp(data[vax0, vax1, vax2] - maxelem[vax0, 0, vax2]) / expsum[vax0, 0, vax2]

@@ -1,0 +1,6 @@
+b0 = sch.get_block("Y")
+l1, l2, l3 = sch.get_loops(b0)
+l4, l5 = sch.split(l2, factors=[None, 8])
+sch.reorder(l4, l1, l3, l5)
+b6 = sch.get_block("C")
+sch.reverse_compute_at(b6, l4)
