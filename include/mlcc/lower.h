@@ -48,6 +48,7 @@
 typedef enum MlcLowerStage {
   MLC_LOWER_BLOCKS,     /* blocks -> loops, allocations */
   MLC_LOWER_COMPACT,    /* allocations moved in and shrunk to what they hold */
+  MLC_LOWER_PAD,        /* inputs walked along power-of-two strides read from a padded copy */
   MLC_LOWER_FLATTEN,    /* N-d buffers -> 1-d */
   MLC_LOWER_UNROLL,
   MLC_LOWER_SIMPLIFY,   /* also folds the constants unrolling introduced */
@@ -77,6 +78,15 @@ MlcPrimFunc *mlc_lower_blocks(MlcCtx *ctx, const MlcPrimFunc *f);
  * region's min (symbolic in the outer loop vars).  What it cannot prove
  * stays as it was. */
 MlcPrimFunc *mlc_lower_compact(MlcCtx *ctx, const MlcPrimFunc *f);
+/* A parameter buffer that the loop nests read many times over (at least 8
+ * reads per element) along a stride of a multiple of 2 KiB for at least 32
+ * steps -- a walk down a column of rows whose size is a large power of two,
+ * whose cache lines all fall into the same few sets -- is copied at the
+ * function's entry into a buffer whose rows are one cache line longer, and
+ * read from there.  Only for functions with `tir.noalias`, no thread-bound
+ * loops and no extern calls; the buffer must have a constant shape and
+ * nothing may write it.  Otherwise the function is returned unchanged. */
+MlcPrimFunc *mlc_lower_pad(MlcCtx *ctx, const MlcPrimFunc *f);
 MlcPrimFunc *mlc_lower_flatten(MlcCtx *ctx, const MlcPrimFunc *f);
 MlcPrimFunc *mlc_lower_unroll(MlcCtx *ctx, const MlcPrimFunc *f);
 MlcPrimFunc *mlc_lower_simplify(MlcCtx *ctx, const MlcPrimFunc *f);
