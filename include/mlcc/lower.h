@@ -10,6 +10,9 @@
  *   - intermediate buffers are allocated where they are used, with the
  *     shape of what they hold there (mlc_lower_compact: the tile a cache
  *     of a schedule holds per iteration, not the whole tensor);
+ *   - a parameter read many times over along a stride that maps a walk
+ *     onto few cache sets is read from a copy with padded rows, made at
+ *     the entry (mlc_lower_pad);
  *   - every buffer is one-dimensional: params' buffers were flattened in
  *     place (shape [numel], elem_offset folded into indices), intermediate
  *     buffers are introduced by MLC_STMT_ALLOCATE with their scope;
