@@ -81,6 +81,12 @@ MlcPrimFunc *mlc_lower_blocks(MlcCtx *ctx, const MlcPrimFunc *f);
  * region's min (symbolic in the outer loop vars).  What it cannot prove
  * stays as it was. */
 MlcPrimFunc *mlc_lower_compact(MlcCtx *ctx, const MlcPrimFunc *f);
+/* Index questions the stages share (affine.c): whether e uses var v, and
+ * the constant coefficient of v in e (e = coef * v + terms without v;
+ * false when e is not of that form). */
+bool mlc_lower_uses_var(const MlcExpr *e, const MlcExpr *v);
+bool mlc_lower_coef_of(const MlcExpr *e, const MlcExpr *v, int64_t *coef);
+
 /* A parameter buffer that the loop nests read many times over (at least 8
  * reads per element) along a stride of a multiple of 2 KiB for at least 32
  * steps -- a walk down a column of rows whose size is a large power of two,

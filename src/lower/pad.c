@@ -74,56 +74,6 @@ static int64_t sat_mul(int64_t a, int64_t b) {
   return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
 }
 
-static bool uses_var(const MlcExpr *e, const MlcExpr *v);
-
-static bool uses_var_all(MlcExpr *const *es, int n, const MlcExpr *v) {
-  for (int i = 0; i < n; i++)
-    if (uses_var(es[i], v)) return true;
-  return false;
-}
-
-static bool uses_var(const MlcExpr *e, const MlcExpr *v) {
-  if (!e) return false;
-  switch (e->kind) {
-  case MLC_EXPR_VAR: return e == v;
-  case MLC_EXPR_INT: case MLC_EXPR_FLOAT: case MLC_EXPR_STR: return false;
-  case MLC_EXPR_BINARY: return uses_var(e->bin.a, v) || uses_var(e->bin.b, v);
-  case MLC_EXPR_NOT: case MLC_EXPR_NEG: case MLC_EXPR_CAST: return uses_var(e->operand, v);
-  case MLC_EXPR_SELECT: return uses_var(e->select.cond, v) || uses_var(e->select.t, v) || uses_var(e->select.f, v);
-  case MLC_EXPR_LOAD: return uses_var_all(e->load.idx, e->load.n, v);
-  case MLC_EXPR_RAMP: return uses_var(e->ramp.base, v) || uses_var(e->ramp.stride, v);
-  case MLC_EXPR_BROADCAST: return uses_var(e->bcast.value, v);
-  case MLC_EXPR_LET: return uses_var(e->let.value, v) || uses_var(e->let.body, v);
-  case MLC_EXPR_CALL: return uses_var_all(e->call.args, e->call.n, v);
-  }
-  return true;
-}
-
-/* The constant coefficient of v in e (e = coef * v + terms without v);
- * false when e is not of that form. */
-static bool coef_of(const MlcExpr *e, const MlcExpr *v, int64_t *coef) {
-  int64_t a, b, k;
-  switch (e->kind) {
-  case MLC_EXPR_VAR: *coef = e == v; return true;
-  case MLC_EXPR_CAST:
-    if (e->dtype.code != MLC_TC_INT || e->operand->dtype.code != MLC_TC_INT) break;
-    return coef_of(e->operand, v, coef);
-  case MLC_EXPR_BINARY:
-    if (e->bin.op == MLC_BIN_ADD || e->bin.op == MLC_BIN_SUB) {
-      if (!coef_of(e->bin.a, v, &a) || !coef_of(e->bin.b, v, &b)) return false;
-      return !(e->bin.op == MLC_BIN_ADD ? __builtin_add_overflow(a, b, coef) : __builtin_sub_overflow(a, b, coef));
-    }
-    if (e->bin.op == MLC_BIN_MUL) {
-      if (mlc_e_is_const_int(e->bin.b, &k) && coef_of(e->bin.a, v, &a)) return !__builtin_mul_overflow(a, k, coef);
-      if (mlc_e_is_const_int(e->bin.a, &k) && coef_of(e->bin.b, v, &b)) return !__builtin_mul_overflow(b, k, coef);
-    }
-    break;
-  default: break;
-  }
-  *coef = 0;
-  return !uses_var(e, v);
-}
-
 static Cand *cand_of(Scan *sc, const MlcBuffer *b) {
   for (int i = 0; i < sc->n; i++)
     if (sc->c[i].buf == b) return &sc->c[i];
@@ -156,7 +106,7 @@ static void scan_load(Scan *sc, Cand *c, const MlcExpr *e) {
     if (!walking || ext < 2 || s->loop.kind == MLC_FOR_VECTORIZED) continue;
     int64_t step = 0, coef;
     for (int d = 0; walking && d < e->load.n; d++) {
-      walking = coef_of(e->load.idx[d], s->loop.var, &coef);
+      walking = mlc_lower_coef_of(e->load.idx[d], s->loop.var, &coef);
       step = sat_mul(coef, dense_stride(b, d)) + step;
     }
     int64_t bytes = sat_mul(step < 0 ? -step : step, c->elem_bytes);
