@@ -55,6 +55,7 @@ typedef enum MlcLowerStage {
   MLC_LOWER_FLATTEN,    /* N-d buffers -> 1-d */
   MLC_LOWER_UNROLL,
   MLC_LOWER_SIMPLIFY,   /* also folds the constants unrolling introduced */
+  MLC_LOWER_INTERCHANGE, /* a spatial loop around a reduction loop moved inside it */
   MLC_LOWER_VECTORIZE,
   MLC_LOWER_STAGE_COUNT
 } MlcLowerStage;
@@ -96,6 +97,13 @@ bool mlc_lower_coef_of(const MlcExpr *e, const MlcExpr *v, int64_t *coef);
  * loops and no extern calls; the buffer must have a constant shape and
  * nothing may write it.  Otherwise the function is returned unchanged. */
 MlcPrimFunc *mlc_lower_pad(MlcCtx *ctx, const MlcPrimFunc *f);
+/* A serial spatial loop S whose body is a serial reduction loop R (or a
+ * sequence ending in one: an init, which keeps a loop over S of its own)
+ * moves inside R when R's small body accumulates into elements indexed by
+ * S and not by R, and S's iterations provably touch disjoint elements of
+ * every buffer it writes: independent accumulators per step of R, each
+ * element summed in the same order (interchange.c has the conditions). */
+MlcPrimFunc *mlc_lower_interchange(MlcCtx *ctx, const MlcPrimFunc *f);
 MlcPrimFunc *mlc_lower_flatten(MlcCtx *ctx, const MlcPrimFunc *f);
 MlcPrimFunc *mlc_lower_unroll(MlcCtx *ctx, const MlcPrimFunc *f);
 MlcPrimFunc *mlc_lower_simplify(MlcCtx *ctx, const MlcPrimFunc *f);
