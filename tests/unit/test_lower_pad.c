@@ -13,14 +13,9 @@
  * the stage must not pad (no `tir.noalias`, too little reuse, a short
  * walk, a row size that maps a column onto many sets, a buffer the
  * function writes), it must return the function it was given. */
-#include "build_util.h"
 #include "check.h"
-#include "mlcc/interp.h"
+#include "lower_check.h"
 #include "mlcc/lower.h"
-
-#include <math.h>
-
-enum { MAX_ARGS = 4 };
 
 static MlcCtx *ctx;
 static char tmpdir[4096];
@@ -43,12 +38,6 @@ static char *matmul_src(int m, int n, int k, bool parallel, bool noalias) {
            "                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]\n",
            m, k, k, n, m, n, noalias ? "True" : "False", parallel ? "T.parallel" : "range", m, n, k);
   return buf;
-}
-
-static const MlcPrimFunc *only_prim(const MlcModule *m) {
-  for (int i = 0; m && i < m->n_funcs; i++)
-    if (m->funcs[i].kind == MLC_FUNC_PRIM) return m->funcs[i].prim;
-  return NULL;
 }
 
 static const MlcPrimFunc *padded(const MlcPrimFunc *f) {
@@ -92,107 +81,6 @@ static bool strides_are(const MlcBuffer *b, int64_t s0, int64_t s1) {
          mlc_e_is_const_int(b->strides[1], &c) && a == s0 && c == s1;
 }
 
-/* ---- running ------------------------------------------------------------------------------------ */
-
-typedef struct Args {
-  int n;
-  int64_t shape[MAX_ARGS][2];
-  size_t numel[MAX_ARGS];
-  float *data[MAX_ARGS];
-} Args;
-
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static float frand(void) {
-  rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-  return (float)((double)(rng >> 40) / (double)(1 << 24) * 2 - 1);
-}
-
-static void make_args(const MlcPrimFunc *f, Args *a) {
-  *a = (Args){.n = f->n_params};
-  for (int p = 0; p < f->n_params; p++) {
-    const MlcBuffer *b = f->params[p].buf;
-    a->numel[p] = 1;
-    for (int d = 0; d < 2; d++) {
-      mlc_e_is_const_int(b->shape[d], &a->shape[p][d]);
-      a->numel[p] *= (size_t)a->shape[p][d];
-    }
-    a->data[p] = malloc(a->numel[p] * sizeof(float));
-    for (size_t i = 0; i < a->numel[p]; i++) a->data[p][i] = frand();
-  }
-}
-
-static float **copy_data(const Args *a) {
-  float **c = calloc(MAX_ARGS, sizeof *c);
-  for (int p = 0; p < a->n; p++) {
-    c[p] = malloc(a->numel[p] * sizeof(float));
-    memcpy(c[p], a->data[p], a->numel[p] * sizeof(float));
-  }
-  return c;
-}
-
-static void free_data(float **d, int n) {
-  for (int p = 0; p < n; p++) free(d[p]);
-  free(d);
-}
-
-static bool interp(const MlcPrimFunc *sig, const MlcPrimFunc *f, const Args *a, float **data) {
-  MlcInterpArg args[MAX_ARGS];
-  for (int p = 0; p < a->n; p++) args[p] = (MlcInterpArg){.is_buffer = true, .data = data[p], .ndim = 2, .shape = a->shape[p]};
-  mlc_clear_error(ctx);
-  bool ok = mlc_interp_run_lowered(ctx, sig, f, args, a->n);
-  if (!ok) bu_print_error(ctx, "interpreting");
-  return ok;
-}
-
-static bool compiled(const MlcModule *m, const Args *a, float **data, int threads) {
-  MlcBuildOptions opt = {.extra_cflags = "-ffp-contract=off"};
-  MlcrtModule *mod = bu_build_and_load(ctx, m, tmpdir, "case", &opt);
-  if (!mod) return false;
-  const MlcrtFunc *fn = mlcrt_module_get_func(mod, only_prim(m)->name);
-  MlcrtTensor *t[MAX_ARGS] = {0};
-  DLTensor *dl[MAX_ARGS];
-  bool ok = fn != NULL;
-  for (int p = 0; ok && p < a->n; p++) {
-    ok = mlcrt_tensor_create(2, a->shape[p], mlcrt_dtype(kDLFloat, 32), &t[p]) == 0;
-    if (ok) memcpy(t[p]->dl.data, data[p], a->numel[p] * sizeof(float)), dl[p] = &t[p]->dl;
-  }
-  mlcrt_threads_set(threads);
-  if (ok && mlcrt_func_call_tensors(fn, dl, a->n) != 0) printf("    call: %s\n", mlcrt_last_error()), ok = false;
-  mlcrt_threads_set(1);
-  for (int p = 0; p < a->n; p++) {
-    if (ok) memcpy(data[p], t[p]->dl.data, a->numel[p] * sizeof(float));
-    if (t[p]) mlcrt_tensor_free(t[p]);
-  }
-  mlcrt_module_free(mod);
-  return ok;
-}
-
-static bool same_data(const Args *a, float **x, float **y, const char *what) {
-  for (int p = 0; p < a->n; p++)
-    for (size_t i = 0; i < a->numel[p]; i++)
-      if (!(fabs((double)x[p][i] - y[p][i]) <= 1e-5 * fabs((double)y[p][i]) + 1e-6)) {
-        printf("    %s: param %d element %zu: %g, interpreter %g\n", what, p, i, x[p][i], y[p][i]);
-        return false;
-      }
-  return true;
-}
-
-/* f after the pad stage (interpreted) and m compiled agree with the
- * interpreter running f as written */
-static bool agrees(const MlcModule *m, const MlcPrimFunc *low, int threads) {
-  const MlcPrimFunc *f = only_prim(m);
-  Args a;
-  make_args(f, &a);
-  float **ref = copy_data(&a), **lowered = copy_data(&a), **built = copy_data(&a);
-  bool ok = interp(f, f, &a, ref) && interp(f, low, &a, lowered) && same_data(&a, lowered, ref, "padded") &&
-            compiled(m, &a, built, threads) && same_data(&a, built, ref, "compiled");
-  free_data(ref, a.n);
-  free_data(lowered, a.n);
-  free_data(built, a.n);
-  for (int p = 0; p < a.n; p++) free(a.data[p]);
-  return ok;
-}
-
 /* ---- the cases ---------------------------------------------------------------------------------- */
 
 /* B (64, 512) float32: rows of 2 KiB, walked down by k over 64 rows, read
@@ -200,7 +88,7 @@ static bool agrees(const MlcModule *m, const MlcPrimFunc *low, int threads) {
  * walked along its rows, is read as it is. */
 static void test_pads_column_walk(void) {
   const MlcModule *m = bu_read_text(ctx, "case.py", matmul_src(8, 512, 64, false, true));
-  const MlcPrimFunc *f = only_prim(m), *low = padded(f);
+  const MlcPrimFunc *f = lc_only_prim(m), *low = padded(f);
   CHECK(low && low != f);
   if (!low || low == f) return;
   Seen s = look(low);
@@ -208,25 +96,25 @@ static void test_pads_column_walk(void) {
   CHECK(s.alloc && !strcmp(s.alloc->scope, "global"));
   CHECK(s.copy_loop && s.copy_loop->kind == MLC_STMT_FOR && s.copy_loop->loop.kind == MLC_FOR_SERIAL);
   CHECK(s.loads_of_b == 1 && s.loads_of_padded == 1); /* the copy reads B, the product its copy */
-  CHECK(agrees(m, low, 1));
+  CHECK(lc_agrees(ctx, tmpdir, m, low, 1));
 }
 
 /* The same with i in parallel: the copy's outer loop is parallel too, and
  * the compiled function agrees at 2 threads. */
 static void test_parallel_copy(void) {
   const MlcModule *m = bu_read_text(ctx, "case.py", matmul_src(8, 512, 64, true, true));
-  const MlcPrimFunc *f = only_prim(m), *low = padded(f);
+  const MlcPrimFunc *f = lc_only_prim(m), *low = padded(f);
   CHECK(low && low != f);
   if (!low || low == f) return;
   Seen s = look(low);
   CHECK(strides_are(s.alloc, 528, 1));
   CHECK(s.copy_loop && s.copy_loop->kind == MLC_STMT_FOR && s.copy_loop->loop.kind == MLC_FOR_PARALLEL);
-  CHECK(agrees(m, low, 2));
+  CHECK(lc_agrees(ctx, tmpdir, m, low, 2));
 }
 
 static bool unchanged(const char *src) {
   const MlcModule *m = bu_read_text(ctx, "case.py", src);
-  const MlcPrimFunc *f = only_prim(m);
+  const MlcPrimFunc *f = lc_only_prim(m);
   const MlcPrimFunc *compact = f ? mlc_lower_prim_func(ctx, f, MLC_LOWER_COMPACT, NULL, NULL) : NULL;
   const MlcPrimFunc *low = compact ? mlc_lower_pad(ctx, compact) : NULL;
   return low && low == compact;
