@@ -16,6 +16,8 @@
  *   - every buffer is one-dimensional: params' buffers were flattened in
  *     place (shape [numel], elem_offset folded into indices), intermediate
  *     buffers are introduced by MLC_STMT_ALLOCATE with their scope;
+ *   - a serial loop over independent accumulators that encloses a small
+ *     reduction loop moved inside it (mlc_lower_interchange);
  *   - no vectorized loops: their bodies use vector expressions (ramp,
  *     broadcast, vector loads and stores) of the loop's lanes, at most
  *     MLC_LOWER_MAX_VECTOR_BYTES wide (a longer loop in chunks);
