@@ -10,9 +10,14 @@
  *   - intermediate buffers are allocated where they are used, with the
  *     shape of what they hold there (mlc_lower_compact: the tile a cache
  *     of a schedule holds per iteration, not the whole tensor);
+ *   - a parameter read many times over along a stride that maps a walk
+ *     onto few cache sets is read from a copy with padded rows, made at
+ *     the entry (mlc_lower_pad);
  *   - every buffer is one-dimensional: params' buffers were flattened in
  *     place (shape [numel], elem_offset folded into indices), intermediate
  *     buffers are introduced by MLC_STMT_ALLOCATE with their scope;
+ *   - a serial loop over independent accumulators that encloses a small
+ *     reduction loop moved inside it (mlc_lower_interchange);
  *   - no vectorized loops: their bodies use vector expressions (ramp,
  *     broadcast, vector loads and stores) of the loop's lanes, at most
  *     MLC_LOWER_MAX_VECTOR_BYTES wide (a longer loop in chunks);
@@ -48,9 +53,11 @@
 typedef enum MlcLowerStage {
   MLC_LOWER_BLOCKS,     /* blocks -> loops, allocations */
   MLC_LOWER_COMPACT,    /* allocations moved in and shrunk to what they hold */
+  MLC_LOWER_PAD,        /* inputs walked along power-of-two strides read from a padded copy */
   MLC_LOWER_FLATTEN,    /* N-d buffers -> 1-d */
   MLC_LOWER_UNROLL,
   MLC_LOWER_SIMPLIFY,   /* also folds the constants unrolling introduced */
+  MLC_LOWER_INTERCHANGE, /* a spatial loop around a reduction loop moved inside it */
   MLC_LOWER_VECTORIZE,
   MLC_LOWER_STAGE_COUNT
 } MlcLowerStage;
@@ -77,6 +84,28 @@ MlcPrimFunc *mlc_lower_blocks(MlcCtx *ctx, const MlcPrimFunc *f);
  * region's min (symbolic in the outer loop vars).  What it cannot prove
  * stays as it was. */
 MlcPrimFunc *mlc_lower_compact(MlcCtx *ctx, const MlcPrimFunc *f);
+/* Index questions the stages share (affine.c): whether e uses var v, and
+ * the constant coefficient of v in e (e = coef * v + terms without v;
+ * false when e is not of that form). */
+bool mlc_lower_uses_var(const MlcExpr *e, const MlcExpr *v);
+bool mlc_lower_coef_of(const MlcExpr *e, const MlcExpr *v, int64_t *coef);
+
+/* A parameter buffer that the loop nests read many times over (at least 8
+ * reads per element) along a stride of a multiple of 2 KiB for at least 32
+ * steps -- a walk down a column of rows whose size is a large power of two,
+ * whose cache lines all fall into the same few sets -- is copied at the
+ * function's entry into a buffer whose rows are one cache line longer, and
+ * read from there.  Only for functions with `tir.noalias`, no thread-bound
+ * loops and no extern calls; the buffer must have a constant shape and
+ * nothing may write it.  Otherwise the function is returned unchanged. */
+MlcPrimFunc *mlc_lower_pad(MlcCtx *ctx, const MlcPrimFunc *f);
+/* A serial spatial loop S whose body is a serial reduction loop R (or a
+ * sequence ending in one: an init, which keeps a loop over S of its own)
+ * moves inside R when R's small body accumulates into elements indexed by
+ * S and not by R, and S's iterations provably touch disjoint elements of
+ * every buffer it writes: independent accumulators per step of R, each
+ * element summed in the same order (interchange.c has the conditions). */
+MlcPrimFunc *mlc_lower_interchange(MlcCtx *ctx, const MlcPrimFunc *f);
 MlcPrimFunc *mlc_lower_flatten(MlcCtx *ctx, const MlcPrimFunc *f);
 MlcPrimFunc *mlc_lower_unroll(MlcCtx *ctx, const MlcPrimFunc *f);
 MlcPrimFunc *mlc_lower_simplify(MlcCtx *ctx, const MlcPrimFunc *f);

@@ -2,13 +2,14 @@
 #include "mlcc/lower.h"
 
 const char *const mlc_lower_stage_names[MLC_LOWER_STAGE_COUNT] = {
-    "blocks", "compact", "flatten", "unroll", "simplify", "vectorize",
+    "blocks", "compact", "pad", "flatten", "unroll", "simplify", "interchange", "vectorize",
 };
 
 typedef MlcPrimFunc *(*StageFn)(MlcCtx *, const MlcPrimFunc *);
 
 static const StageFn stages[MLC_LOWER_STAGE_COUNT] = {
-    mlc_lower_blocks, mlc_lower_compact, mlc_lower_flatten, mlc_lower_unroll, mlc_lower_simplify, mlc_lower_vectorize,
+    mlc_lower_blocks, mlc_lower_compact, mlc_lower_pad,         mlc_lower_flatten,
+    mlc_lower_unroll, mlc_lower_simplify, mlc_lower_interchange, mlc_lower_vectorize,
 };
 
 MlcPrimFunc *mlc_lower_prim_func(MlcCtx *ctx, const MlcPrimFunc *f, MlcLowerStage last,
