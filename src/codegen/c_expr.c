@@ -127,13 +127,21 @@ static bool contiguous(const MlcExpr *idx) {
   return idx->kind == MLC_EXPR_RAMP && mlc_e_is_const_int(idx->ramp.stride, &s) && s == 1;
 }
 
+/* Any other integer vector index (a pooling window or a strided conv read
+ * along the lanes, a ramp times the stride): the load is a vector built
+ * from its lanes' elements, so the rest of the expression stays in vector
+ * form and the C compiler picks the shuffles. */
+static bool gather_ok(const MlcExpr *idx) {
+  return idx->dtype.code == MLC_TC_INT || idx->dtype.code == MLC_TC_UINT;
+}
+
 bool c_vector_ok(const MlcExpr *x) {
   if (x->dtype.lanes == 1) return true;
   if (!pow2(x->dtype.lanes) || !c_scalar_type(x->dtype) || x->dtype.code == MLC_TC_BOOL ||
       x->dtype.code == MLC_TC_BFLOAT)
     return false;
   switch (x->kind) {
-  case MLC_EXPR_LOAD: return x->load.n == 1 && contiguous(x->load.idx[0]) && x->load.buf->dtype.lanes == 1;
+  case MLC_EXPR_LOAD: return x->load.n == 1 && gather_ok(x->load.idx[0]) && x->load.buf->dtype.lanes == 1;
   case MLC_EXPR_BROADCAST: return true;
   case MLC_EXPR_RAMP: return true;
   case MLC_EXPR_BINARY:
@@ -513,12 +521,26 @@ static void emit_vec(CEmit *e, const MlcExpr *x, MlcStrBuf *sb) {
   if (x->dtype.lanes == 1) { emit(e, x, NULL, sb); return; }
   const char *vt = c_vector_type(e, x->dtype, false);
   switch (x->kind) {
-  case MLC_EXPR_LOAD:
-    mlc_sb_printf(sb, "(*(const %s *)(%s + ", c_vector_type(e, x->dtype, true),
-                  c_name(e, x->load.buf, x->load.buf->name));
-    emit(e, x->load.idx[0]->ramp.base, NULL, sb);
-    mlc_sb_puts(sb, "))");
+  case MLC_EXPR_LOAD: {
+    const char *buf = c_name(e, x->load.buf, x->load.buf->name);
+    const MlcExpr *idx = x->load.idx[0];
+    if (contiguous(idx)) {
+      mlc_sb_printf(sb, "(*(const %s *)(%s + ", c_vector_type(e, x->dtype, true), buf);
+      emit(e, idx->ramp.base, NULL, sb);
+      mlc_sb_puts(sb, "))");
+      return;
+    }
+    mlc_sb_printf(sb, "((%s){", vt);
+    for (int l = 0; l < x->dtype.lanes; l++) {
+      char lane[16];
+      snprintf(lane, sizeof lane, "%d", l);
+      mlc_sb_printf(sb, "%s%s[", l ? ", " : "", buf);
+      emit(e, idx, lane, sb);
+      mlc_sb_puts(sb, "]");
+    }
+    mlc_sb_puts(sb, "})");
     return;
+  }
   case MLC_EXPR_BROADCAST:
     mlc_sb_printf(sb, "%s(", bcast_helper(e, x->dtype));
     emit(e, x->bcast.value, NULL, sb);
