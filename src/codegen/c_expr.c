@@ -301,14 +301,17 @@ static void emit_checked_index(CEmit *e, const MlcExpr *x, const char *lane, Mlc
  * one) written as comparisons: libm's fminf/fmaxf are out-of-line calls the
  * compiler neither inlines nor vectorizes, which made every relu a loop of
  * calls; the comparison form becomes min/max or compare-and-blend
- * instructions, and loops of it vectorize. */
+ * instructions, and loops of it vectorize.  The NaN test comes second and
+ * apart from the comparison, so that where the loop does not vectorize (a
+ * padded read) the scalar form is a min/max and a conditional move, not a
+ * branch on the data (a relu6 of random values mispredicts half of them). */
 static const char *float_minmax_helper(CEmit *e, MlcBinOp op, MlcDType t) {
   char dt[32];
   const char *ct = c_scalar_type(t);
   const char *name = mlc_internf(e->ctx, "mlc_f%s_%s", op == MLC_BIN_MIN ? "min" : "max", mlc_dtype_str(t, dt));
   if (helper_once(e, name))
-    mlc_sb_printf(e->helpers, "static inline %s %s(%s a, %s b) { return (a %c b || b != b) ? a : b; }\n", ct, name, ct,
-                  ct, op == MLC_BIN_MIN ? '<' : '>');
+    mlc_sb_printf(e->helpers, "static inline %s %s(%s a, %s b) { %s m = a %c b ? a : b; return b != b ? a : m; }\n",
+                  ct, name, ct, ct, ct, op == MLC_BIN_MIN ? '<' : '>');
   return name;
 }
 
