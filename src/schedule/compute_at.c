@@ -280,8 +280,12 @@ static void needed_region(Move *m, SchRelax *r, const MlcBuffer *buf, SchSpan *n
 /* narrow the iter ranges by the block's own access to buf */
 static void pin_iters(Move *m, SchRelax *r, const MlcBufferRegion *own, IterRange *it) {
   SchSpan need[MAX_DIMS];
-  bool whole[MAX_DIMS];
+  bool whole[MAX_DIMS], touched = false;
   needed_region(m, r, own->buf, need, whole);
+  for (int d = 0; d < own->buf->ndim; d++) touched |= whole[d] || need[d].min;
+  /* reverse: a buffer no block under the loop writes (a bias param) ties
+   * the block to nothing there; it must not widen the iters it indexes */
+  if (m->reverse && !touched) return;
   for (int d = 0; d < own->buf->ndim; d++) {
     int64_t c;
     int k = plain_iter(m->block, &own->ranges[d], &c);

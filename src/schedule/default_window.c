@@ -165,6 +165,42 @@ static const char *producer_in(const MlcStmt *s, const MlcBuffer *buf) {
   return NULL;
 }
 
+typedef struct Readers { const MlcBuffer *buf; const char *name; int n; } Readers;
+
+static void readers_in(const MlcStmt *s, Readers *r) {
+  if (!s) return;
+  switch (s->kind) {
+  case MLC_STMT_FOR: readers_in(s->loop.body, r); return;
+  case MLC_STMT_SEQ:
+    for (int i = 0; i < s->seq.n; i++) readers_in(s->seq.items[i], r);
+    return;
+  case MLC_STMT_LET: readers_in(s->let.body, r); return;
+  case MLC_STMT_ALLOCATE: readers_in(s->alloc.body, r); return;
+  case MLC_STMT_IF: readers_in(s->if_.then_s, r), readers_in(s->if_.else_s, r); return;
+  case MLC_STMT_BLOCK_REALIZE: {
+    const MlcBlock *b = s->realize.block;
+    for (int k = 0; k < b->n_reads; k++)
+      if (b->reads[k].buf == r->buf) {
+        r->n++;
+        r->name = sch_is_complete_block(b) ? b->name : NULL;
+        break;
+      }
+    readers_in(b->body, r);
+    return;
+  }
+  case MLC_STMT_STORE:
+  case MLC_STMT_EVALUATE: return;
+  }
+}
+
+/* the one block that reads buf, when it is a complete block (an epilogue:
+ * bias, clip), else NULL */
+static const char *epilogue_block(MlcSchedule *s, const MlcBuffer *buf) {
+  Readers r = {buf, NULL, 0};
+  readers_in(sch_func(s)->body, &r);
+  return r.n == 1 ? r.name : NULL;
+}
+
 /* the padding block feeding buf: an intermediate of the function written
  * by a complete block */
 static const char *pad_block(MlcSchedule *s, const MlcBuffer *buf) {
@@ -333,5 +369,16 @@ bool mlc_sch_default_depthwise(MlcSchedule *s, const MlcSchTarget *t, const char
   mlc_sb_printf(&sb, "li = sch.get_loops(i)\nsch.unroll(li[3])\nsch.%s(li[4])\n", L ? "vectorize" : "unroll");
   unroll_window(&sb, &w);
   plane_parallel(&sb, t, &w);
-  return run_rule(s, "depthwise", block, &sb);
+  if (!run_rule(s, "depthwise", block, &sb)) return false;
+  /* the epilogue per plane, while the plane is in the cache, its rows
+   * vectorized (its own transaction: without it, it is a pass of its own) */
+  const char *epi = epilogue_block(s, w.store->store.buf);
+  const char *back = producer_in(sch_func(s)->body, w.store->store.buf); /* the tile's write-back */
+  if (epi && back) {
+    mlc_sb_printf(&sb, "b = sch.get_block(\"%s\")\nl = sch.get_loops(b)\n", back);
+    mlc_sb_printf(&sb, "e = sch.get_block(\"%s\")\nsch.reverse_compute_at(e, l[0])\n", epi);
+    if (L) mlc_sb_printf(&sb, "le = sch.get_loops(e)\nleo, lei = sch.split(le[2], factors=[None, %d])\nsch.vectorize(lei)\n", L);
+    run_rule(s, "depthwise epilogue", epi, &sb);
+  }
+  return true;
 }

@@ -53,9 +53,12 @@ class Module:
                         T.reads(conv_16_local[v0, v2, v3, v1])
                         T.writes(conv_16[v0, v1, v2, v3])
                         conv_16[v0, v1, v2, v3] = conv_16_local[v0, v2, v3, v1]
-        for ax0, ax1, ax2, ax3 in T.grid(T.int64(1), T.int64(32), T.int64(7), T.int64(7)):
-            with T.block("add"):
-                vax0, vax1, vax2, vax3 = T.axis.remap("SSSS", [ax0, ax1, ax2, ax3])
-                T.reads(conv_16[T.int64(0), vax1, vax2, vax3], c2[vax1, T.int64(0), T.int64(0)])
-                T.writes(add[vax0, vax1, vax2, vax3])
-                add[vax0, vax1, vax2, vax3] = conv_16[T.int64(0), vax1, vax2, vax3] + c2[vax1, T.int64(0), T.int64(0)]
+                for ax0_2, ax1_4 in T.grid(T.int64(8), T.int64(7)):
+                    with T.block("add"):
+                        vax0 = T.axis.spatial(T.int64(1), T.int64(0))
+                        vax1 = T.axis.spatial(T.int64(32), ax1_0 * T.int64(8) + ax0_2)
+                        vax2 = T.axis.spatial(T.int64(7), ax2)
+                        vax3 = T.axis.spatial(T.int64(7), ax3_0 * T.int64(7) + ax1_4)
+                        T.reads(conv_16[T.int64(0), vax1, vax2, vax3], c2[vax1, T.int64(0), T.int64(0)])
+                        T.writes(add[vax0, vax1, vax2, vax3])
+                        add[vax0, vax1, vax2, vax3] = conv_16[T.int64(0), vax1, vax2, vax3] + c2[vax1, T.int64(0), T.int64(0)]
