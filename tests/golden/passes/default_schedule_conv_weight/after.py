@@ -53,9 +53,13 @@ class Module:
                     T.reads(c_local[v0, v2, v3, v1])
                     T.writes(c[v0, v1, v2, v3])
                     c[v0, v1, v2, v3] = c_local[v0, v2, v3, v1]
-        for ax0, ax1, ax2, ax3 in T.grid(T.int64(1), T.int64(16), T.int64(7), T.int64(7)):
-            with T.block("relu"):
-                vax0, vax1, vax2, vax3 = T.axis.remap("SSSS", [ax0, ax1, ax2, ax3])
-                T.reads(c[T.int64(0), vax1, vax2, vax3], c2[vax1, T.int64(0), T.int64(0)])
-                T.writes(relu[vax0, vax1, vax2, vax3])
-                relu[vax0, vax1, vax2, vax3] = T.max(c[T.int64(0), vax1, vax2, vax3] + c2[vax1, T.int64(0), T.int64(0)], T.float32(0.0))
+            for ax0_2, ax1_4 in T.grid(T.int64(8), T.int64(7)):
+                with T.block("relu"):
+                    vax0 = T.axis.spatial(T.int64(1), T.int64(0))
+                    vax1 = T.axis.spatial(T.int64(16), ax1_0 * T.int64(8) + ax0_2)
+                    vax2 = T.axis.spatial(T.int64(7), ax2)
+                    vax3 = T.axis.spatial(T.int64(7), ax3_0 * T.int64(7) + ax1_4)
+                    T.reads(c[T.int64(0), vax1, vax2, vax3], c2[vax1, T.int64(0), T.int64(0)])
+                    T.writes(relu[vax0, vax1, vax2, vax3])
+                    relu[vax0, vax1, vax2, vax3] = T.max(c[T.int64(0), vax1, vax2, vax3] + c2[vax1, T.int64(0), T.int64(0)], T.float32(0.0))
+

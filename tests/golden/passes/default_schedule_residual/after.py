@@ -160,7 +160,7 @@ class Module:
                     for ax1_3 in T.vectorized(T.int64(8)):
                         with T.block("relu"):
                             vax0 = T.axis.spatial(T.int64(1), T.int64(0))
-                            vax1 = T.axis.spatial(T.int64(4), ax0_2)
+                            vax1 = T.axis.spatial(T.int64(4), ax1_0 * T.int64(4) + ax0_2)
                             vax2 = T.axis.spatial(T.int64(8), ax0_ax2_ax3_0_fused)
                             vax3 = T.axis.spatial(T.int64(8), ax1_3)
                             T.reads(c1[T.int64(0), vax1, vax2, vax3], b[T.int64(0), vax1, T.int64(0), T.int64(0)])
@@ -217,14 +217,14 @@ class Module:
                             T.reads(c2_local[v0, v1, v2, v3])
                             T.writes(c2[v0, v1, v2, v3])
                             c2[v0, v1, v2, v3] = c2_local[v0, v1, v2, v3]
-        for ax0, ax1, ax2, ax3_0 in T.grid(T.int64(1), T.int64(4), T.int64(8), T.int64(1)):
-            for ax3_1_1 in T.vectorized(T.int64(8)):
-                with T.block("relu"):
-                    vax0 = T.axis.spatial(T.int64(1), ax0)
-                    vax1 = T.axis.spatial(T.int64(4), ax1)
-                    vax2 = T.axis.spatial(T.int64(8), ax2)
-                    vax3 = T.axis.spatial(T.int64(8), ax3_0 * T.int64(8) + ax3_1_1)
-                    T.reads(c2[T.int64(0), vax1, vax2, vax3], a[T.int64(0), vax1, vax2, vax3])
-                    T.writes(relu[vax0, vax1, vax2, vax3])
-                    relu[vax0, vax1, vax2, vax3] = T.max(c2[T.int64(0), vax1, vax2, vax3] + a[T.int64(0), vax1, vax2, vax3], T.float32(0.0))
+                for ax0_2 in T.unroll(T.int64(4)):
+                    for ax1_3 in T.vectorized(T.int64(8)):
+                        with T.block("relu"):
+                            vax0 = T.axis.spatial(T.int64(1), T.int64(0))
+                            vax1 = T.axis.spatial(T.int64(4), ax1_0 * T.int64(4) + ax0_2)
+                            vax2 = T.axis.spatial(T.int64(8), ax0_ax2_ax3_0_fused)
+                            vax3 = T.axis.spatial(T.int64(8), ax1_3)
+                            T.reads(c2[T.int64(0), vax1, vax2, vax3], a[T.int64(0), vax1, vax2, vax3])
+                            T.writes(relu[vax0, vax1, vax2, vax3])
+                            relu[vax0, vax1, vax2, vax3] = T.max(c2[T.int64(0), vax1, vax2, vax3] + a[T.int64(0), vax1, vax2, vax3], T.float32(0.0))
 
