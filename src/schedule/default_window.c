@@ -103,21 +103,25 @@ static bool window_nest(MlcSchedule *s, const char *block, Win *w) {
   if (!b->init || !b->body || b->body->kind != MLC_STMT_STORE || b->n_writes != 1 || n != b->n_iters || n < 4 ||
       n > MAX_LOOPS)
     return false;
+  bool reduce_seen = false;
   for (int i = 0; i < n; i++) {
     const MlcStmt *next = i + 1 < n ? loops[i + 1] : r;
     if (loops[i]->loop.body != next || loops[i]->loop.kind != MLC_FOR_SERIAL ||
         !mlc_e_is_const_int(loops[i]->loop.extent, &w->ext[i]))
       return false;
-    for (int k = 0; k < b->n_iters; k++)
-      if (r->realize.values[k] == loops[i]->loop.var) w->iter[i] = b->iters[k].var, w->n_spatial += b->iters[k].kind == MLC_ITER_SPATIAL;
-    if (!w->iter[i]) return false;
-    bool spatial = i < w->n_spatial;
-    for (int k = 0; k < b->n_iters; k++)
-      if (b->iters[k].var == w->iter[i] && (b->iters[k].kind == MLC_ITER_SPATIAL) != spatial) return false;
+    int k = 0;
+    while (k < b->n_iters && r->realize.values[k] != loops[i]->loop.var) k++;
+    if (k == b->n_iters || b->iters[k].kind == MLC_ITER_OPAQUE) return false;
+    bool spatial = b->iters[k].kind == MLC_ITER_SPATIAL;
+    if (spatial && reduce_seen) return false; /* spatial loops first */
+    reduce_seen |= !spatial;
+    w->iter[i] = b->iters[k].var;
+    w->n_spatial += spatial;
   }
   w->b = b, w->store = b->body, w->n = n;
   const MlcStmt *st = w->store;
-  if (w->n_spatial < 3 || w->n_spatial == n || st->store.n < 2 || st->store.idx[st->store.n - 1] != w->iter[w->n_spatial - 1] ||
+  if (w->n_spatial < 3 || w->n_spatial == n || st->store.n < 2 ||
+      st->store.idx[st->store.n - 1] != w->iter[w->n_spatial - 1] ||
       st->store.idx[st->store.n - 2] != w->iter[w->n_spatial - 2])
     return false;
   w->n_plane = w->n_spatial - 2;
@@ -377,7 +381,9 @@ bool mlc_sch_default_depthwise(MlcSchedule *s, const MlcSchTarget *t, const char
   if (epi && back) {
     mlc_sb_printf(&sb, "b = sch.get_block(\"%s\")\nl = sch.get_loops(b)\n", back);
     mlc_sb_printf(&sb, "e = sch.get_block(\"%s\")\nsch.reverse_compute_at(e, l[0])\n", epi);
-    if (L) mlc_sb_printf(&sb, "le = sch.get_loops(e)\nleo, lei = sch.split(le[2], factors=[None, %d])\nsch.vectorize(lei)\n", L);
+    /* under the plane loop: the rows, then the row to split */
+    if (L) mlc_sb_printf(&sb, "le = sch.get_loops(e)\nleo, lei = sch.split(le[2], factors=[None, %d])\n", L);
+    if (L) mlc_sb_puts(&sb, "sch.vectorize(lei)\n");
     run_rule(s, "depthwise epilogue", epi, &sb);
   }
   return true;
