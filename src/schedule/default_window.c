@@ -347,6 +347,28 @@ static bool is_depthwise(const Win *w, const MlcExpr **input) {
   return shared && window && !uses(b, w->iter[w->n_spatial - 2]);
 }
 
+/* Does the epilogue, moved under the plane loop, sit in three loops (the
+ * plane, its rows, a row) with no predicate, the last one walking the
+ * output's last index with an extent the lanes divide?  Then that row
+ * splits into vectors without a guard. */
+static bool row_loop_divides(MlcSchedule *s, const char *block, int lanes) {
+  SchPath p;
+  if (!sch_find_block(s, block, &p)) return mlc_clear_error(s->ctx), false;
+  const MlcStmt *r = p.nodes[p.n - 1], *loops[MAX_LOOPS];
+  int n = sch_path_loops(&p, loops, MAX_LOOPS);
+  sch_path_free(&p);
+  int64_t e, c;
+  const MlcStmt *st = r->realize.block->body;
+  if (n != 3 || (r->realize.pred && !(mlc_e_is_const_int(r->realize.pred, &c) && c)) || !st ||
+      st->kind != MLC_STMT_STORE || st->store.n == 0 || !mlc_e_is_const_int(loops[2]->loop.extent, &e) ||
+      e % lanes)
+    return false;
+  const MlcExpr *last = st->store.idx[st->store.n - 1];
+  for (int k = 0; k < r->realize.n; k++)
+    if (r->realize.block->iters[k].var == last) return r->realize.values[k] == loops[2]->loop.var;
+  return false;
+}
+
 /* Per plane: the padding, then tiles of rows x a row's vectors (or
  * scalars) accumulated in a local cache over the unrolled window. */
 bool mlc_sch_default_depthwise(MlcSchedule *s, const MlcSchTarget *t, const char *block) {
@@ -381,10 +403,11 @@ bool mlc_sch_default_depthwise(MlcSchedule *s, const MlcSchTarget *t, const char
   if (epi && back) {
     mlc_sb_printf(&sb, "b = sch.get_block(\"%s\")\nl = sch.get_loops(b)\n", back);
     mlc_sb_printf(&sb, "e = sch.get_block(\"%s\")\nsch.reverse_compute_at(e, l[0])\n", epi);
-    /* under the plane loop: the rows, then the row to split */
-    if (L) mlc_sb_printf(&sb, "le = sch.get_loops(e)\nleo, lei = sch.split(le[2], factors=[None, %d])\n", L);
-    if (L) mlc_sb_puts(&sb, "sch.vectorize(lei)\n");
-    run_rule(s, "depthwise epilogue", epi, &sb);
+    if (run_rule(s, "depthwise epilogue", epi, &sb) && L && row_loop_divides(s, epi, L)) {
+      mlc_sb_printf(&sb, "e = sch.get_block(\"%s\")\nle = sch.get_loops(e)\n", epi);
+      mlc_sb_printf(&sb, "leo, lei = sch.split(le[2], factors=[None, %d])\nsch.vectorize(lei)\n", L);
+      run_rule(s, "depthwise epilogue rows", epi, &sb);
+    }
   }
   return true;
 }
