@@ -151,13 +151,21 @@ static bool contiguous(const MlcExpr *idx) {
   return idx->kind == MLC_EXPR_RAMP && mlc_e_is_const_int(idx->ramp.stride, &s) && s == 1;
 }
 
+/* Any other integer vector index (a pooling window or a strided conv read
+ * along the lanes, a ramp times the stride): the load is a vector built
+ * from its lanes' elements, so the rest of the expression stays in vector
+ * form and the C compiler picks the shuffles. */
+static bool gather_ok(const MlcExpr *idx) {
+  return idx->dtype.code == MLC_TC_INT || idx->dtype.code == MLC_TC_UINT;
+}
+
 bool c_vector_ok(const MlcExpr *x) {
   if (x->dtype.lanes == 1) return true;
   if (!pow2(x->dtype.lanes) || !c_scalar_type(x->dtype) || x->dtype.code == MLC_TC_BOOL ||
       narrow_float(x->dtype) || x->dtype.bits < 8)
     return false;
   switch (x->kind) {
-  case MLC_EXPR_LOAD: return x->load.n == 1 && contiguous(x->load.idx[0]) && x->load.buf->dtype.lanes == 1;
+  case MLC_EXPR_LOAD: return x->load.n == 1 && gather_ok(x->load.idx[0]) && x->load.buf->dtype.lanes == 1;
   case MLC_EXPR_BROADCAST: return true;
   case MLC_EXPR_RAMP: return true;
   case MLC_EXPR_BINARY:
@@ -322,14 +330,17 @@ static void emit_checked_index(CEmit *e, const MlcExpr *x, const char *lane, Mlc
  * one) written as comparisons: libm's fminf/fmaxf are out-of-line calls the
  * compiler neither inlines nor vectorizes, which made every relu a loop of
  * calls; the comparison form becomes min/max or compare-and-blend
- * instructions, and loops of it vectorize. */
+ * instructions, and loops of it vectorize.  The NaN test comes second and
+ * apart from the comparison, so that where the loop does not vectorize (a
+ * padded read) the scalar form is a min/max and a conditional move, not a
+ * branch on the data (a relu6 of random values mispredicts half of them). */
 static const char *float_minmax_helper(CEmit *e, MlcBinOp op, MlcDType t) {
   char dt[32];
   const char *ct = c_scalar_type(t);
   const char *name = mlc_internf(e->ctx, "mlc_f%s_%s", op == MLC_BIN_MIN ? "min" : "max", mlc_dtype_str(t, dt));
   if (helper_once(e, name))
-    mlc_sb_printf(e->helpers, "static inline %s %s(%s a, %s b) { return (a %c b || b != b) ? a : b; }\n", ct, name, ct,
-                  ct, op == MLC_BIN_MIN ? '<' : '>');
+    mlc_sb_printf(e->helpers, "static inline %s %s(%s a, %s b) { %s m = a %c b ? a : b; return b != b ? a : m; }\n",
+                  ct, name, ct, ct, ct, op == MLC_BIN_MIN ? '<' : '>');
   return name;
 }
 
@@ -588,12 +599,26 @@ static void emit_vec(CEmit *e, const MlcExpr *x, MlcStrBuf *sb) {
   if (x->dtype.lanes == 1) { emit(e, x, NULL, sb); return; }
   const char *vt = c_vector_type(e, x->dtype, false);
   switch (x->kind) {
-  case MLC_EXPR_LOAD:
-    mlc_sb_printf(sb, "(*(const %s *)(%s + ", c_vector_type(e, x->dtype, true),
-                  c_name(e, x->load.buf, x->load.buf->name));
-    emit(e, x->load.idx[0]->ramp.base, NULL, sb);
-    mlc_sb_puts(sb, "))");
+  case MLC_EXPR_LOAD: {
+    const char *buf = c_name(e, x->load.buf, x->load.buf->name);
+    const MlcExpr *idx = x->load.idx[0];
+    if (contiguous(idx)) {
+      mlc_sb_printf(sb, "(*(const %s *)(%s + ", c_vector_type(e, x->dtype, true), buf);
+      emit(e, idx->ramp.base, NULL, sb);
+      mlc_sb_puts(sb, "))");
+      return;
+    }
+    mlc_sb_printf(sb, "((%s){", vt);
+    for (int l = 0; l < x->dtype.lanes; l++) {
+      char lane[16];
+      snprintf(lane, sizeof lane, "%d", l);
+      mlc_sb_printf(sb, "%s%s[", l ? ", " : "", buf);
+      emit(e, idx, lane, sb);
+      mlc_sb_puts(sb, "]");
+    }
+    mlc_sb_puts(sb, "})");
     return;
+  }
   case MLC_EXPR_BROADCAST:
     mlc_sb_printf(sb, "%s(", bcast_helper(e, x->dtype));
     emit(e, x->bcast.value, NULL, sb);

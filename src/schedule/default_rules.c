@@ -24,6 +24,7 @@
  * always divide the extents they split, so no split adds a predicate: a
  * vectorized loop must not have one (lowering refuses a branch on the
  * vector lane), and an unrolled tile must be whole to live in registers. */
+#include "schedule/default.h"
 #include "schedule/state.h"
 
 #include <string.h>
@@ -861,8 +862,14 @@ static void leaf_blocks(const MlcStmt *s, Names *out) {
   }
 }
 
+/* the rules of other files (schedule/default.h), which take the block by name */
+static const char *block_name(const MlcSchedule *s, MlcBlockRV b) { return s->rvs.data[b.id].block; }
+static bool rule_depthwise(Rules *r, MlcBlockRV b) { return mlc_sch_default_depthwise(r->s, r->t, block_name(r->s, b)); }
+static bool rule_pooling(Rules *r, MlcBlockRV b) { return mlc_sch_default_pooling(r->s, r->t, block_name(r->s, b)); }
+
 /* the rules in the order they are tried; the first that applies wins */
-#define DEFAULT_RULES(X) X(contraction_channels) X(contraction) X(reduction) X(injective)
+#define DEFAULT_RULES(X) \
+  X(depthwise) X(contraction_channels) X(contraction) X(pooling) X(reduction) X(injective)
 
 typedef bool (*RuleFn)(Rules *r, MlcBlockRV b);
 static const RuleFn rules[] = {
@@ -870,6 +877,14 @@ static const RuleFn rules[] = {
     DEFAULT_RULES(X)
 #undef X
 };
+
+/* a padding copy (its value guarded): a chain inlined into it would be
+ * computed branch by branch, scalar, where on its own it vectorizes */
+static bool padding(MlcSchedule *s, MlcBlockRV b) {
+  const MlcStmt *r = realize_of(s, b);
+  const MlcStmt *body = r ? r->realize.block->body : NULL;
+  return body && body->kind == MLC_STMT_STORE && guarded(body->store.value);
+}
 
 /* A chain of elementwise blocks (what fusion leaves of bias + residual add
  * + relu) becomes its last block: each block that is spatial only and read
@@ -883,7 +898,7 @@ static void inline_chains(MlcSchedule *s, const Names *names) {
     MlcBlockRV b, c[2];
     int n;
     if (!mlc_sch_get_block(s, names->data[i], &b) || !complete_block(s, b) || !consumers(s, b, c, 2, &n) || n != 1 ||
-        !complete_block(s, c[0]) || !block_prim(s, MLC_SCH_compute_inline, b, NULL, NULL))
+        !complete_block(s, c[0]) || padding(s, c[0]) || !block_prim(s, MLC_SCH_compute_inline, b, NULL, NULL))
       rollback(s, m);
   }
 }

@@ -171,6 +171,10 @@ static bool run_both(const char *name, const MlcPrimFunc *f0, const MlcModule *s
   X(conv2d, "sch.cache_write")                                                   \
   X(conv2d_channels, "sch.transform_layout")                                     \
   X(depthwise_conv2d, "sch.cache_write")                                         \
+  X(depthwise_epilogue, "sch.reverse_compute_at")                                \
+  X(depthwise_scalar_row, "sch.compute_at")                                      \
+  X(maxpool_pad, "sch.compute_at")                                               \
+  X(avgpool_pad, "sch.compute_at")                                               \
   X(matmul_bias_relu, "sch.reverse_compute_inline")                            \
   X(dot, "sch.rfactor")
 

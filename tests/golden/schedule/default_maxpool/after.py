@@ -7,26 +7,27 @@ class Module:
     @T.prim_func
     def pool(X: T.Buffer((2, 4, 32, 32), "float32"), Y: T.Buffer((2, 4, 16, 16), "float32")):
         T.func_attr({"global_symbol": "pool", "tir.noalias": T.bool(True)})
-        for n_c_h_fused in T.parallel(128):
-            for w_0 in range(2):
+        for n_c_fused in T.parallel(8):
+            for h, w_0 in T.grid(16, 2):
                 for w_1_init in T.vectorized(8):
                     with T.block("pool_init"):
-                        vn = T.axis.spatial(2, n_c_h_fused // 64)
-                        vc = T.axis.spatial(4, n_c_h_fused // 16 % 4)
-                        vh = T.axis.spatial(16, n_c_h_fused % 16)
+                        vn = T.axis.spatial(2, n_c_fused // 4)
+                        vc = T.axis.spatial(4, n_c_fused % 4)
+                        vh = T.axis.spatial(16, h)
                         vw = T.axis.spatial(16, w_0 * 8 + w_1_init)
                         T.reads()
                         T.writes(Y[vn, vc, vh, vw])
                         Y[vn, vc, vh, vw] = T.float32(-3.4028235e+38)
-                for rh, rw in T.grid(2, 2):
-                    for w_1 in T.vectorized(8):
-                        with T.block("pool_update"):
-                            vn = T.axis.spatial(2, n_c_h_fused // 64)
-                            vc = T.axis.spatial(4, n_c_h_fused // 16 % 4)
-                            vh = T.axis.spatial(16, n_c_h_fused % 16)
-                            vw = T.axis.spatial(16, w_0 * 8 + w_1)
-                            vrh = T.axis.reduce(2, rh)
-                            vrw = T.axis.reduce(2, rw)
-                            T.reads(Y[vn, vc, vh, vw], X[vn, vc, vh * 2 + vrh, vw * 2 + vrw])
-                            T.writes(Y[vn, vc, vh, vw])
-                            Y[vn, vc, vh, vw] = T.max(Y[vn, vc, vh, vw], X[vn, vc, vh * 2 + vrh, vw * 2 + vrw])
+                for rh in T.unroll(2):
+                    for rw in T.unroll(2):
+                        for w_1 in T.vectorized(8):
+                            with T.block("pool_update"):
+                                vn = T.axis.spatial(2, n_c_fused // 4)
+                                vc = T.axis.spatial(4, n_c_fused % 4)
+                                vh = T.axis.spatial(16, h)
+                                vw = T.axis.spatial(16, w_0 * 8 + w_1)
+                                vrh = T.axis.reduce(2, rh)
+                                vrw = T.axis.reduce(2, rw)
+                                T.reads(Y[vn, vc, vh, vw], X[vn, vc, vh * 2 + vrh, vw * 2 + vrw])
+                                T.writes(Y[vn, vc, vh, vw])
+                                Y[vn, vc, vh, vw] = T.max(Y[vn, vc, vh, vw], X[vn, vc, vh * 2 + vrh, vw * 2 + vrw])

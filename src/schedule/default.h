@@ -1,0 +1,15 @@
+/* default.h - the default schedule rules kept in files of their own, for
+ * default_rules.c's dispatch.  Each takes the block by name, applies its
+ * rule as one transaction and says whether it did (false: the schedule is
+ * as it was, and the next rule may try). */
+#ifndef MLC_SCHEDULE_DEFAULT_H
+#define MLC_SCHEDULE_DEFAULT_H
+
+#include "mlcc/schedule.h"
+
+/* default_window.c: pooling (max, min, sum over a window of an NCHW plane) */
+bool mlc_sch_default_pooling(MlcSchedule *s, const MlcSchTarget *t, const char *block);
+/* default_window.c: depthwise and grouped convolutions (both operands follow the channel) */
+bool mlc_sch_default_depthwise(MlcSchedule *s, const MlcSchTarget *t, const char *block);
+
+#endif
