@@ -40,8 +40,9 @@ static bool if_converted(MlcOnnxNode *n, const Onnx__GraphProto *then_g, const O
     bool same = a && b && mlc_dtype_eq(a->tensor.dtype, b->tensor.dtype) && a->tensor.ndim == b->tensor.ndim;
     for (int d = 0; same && d < a->tensor.ndim; d++) same = mlc_expr_same(a->tensor.shape[d], b->tensor.shape[d]);
     if (!same)
-      return mlc_onnx__node_fail(n, "with a condition computed at run time, output %d must have the same shape and "
-                                    "dtype in both branches", i);
+      return mlc_onnx__node_fail(n, "a condition computed at run time with branches whose output %d differs in shape "
+                                    "or dtype is not supported",
+                                 i);
     MlcGExpr *args[3] = {c, t[i], e[i]};
     if (!(n->out[i] = mlc_onnx__emit(n, "where", args, 3, (MlcAttrs){0}))) return false;
   }

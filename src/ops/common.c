@@ -243,8 +243,9 @@ bool mlc_op_broadcast_shapes(MlcCtx *ctx, const MlcOpArgs *a, MlcExpr **s1, int 
       return mlc_op_fail(ctx, a, "shapes %s and %s do not broadcast: dims %s and %s %s",
                          mlc_op_shape_str(ctx, s1, n1), mlc_op_shape_str(ctx, s2, n2),
                          dim_str(ctx, d1), dim_str(ctx, d2),
-                         consts ? "differ" : "are not provably equal (dims that could differ at run "
-                                             "time are refused)");
+                         consts ? "differ"
+                                : "are not provably equal (broadcasting dims known to match only at "
+                                  "run time is not supported)");
     }
   }
   *out = r;
