@@ -1,6 +1,6 @@
 /* onnx_ops_conv_pool.c - converters of ONNX's convolutions and pools (Conv,
- * ConvTranspose, MaxPool, AveragePool, the global pools, LpPool and
- * GlobalLpPool) onto the registry's 2-D NCHW ops; 1-D windows are lifted
+ * ConvTranspose, CausalConvWithState, MaxPool, AveragePool, the global
+ * pools, LpPool and GlobalLpPool) onto the registry's 2-D NCHW ops; 1-D windows are lifted
  * to 2-D, 3-D pools are two 2-D pools (pool_nd), 3-D convolutions are
  * refused. */
 #include <math.h>
@@ -247,6 +247,57 @@ static bool global_pool(MlcOnnxNode *n, const char *op) {
 
 bool mlc_onnx__conv_global_avgpool(MlcOnnxNode *n) { return global_pool(n, "mean"); }
 bool mlc_onnx__conv_global_maxpool(MlcOnnxNode *n) { return global_pool(n, "max"); }
+
+/* ---- CausalConvWithState ------------------------------------------------------------------------ */
+
+/* x[:, :, begin:end] */
+static MlcGExpr *slice_len(MlcOnnxNode *n, MlcGExpr *x, int64_t begin, int64_t end) {
+  MlcCtx *ctx = n->im->ctx;
+  int64_t axis = 2, one = 1;
+  MlcAttr a[4] = {attr("axes", mlc_onnx__av_ints(ctx, &axis, 1)), attr("begin", mlc_onnx__av_ints(ctx, &begin, 1)),
+                  attr("end", mlc_onnx__av_ints(ctx, &end, 1)), attr("strides", mlc_onnx__av_ints(ctx, &one, 1))};
+  return x ? mlc_onnx__emit_attrs(n, "strided_slice", &x, 1, 4, a) : NULL;
+}
+
+/* A depthwise causal 1-D convolution carrying its last k - 1 inputs: the
+ * sequence is past_state (or k - 1 zeros) followed by the input, convolved
+ * without padding (a 1-D convolution with groups = channels, lifted to
+ * 2-D), plus bias, then SiLU when asked; present_state is the sequence's
+ * last k - 1 positions. */
+bool mlc_onnx__conv_causal_conv_with_state(MlcOnnxNode *n) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcGExpr *x = mlc_onnx__input(n, 0), *w = mlc_onnx__input(n, 1), *past = opt_input(n, 3);
+  int64_t c, k, len;
+  if (!x || !w) return false;
+  if (mlc_onnx__rank(x) != 3 || mlc_onnx__rank(w) != 3)
+    return mlc_onnx__node_fail(n, "input and weight must have rank 3 (batch, channels, length)");
+  if (!mlc_onnx__const_dim(x, 1, &c) || !mlc_onnx__const_dim(x, 2, &len) || !mlc_onnx__const_dim(w, 2, &k))
+    return mlc_onnx__node_fail(n, "symbolic channel, length or kernel sizes are not supported");
+  const char *act = mlc_onnx__attr_str(n, "activation", "none");
+  bool silu = !strcmp(act, "silu") || !strcmp(act, "swish");
+  if (!silu && strcmp(act, "none")) return mlc_onnx__node_fail(n, "activation '%s' is not supported (none, silu, swish)", act);
+  MlcGExpr *seq;
+  if (past) {
+    MlcGExpr *items[2] = {past, x};
+    MlcAttr a = attr("axis", mlc_onnx__av_int(2));
+    MlcGExpr *t = mlc_g_tuple(ctx, items, 2);
+    seq = t ? mlc_onnx__emit_attrs(n, "concat", &t, 1, 1, &a) : NULL;
+  } else {
+    int64_t pw[6] = {0, 0, k - 1, 0, 0, 0};
+    seq = emit_ints(n, "nn.pad", x, "pad_width", pw, 6);
+  }
+  int64_t one2[2] = {1, 1}, pads[4] = {0};
+  MlcAttr a[4] = {attr("strides", mlc_onnx__av_ints(ctx, one2, 2)), attr("padding", mlc_onnx__av_ints(ctx, pads, 4)),
+                  attr("dilation", mlc_onnx__av_ints(ctx, one2, 2)), attr("groups", mlc_onnx__av_int(c))};
+  MlcGExpr *args[2] = {as_2d(n, seq), as_2d(n, w)};
+  MlcGExpr *y = args[0] && args[1] ? from_2d(n, mlc_onnx__emit_attrs(n, "nn.conv2d", args, 2, 4, a)) : NULL;
+  if (y && opt_input(n, 2)) y = binop(n, "add", y, per_channel(n, n->in[2], 3));
+  if (y && silu) y = binop(n, "multiply", y, mlc_onnx__emit1(n, "sigmoid", y));
+  if (!(n->out[0] = y)) return false;
+  if (n->n_out > 1 && n->proto->output[1] && *n->proto->output[1])
+    return (n->out[1] = slice_len(n, seq, len, len + k - 1)) != NULL;
+  return true;
+}
 
 /* ---- ConvTranspose ------------------------------------------------------------------------------ */
 
