@@ -1,7 +1,8 @@
 /* op_internal.h - what the op families (one source file per subject, each
  * with a table of the same name: elemwise.c, math_logic.c, linalg.c,
  * conv_pool.c, conv_transpose.c, reduce.c, reduce_scan.c, manip.c,
- * pad_tile.c, indexing.c, trilu.c, resize.c, sample.c, builtin.c; ops.def lists them)
+ * pad_tile.c, indexing.c, trilu.c, resize.c, sample.c, signal.c,
+ * builtin.c; ops.def lists them)
  * share: the declarations of every infer/te function the table names, and
  * helpers for reading arguments and reporting errors.  registry.c owns the
  * table, argument matching and mlc_op_to_prim_func; common.c owns the
@@ -57,6 +58,7 @@ bool mlc_op_te_one_hot(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTe
 bool mlc_op_te_conv2d_transpose(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_resize2d(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_grid_sample(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_dft(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 
 /* ---- helpers (common.c) ------------------------------------------------------
  * All report through mlc_op_fail, which prefixes the op's name and locates
