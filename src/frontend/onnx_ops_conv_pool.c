@@ -1,8 +1,8 @@
 /* onnx_ops_conv_pool.c - converters of ONNX's convolutions and pools (Conv,
- * ConvTranspose, CausalConvWithState, MaxPool, AveragePool, the global
- * pools, LpPool and GlobalLpPool) onto the registry's 2-D NCHW ops; 1-D windows are lifted
- * to 2-D, 3-D pools are two 2-D pools (pool_nd), 3-D convolutions are
- * refused. */
+ * ConvTranspose, DeformConv, CausalConvWithState, MaxPool, AveragePool,
+ * the global pools, LpPool and GlobalLpPool) onto the registry's 2-D NCHW
+ * ops; 1-D windows are lifted to 2-D, 3-D pools are two 2-D pools
+ * (pool_nd), 3-D convolutions are refused. */
 #include <math.h>
 #include <string.h>
 
@@ -247,6 +247,32 @@ static bool global_pool(MlcOnnxNode *n, const char *op) {
 
 bool mlc_onnx__conv_global_avgpool(MlcOnnxNode *n) { return global_pool(n, "mean"); }
 bool mlc_onnx__conv_global_maxpool(MlcOnnxNode *n) { return global_pool(n, "max"); }
+
+/* ---- DeformConv ------------------------------------------------------------------------------------- */
+
+/* 2-D only; the bias is added after, per channel */
+bool mlc_onnx__conv_deform_conv(MlcOnnxNode *n) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcGExpr *x = mlc_onnx__input(n, 0), *w = mlc_onnx__input(n, 1), *off = mlc_onnx__input(n, 2);
+  MlcGExpr *bias = opt_input(n, 3), *mask = opt_input(n, 4);
+  int64_t kernel[2], group, ogroup;
+  if (!x || !w || !off) return false;
+  if (mlc_onnx__rank(x) != 4) return mlc_onnx__node_fail(n, "deformable convolution other than 2-D (rank 4 input) is not supported");
+  for (int i = 0; i < 2; i++)
+    if (!mlc_onnx__const_dim(w, 2 + i, &kernel[i])) return mlc_onnx__node_fail(n, "the kernel size must be static");
+  Window win;
+  if (!read_window(n, x, kernel, 2, &win) || !mlc_onnx__attr_int(n, "group", 1, &group) ||
+      !mlc_onnx__attr_int(n, "offset_group", 1, &ogroup))
+    return false;
+  MlcAttr a[5];
+  int k = window_attrs(ctx, &win, a, false);
+  a[k++] = attr("groups", mlc_onnx__av_int(group));
+  a[k++] = attr("offset_groups", mlc_onnx__av_int(ogroup));
+  MlcGExpr *args[4] = {x, off, w, mask};
+  MlcGExpr *y = mlc_onnx__emit_attrs(n, "nn.deform_conv2d", args, mask ? 4 : 3, k, a);
+  if (y && bias) y = binop(n, "add", y, per_channel(n, bias, 4));
+  return (n->out[0] = y) != NULL;
+}
 
 /* ---- CausalConvWithState ------------------------------------------------------------------------ */
 

@@ -1,6 +1,6 @@
 /* op_internal.h - what the op families (one source file per subject, each
  * with a table of the same name: elemwise.c, math_logic.c, linalg.c,
- * conv_pool.c, conv_transpose.c, reduce.c, reduce_scan.c, manip.c,
+ * conv_pool.c, conv_transpose.c, deform_conv.c, reduce.c, reduce_scan.c, manip.c,
  * pad_tile.c, indexing.c, trilu.c, resize.c, sample.c, signal.c,
  * builtin.c; ops.def lists them)
  * share: the declarations of every infer/te function the table names, and
@@ -58,6 +58,7 @@ bool mlc_op_te_one_hot(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTe
 bool mlc_op_te_conv2d_transpose(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_resize2d(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_grid_sample(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_deform_conv2d(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_dft(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 
 /* ---- helpers (common.c) ------------------------------------------------------
