@@ -1,6 +1,6 @@
-/* sample.c - image.grid_sample: the input sampled at the positions a grid
- * gives (ONNX GridSample, PyTorch's grid_sample), for any number r >= 1 of
- * spatial dims.
+/* sample.c - bilinear sampling: image.grid_sample, the input sampled at the
+ * positions a grid gives (ONNX GridSample, PyTorch's grid_sample), for any
+ * number r >= 1 of spatial dims; and vision.roi_align (below).
  *
  * data is (N, C, d_1 .. d_r), grid (N, o_1 .. o_r, r) with normalized
  * positions in [-1, 1], last component first (x is the innermost dim), and
@@ -246,6 +246,138 @@ bool mlc_op_te_grid_sample(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, in
     sum = sum ? bin(ctx, MLC_BIN_ADD, sum, v) : v;
   }
   outs[0] = mlc_te_compute(ctx, "grid_sample", out->tensor.shape, nd, ax, mlc_op_cast(ctx, x->dtype, sum));
+  *n_outs = 1;
+  return outs[0] != NULL;
+}
+
+/* ======================================================================== */
+/* vision.roi_align                                                         */
+/* ======================================================================== */
+
+/* data (N, C, H, W), rois (R, 4) as (x1, y1, x2, y2) in data coordinates
+ * times spatial_scale, batch_indices (R,): the output (R, C, oh, ow) pools
+ * each region's bins, each over sampling_ratio^2 points evenly inside it,
+ * read bilinearly as ONNX Runtime does (a point more than a pixel outside
+ * counts 0, one less than a pixel outside reads the edge); "avg" averages
+ * the points, "max" takes the largest weighted corner of any point.  The
+ * half_pixel mode shifts the regions by half a pixel; output_half_pixel
+ * (the older rule) does not, and makes regions at least 1 x 1.  The point
+ * count is fixed (sampling_ratio >= 1): the adaptive count (0) depends on
+ * the regions' data. */
+
+typedef struct RoiAlign {
+  int64_t oh, ow, ratio, h, w;
+  double scale;
+  bool half_pixel, is_max;
+} RoiAlign;
+
+static bool roi_plan(MlcCtx *ctx, const MlcOpArgs *a, RoiAlign *p) {
+  const MlcSInfo *x = mlc_op_rank4(ctx, a, 0, "data (NCHW)"), *r = x ? mlc_op_tensor(ctx, a, 1, true) : NULL;
+  const MlcSInfo *b = r ? mlc_op_tensor(ctx, a, 2, true) : NULL;
+  const char *mode, *coord;
+  if (!b || !mlc_op_attr_int(ctx, a, "output_height", 1, &p->oh) || !mlc_op_attr_int(ctx, a, "output_width", 1, &p->ow) ||
+      !mlc_op_attr_int(ctx, a, "sampling_ratio", 0, &p->ratio) || !mlc_op_attr_float(ctx, a, "spatial_scale", 1.0, &p->scale) ||
+      !mlc_op_attr_str(ctx, a, "mode", "avg", &mode) ||
+      !mlc_op_attr_str(ctx, a, "coordinate_transformation_mode", "half_pixel", &coord))
+    return false;
+  if (strcmp(mode, "avg") && strcmp(mode, "max")) return mlc_op_fail(ctx, a, "mode must be \"avg\" or \"max\", not \"%s\"", mode);
+  if (strcmp(coord, "half_pixel") && strcmp(coord, "output_half_pixel"))
+    return mlc_op_fail(ctx, a, "coordinate_transformation_mode must be \"half_pixel\" or \"output_half_pixel\", not \"%s\"", coord);
+  p->is_max = !strcmp(mode, "max");
+  p->half_pixel = !strcmp(coord, "half_pixel");
+  if (p->oh < 1 || p->ow < 1) return mlc_op_fail(ctx, a, "output_height and output_width must be positive");
+  if (p->ratio < 1)
+    return mlc_op_fail(ctx, a, "sampling_ratio %lld is not supported (the adaptive count depends on the regions' values; "
+                               "give a positive one)", (long long)p->ratio);
+  if (p->ratio > 64) return mlc_op_fail(ctx, a, "sampling_ratio %lld is over the supported 64", (long long)p->ratio);
+  if (!x->tensor.shape || !mlc_e_is_const_int(x->tensor.shape[2], &p->h) || !mlc_e_is_const_int(x->tensor.shape[3], &p->w) ||
+      p->h < 1 || p->w < 1)
+    return mlc_op_fail(ctx, a, "the spatial dims of data %s must be positive constants", mlc_op_sinfo_str(ctx, x));
+  int64_t four;
+  if (r->tensor.ndim != 2 || !r->tensor.shape || !mlc_e_is_const_int(r->tensor.shape[1], &four) || four != 4)
+    return mlc_op_fail(ctx, a, "rois must be (R, 4), got %s", mlc_op_sinfo_str(ctx, r));
+  if (b->tensor.ndim != 1 || !mlc_dtype_is_int(b->tensor.dtype) || !mlc_op_dim_equal(b->tensor.shape[0], r->tensor.shape[0]))
+    return mlc_op_fail(ctx, a, "batch_indices must be integers, one per region (%s), got %s", mlc_op_sinfo_str(ctx, r),
+                       mlc_op_sinfo_str(ctx, b));
+  if (!mlc_dtype_is_float(x->tensor.dtype) || !mlc_dtype_is_float(r->tensor.dtype))
+    return mlc_op_fail(ctx, a, "data and rois must be floating-point");
+  return true;
+}
+
+MlcSInfo *mlc_op_infer_roi_align(MlcCtx *ctx, const MlcOpArgs *a) {
+  RoiAlign p;
+  if (!roi_plan(ctx, a, &p)) return NULL;
+  const MlcSInfo *x = mlc_op_tensor(ctx, a, 0, true), *r = mlc_op_tensor(ctx, a, 1, true);
+  MlcExpr *s[4] = {r->tensor.shape[0], x->tensor.shape[1], i64(ctx, p.oh), i64(ctx, p.ow)};
+  return mlc_op_tensor_sinfo(ctx, s, 4, x->tensor.dtype);
+}
+
+static MlcExpr *f64c(MlcCtx *ctx, double v) { return mlc_e_float(ctx, MLC_F64, v); }
+
+/* one sample coordinate along a dim of extent n: the edge rules, then the
+ * low and high pixels and the fraction; *in false-valued expr when it
+ * lies more than a pixel outside */
+static void roi_axis(MlcCtx *ctx, MlcExpr *v, int64_t n, MlcExpr **lo, MlcExpr **hi, MlcExpr **frac, MlcExpr **in) {
+  *in = bin(ctx, MLC_BIN_AND, bin(ctx, MLC_BIN_GE, v, f64c(ctx, -1)), bin(ctx, MLC_BIN_LE, v, f64c(ctx, (double)n)));
+  MlcExpr *c = bin(ctx, MLC_BIN_MAX, v, f64c(ctx, 0));
+  MlcExpr *l = mlc_e_cast(ctx, MLC_I64, c);
+  MlcExpr *at_end = bin(ctx, MLC_BIN_GE, l, i64(ctx, n - 1));
+  *lo = mlc_e_select(ctx, at_end, i64(ctx, n - 1), l);
+  *hi = mlc_e_select(ctx, at_end, i64(ctx, n - 1), bin(ctx, MLC_BIN_ADD, l, i64(ctx, 1)));
+  *frac = mlc_e_select(ctx, at_end, f64c(ctx, 0), bin(ctx, MLC_BIN_SUB, c, mlc_e_cast(ctx, MLC_F64, l)));
+}
+
+bool mlc_op_te_roi_align(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_in, MlcTeTensor **outs,
+                         int *n_outs) {
+  RoiAlign p;
+  const MlcSInfo *out = mlc_op_infer_roi_align(ctx, a);
+  if (!out || !roi_plan(ctx, a, &p)) return false;
+  const MlcTeTensor *x = in[0], *rois = in[1], *bidx = in[2];
+  MlcExpr *ax[4], *iy = mlc_te_var(ctx, "iy"), *ix = mlc_te_var(ctx, "ix");
+  mlc_op_axes(ctx, 4, ax);
+  MlcExpr *r = ax[0], *b = mlc_e_cast(ctx, MLC_I64, mlc_te_read(ctx, bidx, &r, 1));
+  b = bin(ctx, MLC_BIN_MIN, bin(ctx, MLC_BIN_MAX, b, i64(ctx, 0)), bin(ctx, MLC_BIN_SUB, x->shape[0], i64(ctx, 1)));
+  double off = p.half_pixel ? 0.5 : 0;
+  MlcExpr *corner[4];
+  for (int k = 0; k < 4; k++) {
+    MlcExpr *ri[2] = {r, i64(ctx, k)};
+    corner[k] = bin(ctx, MLC_BIN_SUB, bin(ctx, MLC_BIN_MUL, mlc_op_cast(ctx, MLC_F64, mlc_te_read(ctx, rois, ri, 2)), f64c(ctx, p.scale)),
+                    f64c(ctx, off));
+  }
+  /* per dim (0: y, 1: x): the sample position */
+  MlcExpr *pos[2], *o[2] = {ax[2], ax[3]}, *it[2] = {iy, ix};
+  int64_t bins[2] = {p.oh, p.ow};
+  for (int d = 0; d < 2; d++) {
+    MlcExpr *start = corner[1 - d], *size = bin(ctx, MLC_BIN_SUB, corner[3 - d], start);
+    if (!p.half_pixel) size = bin(ctx, MLC_BIN_MAX, size, f64c(ctx, 1));
+    MlcExpr *bin_size = bin(ctx, MLC_BIN_DIV, size, f64c(ctx, (double)bins[d]));
+    MlcExpr *step = bin(ctx, MLC_BIN_ADD, mlc_e_cast(ctx, MLC_F64, o[d]),
+                        bin(ctx, MLC_BIN_DIV, bin(ctx, MLC_BIN_ADD, mlc_e_cast(ctx, MLC_F64, it[d]), f64c(ctx, 0.5)),
+                            f64c(ctx, (double)p.ratio)));
+    pos[d] = bin(ctx, MLC_BIN_ADD, start, bin(ctx, MLC_BIN_MUL, step, bin_size));
+  }
+  MlcExpr *lo[2], *hi[2], *fr[2], *inside[2];
+  roi_axis(ctx, pos[0], p.h, &lo[0], &hi[0], &fr[0], &inside[0]);
+  roi_axis(ctx, pos[1], p.w, &lo[1], &hi[1], &fr[1], &inside[1]);
+  MlcExpr *val = NULL;
+  for (int t = 0; t < 4; t++) {
+    MlcExpr *yy = t >> 1 ? hi[0] : lo[0], *xx = t & 1 ? hi[1] : lo[1];
+    MlcExpr *wy = t >> 1 ? fr[0] : bin(ctx, MLC_BIN_SUB, f64c(ctx, 1), fr[0]);
+    MlcExpr *wx = t & 1 ? fr[1] : bin(ctx, MLC_BIN_SUB, f64c(ctx, 1), fr[1]);
+    MlcExpr *xi[4] = {b, ax[1], yy, xx};
+    MlcExpr *v = bin(ctx, MLC_BIN_MUL, bin(ctx, MLC_BIN_MUL, wy, wx), mlc_op_cast(ctx, MLC_F64, mlc_te_read(ctx, x, xi, 4)));
+    val = val ? bin(ctx, p.is_max ? MLC_BIN_MAX : MLC_BIN_ADD, val, v) : v;
+  }
+  val = mlc_e_select(ctx, bin(ctx, MLC_BIN_AND, inside[0], inside[1]), val, f64c(ctx, 0));
+  MlcExpr *rv[2] = {iy, ix}, *rext[2] = {i64(ctx, p.ratio), i64(ctx, p.ratio)};
+  MlcTeTensor *acc = mlc_te_reduce(ctx, p.is_max ? "roi_align_max" : "roi_align_sum", out->tensor.shape, 4, ax,
+                                   p.is_max ? MLC_TE_MAX : MLC_TE_SUM, val, rv, rext, 2);
+  if (!acc) return false;
+  MlcExpr *oax[4];
+  mlc_op_axes(ctx, 4, oax);
+  MlcExpr *v = mlc_te_read(ctx, acc, oax, 4);
+  if (!p.is_max) v = bin(ctx, MLC_BIN_DIV, v, f64c(ctx, (double)(p.ratio * p.ratio)));
+  outs[0] = mlc_te_compute(ctx, "roi_align", out->tensor.shape, 4, oax, mlc_op_cast(ctx, x->dtype, v));
   *n_outs = 1;
   return outs[0] != NULL;
 }

@@ -1,11 +1,13 @@
-/* test_ops_sample.c - image.grid_sample (src/ops/sample.c): the inferred
+/* test_ops_sample.c - image.grid_sample and vision.roi_align
+ * (src/ops/sample.c): the inferred
  * struct info prints as expected, refused inputs name the op and what was
  * expected, the legalized prim func reads back equal, and the interpreter
  * computes what a plain C reference here computes.  The reference is the
  * 1-D formulation: interpolate every row along the innermost dim, then the
  * results along the next dim out, and so on; a position outside the input
  * is mirrored step by step (one border at a time) rather than in one
- * closed-form step. */
+ * closed-form step.  RoiAlign's reference follows ONNX Runtime's loops over
+ * regions, bins and sample points. */
 #include "check.h"
 #include "op_check.h"
 
@@ -135,8 +137,88 @@ static void test_grid_sample_run(void) {
   grid_case(&near1, 1, (int64_t[]){5}, (int64_t[]){7}, 93);
 }
 
+/* ======================================================================== */
+/* vision.roi_align                                                         */
+/* ======================================================================== */
+
+static void test_roi_align_infer(void) {
+  OPC_CHECK_INFER("x: " F32("(2, 3, 8, 9)") ", r: " F32("(\"k\", 4)") ", b: R.Tensor((\"k\",), \"int64\")",
+                  "R.vision.roi_align(x, r, b, output_height=2, output_width=3, sampling_ratio=2)",
+                  "R.Tensor((k, 3, 2, 3), dtype=\"float32\")");
+  OPC_CHECK_REFUSED("x: " F32("(2, 3, 8, 9)") ", r: " F32("(5, 4)") ", b: R.Tensor((5,), \"int64\")",
+                    "R.vision.roi_align(x, r, b, output_height=2, output_width=3)",
+                    "vision.roi_align: sampling_ratio 0 is not supported (the adaptive count depends on the regions' "
+                    "values; give a positive one)");
+  OPC_CHECK_REFUSED("x: " F32("(2, 3, 8, 9)") ", r: " F32("(5, 5)") ", b: R.Tensor((5,), \"int64\")",
+                    "R.vision.roi_align(x, r, b, sampling_ratio=1)", "vision.roi_align: rois must be (R, 4), got (5, 5)");
+}
+
+/* ONNX Runtime's rule for one point: 0 past a pixel outside, the edge within */
+static void ref_roi_point(const double *img, int h, int w, double y, double x, bool is_max, double *acc) {
+  if (y < -1 || y > h || x < -1 || x > w) {
+    *acc = is_max ? fmax(*acc, 0) : *acc;
+    return;
+  }
+  y = y < 0 ? 0 : y, x = x < 0 ? 0 : x;
+  int yl = (int)y, xl = (int)x, yh, xh;
+  if (yl >= h - 1) yl = yh = h - 1, y = yl;
+  else yh = yl + 1;
+  if (xl >= w - 1) xl = xh = w - 1, x = xl;
+  else xh = xl + 1;
+  double ly = y - yl, lx = x - xl;
+  double t[4] = {(1 - ly) * (1 - lx) * img[yl * w + xl], (1 - ly) * lx * img[yl * w + xh], ly * (1 - lx) * img[yh * w + xl],
+                 ly * lx * img[yh * w + xh]};
+  if (is_max) *acc = fmax(*acc, fmax(fmax(t[0], t[1]), fmax(t[2], t[3])));
+  else *acc += t[0] + t[1] + t[2] + t[3];
+}
+
+static void roi_case(bool is_max, bool half_pixel, int ratio, double scale) {
+  enum { N = 2, C = 2, H = 6, W = 7, R = 4, OH = 3, OW = 2 };
+  double rv[R * 4] = {0, 0, 6, 5, 1.5, 2.25, 4.5, 3.75, -2, -1, 8, 9, 3, 3, 3.2, 3.1}, bv[R] = {0, 1, 1, 0};
+  OpcBuf x = opc_buf(4, (int64_t[]){N, C, H, W}, NULL), r = opc_buf(2, (int64_t[]){R, 4}, rv), b = opc_buf(1, (int64_t[]){R}, bv);
+  opc_fill_buf(&x, 77, -1, 1, false);
+  OpcBuf y = opc_buf(4, (int64_t[]){R, C, OH, OW}, NULL);
+  y.v = malloc((size_t)opc_numel(&y) * sizeof *y.v);
+  double off = half_pixel ? 0.5 : 0;
+  for (int k = 0; k < R; k++) {
+    double x0 = rv[4 * k] * scale - off, y0 = rv[4 * k + 1] * scale - off;
+    double rw = rv[4 * k + 2] * scale - off - x0, rh = rv[4 * k + 3] * scale - off - y0;
+    if (!half_pixel) rw = fmax(rw, 1), rh = fmax(rh, 1);
+    for (int c = 0; c < C; c++)
+      for (int i = 0; i < OH; i++)
+        for (int j = 0; j < OW; j++) {
+          double acc = is_max ? -1e300 : 0;
+          for (int sy = 0; sy < ratio; sy++)
+            for (int sx = 0; sx < ratio; sx++) {
+              double py = y0 + i * rh / OH + (sy + 0.5) * rh / OH / ratio, px = x0 + j * rw / OW + (sx + 0.5) * rw / OW / ratio;
+              ref_roi_point(&x.v[((int)bv[k] * C + c) * H * W], H, W, py, px, is_max, &acc);
+            }
+          y.v[((k * C + c) * OH + i) * OW + j] = is_max ? acc : acc / (ratio * ratio);
+        }
+  }
+  char call[200];
+  snprintf(call, sizeof call,
+           "R.vision.roi_align(x, r, b, output_height=3, output_width=2, sampling_ratio=%d, spatial_scale=%g, mode=\"%s\", "
+           "coordinate_transformation_mode=\"%s\")",
+           ratio, scale, is_max ? "max" : "avg", half_pixel ? "half_pixel" : "output_half_pixel");
+  OpcBuf ins[3] = {x, r, b};
+  opc_check_run("x: R.Tensor((2, 2, 6, 7), \"float32\"), r: R.Tensor((4, 4), \"float32\"), b: R.Tensor((4,), \"int64\")",
+                call, ins, 3, &y, 1, 1e-4);
+  opc_free(&x, 1);
+  opc_free(&y, 1);
+}
+
+static void test_roi_align_run(void) {
+  roi_case(false, true, 2, 1.0);
+  roi_case(false, false, 3, 0.75);
+  roi_case(true, true, 2, 1.0);
+  roi_case(true, false, 1, 1.25);
+}
+
 int main(void) {
   RUN(test_grid_sample_infer);
   RUN(test_grid_sample_run);
+  RUN(test_roi_align_infer);
+  RUN(test_roi_align_run);
   return CHECK_DONE();
 }
