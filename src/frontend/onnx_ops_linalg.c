@@ -1,5 +1,5 @@
 /* onnx_ops_linalg.c - converters of ONNX's MatMul, Gemm and Einsum onto
- * matmul, permute_dims and the elementwise ops.
+ * matmul, permute_dims and the elementwise ops, and of Det onto linalg.det.
  *
  * Gemm's transposes are permute_dims and its alpha / beta scalings are
  * multiplies; Einsum of one or two operands aligns each operand's labels
@@ -146,4 +146,10 @@ bool mlc_onnx__conv_einsum(MlcOnnxNode *n) {
     y = mlc_onnx__emit_attrs(n, "sum", &y, 1, 2, a);
   }
   return (n->out[0] = y) != NULL;
+}
+
+/* Det: the determinant of each square matrix of the last two dims */
+bool mlc_onnx__conv_det(MlcOnnxNode *n) {
+  MlcGExpr *x = mlc_onnx__input(n, 0);
+  return x && (n->out[0] = mlc_onnx__emit1(n, "linalg.det", x)) != NULL;
 }

@@ -1,7 +1,7 @@
 /* op_internal.h - what the op families (one source file per subject, each
- * with a table of the same name: elemwise.c, math_logic.c, linalg.c,
- * conv_pool.c, conv_transpose.c, deform_conv.c, reduce.c, reduce_scan.c, manip.c,
- * pad_tile.c, indexing.c, trilu.c, resize.c, sample.c, signal.c,
+ * with a table of the same name: elemwise.c, math_logic.c, linalg.c, det.c,
+ * conv_pool.c, conv_transpose.c, deform_conv.c, reduce.c, reduce_scan.c,
+ * manip.c, pad_tile.c, indexing.c, trilu.c, resize.c, sample.c, signal.c,
  * builtin.c; ops.def lists them)
  * share: the declarations of every infer/te function the table names, and
  * helpers for reading arguments and reporting errors.  registry.c owns the
@@ -60,6 +60,7 @@ bool mlc_op_te_resize2d(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeT
 bool mlc_op_te_grid_sample(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_roi_align(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_deform_conv2d(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_det(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_dft(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 
 /* ---- helpers (common.c) ------------------------------------------------------
