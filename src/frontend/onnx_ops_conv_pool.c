@@ -222,12 +222,25 @@ static bool pool(MlcOnnxNode *n, const char *op) {
     return false;
   if (rank < 3 || rank > 5 || k != rank - 2)
     return mlc_onnx__node_fail(n, "pooling other than 1-D, 2-D or 3-D (rank 3 to 5 input) is not supported");
-  if (n->n_out > 1 && n->proto->output[1] && *n->proto->output[1])
-    return mlc_onnx__node_fail(n, "the Indices output is not supported");
+  bool indices = n->n_out > 1 && n->proto->output[1] && *n->proto->output[1];
+  if (indices && k == 3) return mlc_onnx__node_fail(n, "the Indices output of 3-D pooling is not supported");
   WindowNd w;
   if (!read_window_nd(n, x, kernel, k, &w)) return false;
   PoolKind pk = {op, ceil_mode != 0, include_pad != 0};
-  return (n->out[0] = pool_nd(n, &pk, x, &w)) != NULL;
+  if (!(n->out[0] = pool_nd(n, &pk, x, &w))) return false;
+  if (!indices) return true;
+  /* the flat positions of the maxima; a 1-D one over (N, C, 1, L) numbers
+   * its elements as the 1-D input does */
+  int64_t order;
+  if (!mlc_onnx__attr_int(n, "storage_order", 0, &order)) return false;
+  Window w2 = k == 1 ? window_2d(&w, -1, 0) : window_2d(&w, 0, 1);
+  MlcAttr a[6];
+  int na = window_attrs(n->im->ctx, &w2, a, true);
+  a[na++] = attr("ceil_mode", av_bool(pk.ceil));
+  a[na++] = attr("storage_order", mlc_onnx__av_int(order));
+  MlcGExpr *in = k == 1 ? as_2d(n, x) : x;
+  MlcGExpr *z = in ? mlc_onnx__emit_attrs(n, "nn.max_pool2d_indices", &in, 1, na, a) : NULL;
+  return (n->out[1] = k == 1 ? from_2d(n, z) : z) != NULL;
 }
 
 bool mlc_onnx__conv_maxpool(MlcOnnxNode *n) { return pool(n, "nn.max_pool2d"); }
