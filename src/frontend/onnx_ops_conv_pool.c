@@ -1,6 +1,6 @@
 /* onnx_ops_conv_pool.c - converters of ONNX's convolutions and pools (Conv,
- * ConvTranspose, DeformConv, CausalConvWithState, MaxPool, AveragePool,
- * the global pools, LpPool and GlobalLpPool) onto the registry's 2-D NCHW
+ * ConvTranspose, DeformConv, CausalConvWithState, MaxPool, MaxUnpool,
+ * AveragePool, the global pools, LpPool and GlobalLpPool) onto the registry's 2-D NCHW
  * ops; 1-D windows are lifted to 2-D, 3-D pools are two 2-D pools
  * (pool_nd), 3-D convolutions are refused. */
 #include <math.h>
@@ -245,6 +245,41 @@ static bool pool(MlcOnnxNode *n, const char *op) {
 
 bool mlc_onnx__conv_maxpool(MlcOnnxNode *n) { return pool(n, "nn.max_pool2d"); }
 bool mlc_onnx__conv_avgpool(MlcOnnxNode *n) { return pool(n, "nn.avg_pool2d"); }
+
+/* MaxUnpool: x's values at the flat positions `indices` gives (as MaxPool's
+ * Indices output numbers them) of a zero tensor of the pooled input's size,
+ * (in - 1) * stride - pads + kernel per spatial dim, or output_shape when
+ * given (known at compile time: its values set the shape). */
+bool mlc_onnx__conv_maxunpool(MlcOnnxNode *n) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcGExpr *x = mlc_onnx__input(n, 0), *ix = mlc_onnx__input(n, 1);
+  int rank, k;
+  int64_t kernel[8], dims[MLC_ONNX_MAX_RANK], numel = 1;
+  if (!x || !ix || !need_rank(n, x, &rank) || !mlc_onnx__attr_ints(n, "kernel_shape", kernel, 8, &k)) return false;
+  if (rank < 3 || rank > 5 || k != rank - 2) return mlc_onnx__node_fail(n, "kernel_shape must have one value per spatial dim");
+  WindowNd w;
+  int given = -1;
+  if (!read_window_nd(n, x, kernel, k, &w)) return false;
+  if (opt_input(n, 2) && !(n->known_in[2] || n->in[2]->kind == MLC_G_CONST))
+    return mlc_onnx__node_fail(n, "input 2 (output_shape) computed at run time is not supported (it must be known at compile time)");
+  if (opt_input(n, 2) && !mlc_onnx__known_ints(n, 2, dims, MLC_ONNX_MAX_RANK, &given)) return false;
+  if (given >= 0 && given != rank) return mlc_onnx__node_fail(n, "input 2 (output_shape) must have %d values", rank);
+  for (int i = 0; i < rank; i++) {
+    int64_t d;
+    if (!mlc_onnx__const_dim(x, i, &d)) return mlc_onnx__node_fail(n, "symbolic input dims are not supported");
+    if (given < 0) dims[i] = i < 2 ? d : (d - 1) * w.strides[i - 2] - w.pads[i - 2] - w.pads[k + i - 2] + kernel[i - 2];
+    if (dims[i] < 1 || dims[i] > ((int64_t)1 << 31)) return mlc_onnx__node_fail(n, "the output dims must be from 1 to 2^31");
+    numel *= dims[i];
+    if (numel > ((int64_t)1 << 31)) return mlc_onnx__node_fail(n, "an output over 2^31 elements is not supported");
+  }
+  int64_t flat = -1;
+  MlcAttr z[2] = {attr("shape", mlc_onnx__av_ints(ctx, &numel, 1)), attr("dtype", mlc_onnx__av_dtype(mlc_onnx__dtype_of(x)))};
+  MlcGExpr *args[3] = {mlc_onnx__emit_attrs(n, "zeros", NULL, 0, 2, z), emit_ints(n, "reshape", ix, "shape", &flat, 1),
+                       emit_ints(n, "reshape", x, "shape", &flat, 1)};
+  MlcAttr ax = attr("axis", mlc_onnx__av_int(0));
+  MlcGExpr *y = args[0] && args[1] && args[2] ? mlc_onnx__emit_attrs(n, "scatter_elements", args, 3, 1, &ax) : NULL;
+  return (n->out[0] = emit_ints(n, "reshape", y, "shape", dims, rank)) != NULL;
+}
 
 /* reduce x over axes 2.. with keepdims */
 static bool global_pool(MlcOnnxNode *n, const char *op) {
