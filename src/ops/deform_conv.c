@@ -98,6 +98,9 @@ static MlcExpr *bilinear(MlcCtx *ctx, const Deform *p, const MlcTeTensor *x, Mlc
   MlcExpr *pos[2] = {y, xx}, *lo[2], *frac[2];
   int64_t ext[2] = {p->h, p->w};
   for (int d = 0; d < 2; d++) {
+    /* two pixels or more outside, every corner is outside: the clamp changes
+     * no result and keeps the conversion to an integer in range */
+    pos[d] = bin(ctx, MLC_BIN_MIN, bin(ctx, MLC_BIN_MAX, pos[d], f64(ctx, -2)), f64(ctx, (double)ext[d] + 1));
     MlcExpr *f = mlc_e_call(ctx, MLC_INTRIN_FLOOR, &pos[d], 1);
     frac[d] = bin(ctx, MLC_BIN_SUB, pos[d], f);
     lo[d] = mlc_e_cast(ctx, MLC_I64, f);

@@ -187,6 +187,9 @@ static Tap tap(MlcCtx *ctx, const GridSample *p, int i, MlcExpr *c, int t) {
   Tap r = {0};
   int taps = method_taps[p->method];
   MlcExpr *pos;
+  /* far outside, every tap is outside too: the clamp changes no result and
+   * keeps the conversions to integers in range */
+  c = bin(ctx, MLC_BIN_MIN, bin(ctx, MLC_BIN_MAX, c, cf(ctx, p, -4)), cf(ctx, p, (double)p->dim[i] + 4));
   if (taps == 1) {
     pos = mlc_e_cast(ctx, MLC_I64, c);
   } else {
@@ -319,7 +322,8 @@ static MlcExpr *f64c(MlcCtx *ctx, double v) { return mlc_e_float(ctx, MLC_F64, v
  * lies more than a pixel outside */
 static void roi_axis(MlcCtx *ctx, MlcExpr *v, int64_t n, MlcExpr **lo, MlcExpr **hi, MlcExpr **frac, MlcExpr **in) {
   *in = bin(ctx, MLC_BIN_AND, bin(ctx, MLC_BIN_GE, v, f64c(ctx, -1)), bin(ctx, MLC_BIN_LE, v, f64c(ctx, (double)n)));
-  MlcExpr *c = bin(ctx, MLC_BIN_MAX, v, f64c(ctx, 0));
+  /* past n the point counts 0 anyway: the clamp keeps the conversion in range */
+  MlcExpr *c = bin(ctx, MLC_BIN_MIN, bin(ctx, MLC_BIN_MAX, v, f64c(ctx, 0)), f64c(ctx, (double)n));
   MlcExpr *l = mlc_e_cast(ctx, MLC_I64, c);
   MlcExpr *at_end = bin(ctx, MLC_BIN_GE, l, i64(ctx, n - 1));
   *lo = mlc_e_select(ctx, at_end, i64(ctx, n - 1), l);
