@@ -1,4 +1,6 @@
-/* onnx_ops_signal.c - the converter of ONNX's DFT onto signal.dft.
+/* onnx_ops_signal.c - the converters of ONNX's DFT onto signal.dft and of
+ * the window functions (HannWindow, HammingWindow, BlackmanWindow) into
+ * constants.
  *
  * Opsets 17 to 19 give the axis as an attribute (default 1), opset 20 as
  * input 2 (default -2); dft_length (input 1) must be known at compile time.
@@ -6,7 +8,11 @@
  * the same output shape: each gets its transform and the axis value picks
  * one (as CumSum does); otherwise the output's shape would depend on the
  * value, which is refused. */
+#include <math.h>
+
 #include "onnx_convert.h"
+
+#define DFT_TWO_PI 6.283185307179586476925286766559
 
 typedef struct DftAttrs {
   bool inverse, onesided;
@@ -76,3 +82,42 @@ bool mlc_onnx__conv_dft(MlcOnnxNode *n) {
   }
   return (n->out[0] = dft_along(n, x, axis, &d)) != NULL;
 }
+
+/* ---- HannWindow, HammingWindow, BlackmanWindow ------------------------------------------------ */
+
+/* The window of `size` points (input 0, known at compile time) is a
+ * constant: w[i] = a0 + a1 cos(2 pi i / N) + a2 cos(4 pi i / N) with
+ * N = size (periodic, the default) or size - 1 (symmetric), computed here
+ * in float64 and cast to output_datatype. */
+#define WINDOW_MAX_SIZE ((int64_t)1 << 24)
+
+static bool window(MlcOnnxNode *n, double a0, double a1, double a2) {
+  MlcCtx *ctx = n->im->ctx;
+  int64_t size, periodic, otype;
+  int k;
+  MlcDType t;
+  if (!mlc_onnx__input(n, 0) || !mlc_onnx__known_ints(n, 0, &size, 1, &k) || !mlc_onnx__attr_int(n, "periodic", 1, &periodic) ||
+      !mlc_onnx__attr_int(n, "output_datatype", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, &otype))
+    return false;
+  if (k != 1 || size < 1 || size > WINDOW_MAX_SIZE)
+    return mlc_onnx__node_fail(n, "input 0 (size) must be one value from 1 to 2^24");
+  if (!mlc_onnx__dtype((int32_t)otype, &t) || t.code == MLC_TC_BOOL)
+    return mlc_onnx__node_fail(n, "output_datatype %s is not supported", mlc_onnx__dtype_name((int32_t)otype));
+  MlcTensorData *d = mlc_tensor_data_new(ctx, MLC_DT(MLC_TC_FLOAT, 64, 1), &size, 1);
+  if (!d) return false;
+  double den = (double)(periodic ? size : size - 1);
+  for (int64_t i = 0; i < size; i++) {
+    double x = den > 0 ? DFT_TWO_PI * (double)i / den : 0;
+    ((double *)d->data)[i] = a0 + a1 * cos(x) + a2 * cos(2 * x);
+  }
+  MlcGExpr *w = mlc_onnx__const(n, d);
+  if (w && !mlc_dtype_eq(t, d->dtype)) {
+    MlcAttr a = attr("dtype", mlc_onnx__av_dtype(t));
+    w = mlc_onnx__emit_attrs(n, "astype", &w, 1, 1, &a);
+  }
+  return (n->out[0] = w) != NULL;
+}
+
+bool mlc_onnx__conv_hann_window(MlcOnnxNode *n) { return window(n, 0.5, -0.5, 0); }
+bool mlc_onnx__conv_hamming_window(MlcOnnxNode *n) { return window(n, 25.0 / 46, -21.0 / 46, 0); }
+bool mlc_onnx__conv_blackman_window(MlcOnnxNode *n) { return window(n, 0.42, -0.5, 0.08); }
