@@ -1,7 +1,8 @@
 /* onnx_ops_conv_pool.c - converters of ONNX's convolutions and pools (Conv,
- * ConvTranspose, MaxPool, AveragePool, the global pools, LpPool and
- * GlobalLpPool) onto the registry's 2-D NCHW ops; 1-D windows are lifted
- * to 2-D, 3-D ones are refused. */
+ * ConvTranspose, DeformConv, CausalConvWithState, MaxPool, MaxUnpool,
+ * AveragePool, the global pools, LpPool and GlobalLpPool) onto the registry's 2-D NCHW
+ * ops; 1-D windows are lifted to 2-D, 3-D pools are two 2-D pools
+ * (pool_nd), 3-D convolutions are refused. */
 #include <math.h>
 #include <string.h>
 
@@ -38,31 +39,36 @@ static MlcGExpr *per_channel(MlcOnnxNode *n, MlcGExpr *v, int rank) {
 
 /* ---- convolution and pooling --------------------------------------------------------------- */
 
+/* a window of 1 to 3 spatial dims as ONNX gives it (pads: begins, then ends) */
+typedef struct WindowNd {
+  int nd;
+  int64_t kernel[3], strides[3], dilations[3], pads[6];
+} WindowNd;
+
+/* a window of the registry's 2-D ops: (H, W) */
 typedef struct Window {
   int64_t kernel[2], strides[2], dilations[2], pads[4];
 } Window;
 
-/* the window attributes of nd (1 or 2) spatial dims as a 2-D window; a 1-D
- * window is the 2-D one over (1, L): its H part is the identity (kernel,
- * stride and dilation 1, no padding).  auto_pad SAME_* is computed from
- * static sizes. */
-static bool read_window(MlcOnnxNode *n, const MlcGExpr *x, const int64_t *kernel, int nd, Window *w) {
-  int k, off = 2 - nd; /* the first 2-D slot the attributes fill */
+/* the window attributes of nd (1 to 3) spatial dims; auto_pad SAME_* is
+ * computed from static sizes */
+static bool read_window_nd(MlcOnnxNode *n, const MlcGExpr *x, const int64_t *kernel, int nd, WindowNd *w) {
+  int k;
   int64_t v[8];
-  for (int i = 0; i < 2; i++) w->kernel[i] = i < off ? 1 : kernel[i - off], w->strides[i] = 1, w->dilations[i] = 1;
+  w->nd = nd;
+  for (int i = 0; i < nd; i++) w->kernel[i] = kernel[i], w->strides[i] = 1, w->dilations[i] = 1;
   memset(w->pads, 0, sizeof w->pads);
   if (!mlc_onnx__attr_ints(n, "strides", v, 8, &k)) return false;
-  if (k == nd) memcpy(w->strides + off, v, (size_t)nd * sizeof *v);
+  if (k == nd) memcpy(w->strides, v, (size_t)nd * sizeof *v);
   else if (k >= 0) return mlc_onnx__node_fail(n, "strides: %d values for a %d-D window", k, nd);
   if (!mlc_onnx__attr_ints(n, "dilations", v, 8, &k)) return false;
-  if (k == nd) memcpy(w->dilations + off, v, (size_t)nd * sizeof *v);
+  if (k == nd) memcpy(w->dilations, v, (size_t)nd * sizeof *v);
   else if (k >= 0) return mlc_onnx__node_fail(n, "dilations: %d values for a %d-D window", k, nd);
   if (!mlc_onnx__attr_ints(n, "pads", v, 8, &k)) return false;
-  if (k == 2 * nd)
-    for (int i = 0; i < nd; i++) w->pads[off + i] = v[i], w->pads[2 + off + i] = v[nd + i];
+  if (k == 2 * nd) memcpy(w->pads, v, (size_t)(2 * nd) * sizeof *v);
   else if (k >= 0) return mlc_onnx__node_fail(n, "pads: %d values for a %d-D window", k, nd);
-  for (int i = 0; i < 2; i++)
-    if (w->kernel[i] < 1 || w->strides[i] < 1 || w->dilations[i] < 1 || w->pads[i] < 0 || w->pads[i + 2] < 0)
+  for (int i = 0; i < nd; i++)
+    if (w->kernel[i] < 1 || w->strides[i] < 1 || w->dilations[i] < 1 || w->pads[i] < 0 || w->pads[nd + i] < 0)
       return mlc_onnx__node_fail(n, "kernel, strides and dilations must be positive and pads not negative");
   const char *auto_pad = mlc_onnx__attr_str(n, "auto_pad", "NOTSET");
   if (!strcmp(auto_pad, "NOTSET") || !strcmp(auto_pad, "VALID")) {
@@ -71,15 +77,40 @@ static bool read_window(MlcOnnxNode *n, const MlcGExpr *x, const int64_t *kernel
   }
   bool upper = !strcmp(auto_pad, "SAME_UPPER");
   if (!upper && strcmp(auto_pad, "SAME_LOWER")) return mlc_onnx__node_fail(n, "auto_pad '%s' is not supported", auto_pad);
-  for (int i = off; i < 2; i++) {
+  for (int i = 0; i < nd; i++) {
     int64_t in;
-    if (!mlc_onnx__const_dim(x, 2 + i - off, &in)) return mlc_onnx__node_fail(n, "auto_pad over a symbolic size is not supported");
+    if (!mlc_onnx__const_dim(x, 2 + i, &in)) return mlc_onnx__node_fail(n, "auto_pad over a symbolic size is not supported");
     int64_t out = (in + w->strides[i] - 1) / w->strides[i];
     int64_t total = (out - 1) * w->strides[i] + (w->kernel[i] - 1) * w->dilations[i] + 1 - in;
     if (total < 0) total = 0;
     w->pads[i] = upper ? total / 2 : total - total / 2;
-    w->pads[i + 2] = total - w->pads[i];
+    w->pads[nd + i] = total - w->pads[i];
   }
+  return true;
+}
+
+/* dims h and w of wn as a 2-D window; -1 for either is the identity there
+ * (kernel, stride and dilation 1, no padding) */
+static Window window_2d(const WindowNd *wn, int h, int w) {
+  Window r;
+  int src[2] = {h, w};
+  for (int i = 0; i < 2; i++) {
+    int d = src[i];
+    r.kernel[i] = d < 0 ? 1 : wn->kernel[d];
+    r.strides[i] = d < 0 ? 1 : wn->strides[d];
+    r.dilations[i] = d < 0 ? 1 : wn->dilations[d];
+    r.pads[i] = d < 0 ? 0 : wn->pads[d];
+    r.pads[2 + i] = d < 0 ? 0 : wn->pads[wn->nd + d];
+  }
+  return r;
+}
+
+/* the window attributes of nd (1 or 2) spatial dims as a 2-D window; a 1-D
+ * window is the 2-D one over (1, L) */
+static bool read_window(MlcOnnxNode *n, const MlcGExpr *x, const int64_t *kernel, int nd, Window *w) {
+  WindowNd wn;
+  if (!read_window_nd(n, x, kernel, nd, &wn)) return false;
+  *w = nd == 1 ? window_2d(&wn, -1, 0) : window_2d(&wn, 0, 1);
   return true;
 }
 
@@ -133,31 +164,122 @@ bool mlc_onnx__conv_conv(MlcOnnxNode *n) {
   return (n->out[0] = nd == 1 ? from_2d(n, y) : y) != NULL;
 }
 
+/* what a pool computes besides its window */
+typedef struct PoolKind {
+  const char *op; /* nn.max_pool2d, nn.avg_pool2d */
+  bool ceil, include_pad;
+} PoolKind;
+
+/* one 2-D pool of the rank-4 x over w */
+static MlcGExpr *pool_2d(MlcOnnxNode *n, const PoolKind *pk, MlcGExpr *x, const Window *w) {
+  MlcAttr a[6];
+  int na = window_attrs(n->im->ctx, w, a, true);
+  a[na++] = attr("ceil_mode", av_bool(pk->ceil));
+  if (!strcmp(pk->op, "nn.avg_pool2d")) a[na++] = attr("count_include_pad", av_bool(pk->include_pad));
+  return x ? mlc_onnx__emit_attrs(n, pk->op, &x, 1, na, a) : NULL;
+}
+
+/* x pooled over the window of 1 to 3 spatial dims: a 1-D window is the 2-D
+ * one over (1, L); a 3-D window pools separably, (H, W) per depth slice and
+ * then D over the results (N C D, 1, H, W) -> (N C, 1, D, OH OW).  That is
+ * exact: the max of the slices' maxima is the window's max, and an
+ * average's divisor (the window's count of data elements, or of data and
+ * padding) is the product of its per-dim counts, so the average over D of
+ * the (H, W) averages is the window's average. */
+static MlcGExpr *pool_nd(MlcOnnxNode *n, const PoolKind *pk, MlcGExpr *x, const WindowNd *wn) {
+  if (wn->nd == 1) {
+    Window w = window_2d(wn, -1, 0);
+    return from_2d(n, pool_2d(n, pk, as_2d(n, x), &w));
+  }
+  if (wn->nd == 2) {
+    Window w = window_2d(wn, 0, 1);
+    return pool_2d(n, pk, x, &w);
+  }
+  int64_t c, d, h, w, oh, ow, od;
+  if (!mlc_onnx__const_dim(x, 1, &c) || !mlc_onnx__const_dim(x, 2, &d) || !mlc_onnx__const_dim(x, 3, &h) ||
+      !mlc_onnx__const_dim(x, 4, &w))
+    return mlc_onnx__node_fail(n, "3-D pooling needs constant channel and spatial dims"), NULL;
+  Window hw = window_2d(wn, 1, 2), dd = window_2d(wn, 0, -1);
+  int64_t s1[4] = {-1, 1, h, w};
+  MlcGExpr *y = pool_2d(n, pk, emit_ints(n, "reshape", x, "shape", s1, 4), &hw);
+  if (!y) return NULL;
+  if (!mlc_onnx__const_dim(y, 2, &oh) || !mlc_onnx__const_dim(y, 3, &ow))
+    return mlc_onnx__node_fail(n, "3-D pooling needs constant output sizes"), NULL;
+  int64_t s2[4] = {-1, 1, d, oh * ow};
+  y = pool_2d(n, pk, emit_ints(n, "reshape", y, "shape", s2, 4), &dd);
+  if (!y) return NULL;
+  if (!mlc_onnx__const_dim(y, 2, &od)) return mlc_onnx__node_fail(n, "3-D pooling needs constant output sizes"), NULL;
+  int64_t s3[5] = {-1, c, od, oh, ow};
+  return emit_ints(n, "reshape", y, "shape", s3, 5);
+}
+
 static bool pool(MlcOnnxNode *n, const char *op) {
-  MlcCtx *ctx = n->im->ctx;
   MlcGExpr *x = mlc_onnx__input(n, 0);
   int rank, k;
   int64_t kernel[8], ceil_mode, include_pad;
   if (!x || !need_rank(n, x, &rank) || !mlc_onnx__attr_ints(n, "kernel_shape", kernel, 8, &k) ||
       !mlc_onnx__attr_int(n, "ceil_mode", 0, &ceil_mode) || !mlc_onnx__attr_int(n, "count_include_pad", 0, &include_pad))
     return false;
-  if ((rank != 3 && rank != 4) || k != rank - 2)
-    return mlc_onnx__node_fail(n, "pooling other than 1-D or 2-D (rank 3 or 4 input) is not supported");
-  if (n->n_out > 1 && n->proto->output[1] && *n->proto->output[1])
-    return mlc_onnx__node_fail(n, "the Indices output is not supported");
-  Window w;
-  if (!read_window(n, x, kernel, k, &w)) return false;
+  if (rank < 3 || rank > 5 || k != rank - 2)
+    return mlc_onnx__node_fail(n, "pooling other than 1-D, 2-D or 3-D (rank 3 to 5 input) is not supported");
+  bool indices = n->n_out > 1 && n->proto->output[1] && *n->proto->output[1];
+  if (indices && k == 3) return mlc_onnx__node_fail(n, "the Indices output of 3-D pooling is not supported");
+  WindowNd w;
+  if (!read_window_nd(n, x, kernel, k, &w)) return false;
+  PoolKind pk = {op, ceil_mode != 0, include_pad != 0};
+  if (!(n->out[0] = pool_nd(n, &pk, x, &w))) return false;
+  if (!indices) return true;
+  /* the flat positions of the maxima; a 1-D one over (N, C, 1, L) numbers
+   * its elements as the 1-D input does */
+  int64_t order;
+  if (!mlc_onnx__attr_int(n, "storage_order", 0, &order)) return false;
+  Window w2 = k == 1 ? window_2d(&w, -1, 0) : window_2d(&w, 0, 1);
   MlcAttr a[6];
-  int na = window_attrs(ctx, &w, a, true);
-  a[na++] = attr("ceil_mode", av_bool(ceil_mode != 0));
-  if (!strcmp(op, "nn.avg_pool2d")) a[na++] = attr("count_include_pad", av_bool(include_pad != 0));
+  int na = window_attrs(n->im->ctx, &w2, a, true);
+  a[na++] = attr("ceil_mode", av_bool(pk.ceil));
+  a[na++] = attr("storage_order", mlc_onnx__av_int(order));
   MlcGExpr *in = k == 1 ? as_2d(n, x) : x;
-  MlcGExpr *y = in ? mlc_onnx__emit_attrs(n, op, &in, 1, na, a) : NULL;
-  return (n->out[0] = k == 1 ? from_2d(n, y) : y) != NULL;
+  MlcGExpr *z = in ? mlc_onnx__emit_attrs(n, "nn.max_pool2d_indices", &in, 1, na, a) : NULL;
+  return (n->out[1] = k == 1 ? from_2d(n, z) : z) != NULL;
 }
 
 bool mlc_onnx__conv_maxpool(MlcOnnxNode *n) { return pool(n, "nn.max_pool2d"); }
 bool mlc_onnx__conv_avgpool(MlcOnnxNode *n) { return pool(n, "nn.avg_pool2d"); }
+
+/* MaxUnpool: x's values at the flat positions `indices` gives (as MaxPool's
+ * Indices output numbers them) of a zero tensor of the pooled input's size,
+ * (in - 1) * stride - pads + kernel per spatial dim, or output_shape when
+ * given (known at compile time: its values set the shape). */
+bool mlc_onnx__conv_maxunpool(MlcOnnxNode *n) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcGExpr *x = mlc_onnx__input(n, 0), *ix = mlc_onnx__input(n, 1);
+  int rank, k;
+  int64_t kernel[8], dims[MLC_ONNX_MAX_RANK], numel = 1;
+  if (!x || !ix || !need_rank(n, x, &rank) || !mlc_onnx__attr_ints(n, "kernel_shape", kernel, 8, &k)) return false;
+  if (rank < 3 || rank > 5 || k != rank - 2) return mlc_onnx__node_fail(n, "kernel_shape must have one value per spatial dim");
+  WindowNd w;
+  int given = -1;
+  if (!read_window_nd(n, x, kernel, k, &w)) return false;
+  if (opt_input(n, 2) && !(n->known_in[2] || n->in[2]->kind == MLC_G_CONST))
+    return mlc_onnx__node_fail(n, "input 2 (output_shape) computed at run time is not supported (it must be known at compile time)");
+  if (opt_input(n, 2) && !mlc_onnx__known_ints(n, 2, dims, MLC_ONNX_MAX_RANK, &given)) return false;
+  if (given >= 0 && given != rank) return mlc_onnx__node_fail(n, "input 2 (output_shape) must have %d values", rank);
+  for (int i = 0; i < rank; i++) {
+    int64_t d;
+    if (!mlc_onnx__const_dim(x, i, &d)) return mlc_onnx__node_fail(n, "symbolic input dims are not supported");
+    if (given < 0) dims[i] = i < 2 ? d : (d - 1) * w.strides[i - 2] - w.pads[i - 2] - w.pads[k + i - 2] + kernel[i - 2];
+    if (dims[i] < 1 || dims[i] > ((int64_t)1 << 31)) return mlc_onnx__node_fail(n, "the output dims must be from 1 to 2^31");
+    numel *= dims[i];
+    if (numel > ((int64_t)1 << 31)) return mlc_onnx__node_fail(n, "an output over 2^31 elements is not supported");
+  }
+  int64_t flat = -1;
+  MlcAttr z[2] = {attr("shape", mlc_onnx__av_ints(ctx, &numel, 1)), attr("dtype", mlc_onnx__av_dtype(mlc_onnx__dtype_of(x)))};
+  MlcGExpr *args[3] = {mlc_onnx__emit_attrs(n, "zeros", NULL, 0, 2, z), emit_ints(n, "reshape", ix, "shape", &flat, 1),
+                       emit_ints(n, "reshape", x, "shape", &flat, 1)};
+  MlcAttr ax = attr("axis", mlc_onnx__av_int(0));
+  MlcGExpr *y = args[0] && args[1] && args[2] ? mlc_onnx__emit_attrs(n, "scatter_elements", args, 3, 1, &ax) : NULL;
+  return (n->out[0] = emit_ints(n, "reshape", y, "shape", dims, rank)) != NULL;
+}
 
 /* reduce x over axes 2.. with keepdims */
 static bool global_pool(MlcOnnxNode *n, const char *op) {
@@ -174,34 +296,124 @@ static bool global_pool(MlcOnnxNode *n, const char *op) {
 bool mlc_onnx__conv_global_avgpool(MlcOnnxNode *n) { return global_pool(n, "mean"); }
 bool mlc_onnx__conv_global_maxpool(MlcOnnxNode *n) { return global_pool(n, "max"); }
 
+/* ---- DeformConv ------------------------------------------------------------------------------------- */
+
+/* 2-D only; the bias is added after, per channel */
+bool mlc_onnx__conv_deform_conv(MlcOnnxNode *n) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcGExpr *x = mlc_onnx__input(n, 0), *w = mlc_onnx__input(n, 1), *off = mlc_onnx__input(n, 2);
+  MlcGExpr *bias = opt_input(n, 3), *mask = opt_input(n, 4);
+  int64_t kernel[2], group, ogroup;
+  if (!x || !w || !off) return false;
+  if (mlc_onnx__rank(x) != 4) return mlc_onnx__node_fail(n, "deformable convolution other than 2-D (rank 4 input) is not supported");
+  for (int i = 0; i < 2; i++)
+    if (!mlc_onnx__const_dim(w, 2 + i, &kernel[i])) return mlc_onnx__node_fail(n, "the kernel size must be static");
+  Window win;
+  if (!read_window(n, x, kernel, 2, &win) || !mlc_onnx__attr_int(n, "group", 1, &group) ||
+      !mlc_onnx__attr_int(n, "offset_group", 1, &ogroup))
+    return false;
+  MlcAttr a[5];
+  int k = window_attrs(ctx, &win, a, false);
+  a[k++] = attr("groups", mlc_onnx__av_int(group));
+  a[k++] = attr("offset_groups", mlc_onnx__av_int(ogroup));
+  MlcGExpr *args[4] = {x, off, w, mask};
+  MlcGExpr *y = mlc_onnx__emit_attrs(n, "nn.deform_conv2d", args, mask ? 4 : 3, k, a);
+  if (y && bias) y = binop(n, "add", y, per_channel(n, bias, 4));
+  return (n->out[0] = y) != NULL;
+}
+
+/* ---- CausalConvWithState ------------------------------------------------------------------------ */
+
+/* x[:, :, begin:end] */
+static MlcGExpr *slice_len(MlcOnnxNode *n, MlcGExpr *x, int64_t begin, int64_t end) {
+  MlcCtx *ctx = n->im->ctx;
+  int64_t axis = 2, one = 1;
+  MlcAttr a[4] = {attr("axes", mlc_onnx__av_ints(ctx, &axis, 1)), attr("begin", mlc_onnx__av_ints(ctx, &begin, 1)),
+                  attr("end", mlc_onnx__av_ints(ctx, &end, 1)), attr("strides", mlc_onnx__av_ints(ctx, &one, 1))};
+  return x ? mlc_onnx__emit_attrs(n, "strided_slice", &x, 1, 4, a) : NULL;
+}
+
+/* A depthwise causal 1-D convolution carrying its last k - 1 inputs: the
+ * sequence is past_state (or k - 1 zeros) followed by the input, convolved
+ * without padding (a 1-D convolution with groups = channels, lifted to
+ * 2-D), plus bias, then SiLU when asked; present_state is the sequence's
+ * last k - 1 positions. */
+bool mlc_onnx__conv_causal_conv_with_state(MlcOnnxNode *n) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcGExpr *x = mlc_onnx__input(n, 0), *w = mlc_onnx__input(n, 1), *past = opt_input(n, 3);
+  int64_t c, k, len;
+  if (!x || !w) return false;
+  if (mlc_onnx__rank(x) != 3 || mlc_onnx__rank(w) != 3)
+    return mlc_onnx__node_fail(n, "input and weight must have rank 3 (batch, channels, length)");
+  if (!mlc_onnx__const_dim(x, 1, &c) || !mlc_onnx__const_dim(x, 2, &len) || !mlc_onnx__const_dim(w, 2, &k))
+    return mlc_onnx__node_fail(n, "symbolic channel, length or kernel sizes are not supported");
+  const char *act = mlc_onnx__attr_str(n, "activation", "none");
+  bool silu = !strcmp(act, "silu") || !strcmp(act, "swish");
+  if (!silu && strcmp(act, "none")) return mlc_onnx__node_fail(n, "activation '%s' is not supported (none, silu, swish)", act);
+  MlcGExpr *seq;
+  if (past) {
+    MlcGExpr *items[2] = {past, x};
+    MlcAttr a = attr("axis", mlc_onnx__av_int(2));
+    MlcGExpr *t = mlc_g_tuple(ctx, items, 2);
+    seq = t ? mlc_onnx__emit_attrs(n, "concat", &t, 1, 1, &a) : NULL;
+  } else {
+    int64_t pw[6] = {0, 0, k - 1, 0, 0, 0};
+    seq = emit_ints(n, "nn.pad", x, "pad_width", pw, 6);
+  }
+  int64_t one2[2] = {1, 1}, pads[4] = {0};
+  MlcAttr a[4] = {attr("strides", mlc_onnx__av_ints(ctx, one2, 2)), attr("padding", mlc_onnx__av_ints(ctx, pads, 4)),
+                  attr("dilation", mlc_onnx__av_ints(ctx, one2, 2)), attr("groups", mlc_onnx__av_int(c))};
+  MlcGExpr *args[2] = {as_2d(n, seq), as_2d(n, w)};
+  MlcGExpr *y = args[0] && args[1] ? from_2d(n, mlc_onnx__emit_attrs(n, "nn.conv2d", args, 2, 4, a)) : NULL;
+  if (y && opt_input(n, 2)) y = binop(n, "add", y, per_channel(n, n->in[2], 3));
+  if (y && silu) y = binop(n, "multiply", y, mlc_onnx__emit1(n, "sigmoid", y));
+  if (!(n->out[0] = y)) return false;
+  if (n->n_out > 1 && n->proto->output[1] && *n->proto->output[1])
+    return (n->out[1] = slice_len(n, seq, len, len + k - 1)) != NULL;
+  return true;
+}
+
 /* ---- ConvTranspose ------------------------------------------------------------------------------ */
 
-/* a 2-element attribute, or dflt for both when absent */
-static bool pair_attr(MlcOnnxNode *n, const char *name, int64_t dflt, int64_t *out) {
+/* an attribute of nd (1 or 2) values as (H, W): dflt for both when absent,
+ * and a 1-D one's H the identity `ident` */
+static bool pair_attr(MlcOnnxNode *n, const char *name, int nd, int64_t ident, int64_t dflt, int64_t *out) {
   int64_t v[8];
   int k;
   if (!mlc_onnx__attr_ints(n, name, v, 8, &k)) return false;
-  if (k < 0) return out[0] = out[1] = dflt, true;
-  if (k != 2) return mlc_onnx__node_fail(n, "%s: windows other than 2-D are not supported", name);
-  out[0] = v[0], out[1] = v[1];
+  if (k < 0) return out[0] = nd == 1 ? ident : dflt, out[1] = dflt, true;
+  if (k != nd) return mlc_onnx__node_fail(n, "%s: %d values for a %d-D window", name, k, nd);
+  out[0] = nd == 1 ? ident : v[0], out[1] = v[nd - 1];
+  return true;
+}
+
+/* pads (begins, then ends) of nd spatial dims as (top, left, bottom, right);
+ * *count -1 when absent */
+static bool pads_attr(MlcOnnxNode *n, int nd, int64_t *pads, int *count) {
+  int64_t v[8];
+  if (!mlc_onnx__attr_ints(n, "pads", v, 8, count)) return false;
+  memset(pads, 0, 4 * sizeof *pads);
+  if (*count < 0) return true;
+  if (*count != 2 * nd) return mlc_onnx__node_fail(n, "pads: %d values for a %d-D window", *count, nd);
+  for (int i = 0; i < nd; i++) pads[2 - nd + i] = v[i], pads[4 - nd + i] = v[nd + i];
   return true;
 }
 
 /* pads and output_padding from output_shape or auto_pad, as ONNX's
- * reference derives them */
-static bool tconv_pads(MlcOnnxNode *n, const int64_t *in, const int64_t *kern, const int64_t *s, const int64_t *d,
-                       int64_t *pads, int64_t *opad) {
+ * reference derives them; (H, W) sizes, a 1-D window's H the identity */
+static bool tconv_pads(MlcOnnxNode *n, int nd, const int64_t *in, const int64_t *kern, const int64_t *s,
+                       const int64_t *d, int64_t *pads, int64_t *opad) {
   int64_t oshape[8];
   int k, kp;
-  if (!mlc_onnx__attr_ints(n, "output_shape", oshape, 8, &k) || !mlc_onnx__attr_ints(n, "pads", pads, 4, &kp)) return false;
+  if (!mlc_onnx__attr_ints(n, "output_shape", oshape, 8, &k) || !pads_attr(n, nd, pads, &kp)) return false;
   const char *auto_pad = mlc_onnx__attr_str(n, "auto_pad", "NOTSET");
   bool same = !strcmp(auto_pad, "SAME_UPPER") || !strcmp(auto_pad, "SAME_LOWER");
   if (!same && strcmp(auto_pad, "NOTSET") && strcmp(auto_pad, "VALID"))
     return mlc_onnx__node_fail(n, "auto_pad '%s' is not supported", auto_pad);
-  if (kp >= 0 && kp != 4) return mlc_onnx__node_fail(n, "pads: windows other than 2-D are not supported");
-  if (kp < 0 || !strcmp(auto_pad, "VALID")) memset(pads, 0, 4 * sizeof *pads);
-  if (k >= 0 && k != 2) return mlc_onnx__node_fail(n, "output_shape: only 2 spatial dims are supported");
-  for (int i = 0; i < 2; i++) {
+  if (!strcmp(auto_pad, "VALID")) memset(pads, 0, 4 * sizeof *pads);
+  if (k >= 0 && k != nd) return mlc_onnx__node_fail(n, "output_shape: %d values for a %d-D window", k, nd);
+  if (k >= 0 && nd == 1) oshape[1] = oshape[0], oshape[0] = 1;
+  for (int i = 2 - nd; i < 2; i++) {
     int64_t full = s[i] * (in[i] - 1) + opad[i] + (kern[i] - 1) * d[i] + 1;
     if (same && kp < 0) {
       int64_t total = full - (k >= 0 ? oshape[i] : in[i] * s[i]);
@@ -218,25 +430,31 @@ static bool tconv_pads(MlcOnnxNode *n, const int64_t *in, const int64_t *kern, c
   return true;
 }
 
+/* a 1-D transposed convolution is the 2-D one over (1, L) */
 bool mlc_onnx__conv_convtranspose(MlcOnnxNode *n) {
   MlcCtx *ctx = n->im->ctx;
   MlcGExpr *x = mlc_onnx__input(n, 0), *w = mlc_onnx__input(n, 1);
   int rank;
-  int64_t in[2], kern[2], s[2], d[2], opad[2], pads[4], group;
+  int64_t in[2] = {1, 1}, kern[2] = {1, 1}, s[2], d[2], opad[2], pads[4], group;
   if (!x || !w || !need_rank(n, x, &rank)) return false;
-  if (rank != 4) return mlc_onnx__node_fail(n, "transposed convolution other than 2-D (rank 4 input) is not supported");
-  if (!mlc_onnx__const_dim(w, 2, &kern[0]) || !mlc_onnx__const_dim(w, 3, &kern[1]) || !mlc_onnx__const_dim(x, 2, &in[0]) ||
-      !mlc_onnx__const_dim(x, 3, &in[1]))
-    return mlc_onnx__node_fail(n, "symbolic spatial or kernel sizes are not supported");
-  if (!pair_attr(n, "strides", 1, s) || !pair_attr(n, "dilations", 1, d) || !pair_attr(n, "output_padding", 0, opad) ||
-      !mlc_onnx__attr_int(n, "group", 1, &group) || !tconv_pads(n, in, kern, s, d, pads, opad))
+  if (rank != 3 && rank != 4)
+    return mlc_onnx__node_fail(n, "transposed convolution other than 1-D or 2-D (rank 3 or 4 input) is not supported");
+  int nd = rank - 2;
+  if (mlc_onnx__rank(w) != rank) return mlc_onnx__node_fail(n, "the weight must have rank %d", rank);
+  for (int i = 0; i < nd; i++)
+    if (!mlc_onnx__const_dim(w, 2 + i, &kern[2 - nd + i]) || !mlc_onnx__const_dim(x, 2 + i, &in[2 - nd + i]))
+      return mlc_onnx__node_fail(n, "symbolic spatial or kernel sizes are not supported");
+  if (!pair_attr(n, "strides", nd, 1, 1, s) || !pair_attr(n, "dilations", nd, 1, 1, d) ||
+      !pair_attr(n, "output_padding", nd, 0, 0, opad) || !mlc_onnx__attr_int(n, "group", 1, &group) ||
+      !tconv_pads(n, nd, in, kern, s, d, pads, opad))
     return false;
   MlcAttr a[5] = {attr("strides", mlc_onnx__av_ints(ctx, s, 2)), attr("padding", mlc_onnx__av_ints(ctx, pads, 4)),
                   attr("output_padding", mlc_onnx__av_ints(ctx, opad, 2)), attr("dilation", mlc_onnx__av_ints(ctx, d, 2)),
                   attr("groups", mlc_onnx__av_int(group))};
-  MlcGExpr *args[2] = {x, w};
-  MlcGExpr *y = mlc_onnx__emit_attrs(n, "nn.conv2d_transpose", args, 2, 5, a);
-  if (y && opt_input(n, 2)) y = binop(n, "add", y, per_channel(n, n->in[2], 4));
+  MlcGExpr *args[2] = {nd == 1 ? as_2d(n, x) : x, nd == 1 ? as_2d(n, w) : w};
+  MlcGExpr *y = args[0] && args[1] ? mlc_onnx__emit_attrs(n, "nn.conv2d_transpose", args, 2, 5, a) : NULL;
+  if (y && nd == 1) y = from_2d(n, y);
+  if (y && opt_input(n, 2)) y = binop(n, "add", y, per_channel(n, n->in[2], rank));
   return (n->out[0] = y) != NULL;
 }
 
@@ -267,37 +485,21 @@ bool mlc_onnx__conv_global_lppool(MlcOnnxNode *n) {
 
 /* a window's sum is its count_include_pad average times the window size */
 bool mlc_onnx__conv_lppool(MlcOnnxNode *n) {
-  MlcCtx *ctx = n->im->ctx;
   MlcGExpr *x = mlc_onnx__input(n, 0);
-  int64_t p, kern[8], s[2], d[2], pads[8] = {0}, ceil_mode, in[2];
-  int rank, k, kp;
+  int64_t p, kern[8], ceil_mode;
+  int rank, k;
   if (!x || !need_rank(n, x, &rank) || !mlc_onnx__attr_int(n, "p", 2, &p) ||
       !mlc_onnx__attr_ints(n, "kernel_shape", kern, 8, &k) || !mlc_onnx__attr_int(n, "ceil_mode", 0, &ceil_mode))
     return false;
-  if (rank != 4 || k != 2) return mlc_onnx__node_fail(n, "Lp pooling other than 2-D is not supported");
+  if (rank < 3 || rank > 5 || k != rank - 2)
+    return mlc_onnx__node_fail(n, "Lp pooling other than 1-D, 2-D or 3-D (rank 3 to 5 input) is not supported");
   if (ceil_mode) return mlc_onnx__node_fail(n, "ceil_mode is not supported");
   if (p < 1) return mlc_onnx__node_fail(n, "p = %lld is not supported", (long long)p);
-  if (!pair_attr(n, "strides", 1, s) || !pair_attr(n, "dilations", 1, d) || !mlc_onnx__attr_ints(n, "pads", pads, 8, &kp))
-    return false;
-  if (kp >= 0 && kp != 4) return mlc_onnx__node_fail(n, "pads: windows other than 2-D are not supported");
-  const char *auto_pad = mlc_onnx__attr_str(n, "auto_pad", "NOTSET");
-  if (!strcmp(auto_pad, "VALID")) memset(pads, 0, sizeof pads);
-  else if (!strcmp(auto_pad, "SAME_UPPER") || !strcmp(auto_pad, "SAME_LOWER")) {
-    if (!mlc_onnx__const_dim(x, 2, &in[0]) || !mlc_onnx__const_dim(x, 3, &in[1]))
-      return mlc_onnx__node_fail(n, "auto_pad over a symbolic size is not supported");
-    for (int i = 0; i < 2; i++) {
-      int64_t out = (in[i] + s[i] - 1) / s[i], total = (out - 1) * s[i] + (kern[i] - 1) * d[i] + 1 - in[i];
-      if (total < 0) total = 0;
-      pads[i] = !strcmp(auto_pad, "SAME_UPPER") ? total / 2 : total - total / 2;
-      pads[i + 2] = total - pads[i];
-    }
-  } else if (strcmp(auto_pad, "NOTSET")) {
-    return mlc_onnx__node_fail(n, "auto_pad '%s' is not supported", auto_pad);
-  }
-  MlcAttr a[6] = {attr("pool_size", mlc_onnx__av_ints(ctx, kern, 2)), attr("strides", mlc_onnx__av_ints(ctx, s, 2)),
-                  attr("padding", mlc_onnx__av_ints(ctx, pads, 4)), attr("dilation", mlc_onnx__av_ints(ctx, d, 2)),
-                  attr("count_include_pad", av_bool(true)), attr("ceil_mode", av_bool(false))};
-  MlcGExpr *xp = abs_pow(n, x, p);
-  MlcGExpr *avg = xp ? mlc_onnx__emit_attrs(n, "nn.avg_pool2d", &xp, 1, 6, a) : NULL;
-  return (n->out[0] = root(n, with_scalar(n, "multiply", avg, (double)(kern[0] * kern[1])), p)) != NULL;
+  WindowNd w;
+  if (!read_window_nd(n, x, kern, k, &w)) return false;
+  int64_t volume = 1;
+  for (int i = 0; i < k; i++) volume *= kern[i];
+  PoolKind pk = {"nn.avg_pool2d", false, true};
+  MlcGExpr *avg = pool_nd(n, &pk, abs_pow(n, x, p), &w);
+  return (n->out[0] = root(n, with_scalar(n, "multiply", avg, (double)volume), p)) != NULL;
 }

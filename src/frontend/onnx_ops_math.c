@@ -133,3 +133,12 @@ bool mlc_onnx__conv_swish(MlcOnnxNode *n) {
   MlcGExpr *s = mlc_onnx__emit1(n, "sigmoid", mlc_onnx__emit2(n, "multiply", x, k(n, x, alpha)));
   return set_out(n, mlc_onnx__emit2(n, "multiply", x, s));
 }
+
+/* SwiGLU(a, b) = Swish(a) b = a sigmoid(alpha a) b */
+bool mlc_onnx__conv_swiglu(MlcOnnxNode *n) {
+  MlcGExpr *a = mlc_onnx__input(n, 0), *b = mlc_onnx__input(n, 1);
+  double alpha;
+  if (!a || !b || !mlc_onnx__attr_float(n, "alpha", 1.0, &alpha)) return false;
+  MlcGExpr *s = mlc_onnx__emit1(n, "sigmoid", mlc_onnx__emit2(n, "multiply", a, k(n, a, alpha)));
+  return set_out(n, mlc_onnx__emit2(n, "multiply", mlc_onnx__emit2(n, "multiply", a, s), b));
+}

@@ -50,22 +50,56 @@ static MlcGExpr *per_channel(MlcOnnxNode *n, MlcGExpr *v, int rank) {
 
 /* ---- BatchNormalization, LayerNormalization -------------------------------------------------- */
 
+static bool wants_output(const MlcOnnxNode *n, int i) {
+  return i < n->n_out && n->proto->output[i] && *n->proto->output[i];
+}
+
+/* Training mode (opset 14 on): the batch's own mean and (population)
+ * variance over every axis but the channels normalize x, and the running
+ * statistics move toward them: running * momentum + batch * (1 - momentum).
+ * args: x, scale, bias, running mean, running var. */
+static bool batchnorm_training(MlcOnnxNode *n, MlcGExpr **args, double eps) {
+  MlcCtx *ctx = n->im->ctx;
+  double momentum;
+  int rank;
+  if (!mlc_onnx__attr_float(n, "momentum", 0.9, &momentum) || !need_rank(n, args[0], &rank)) return false;
+  if (rank < 2) return mlc_onnx__node_fail(n, "training mode needs an input of rank 2 or more");
+  int64_t axes[MLC_ONNX_MAX_RANK];
+  for (int i = 0, k = 0; i < rank; i++)
+    if (i != 1) axes[k++] = i;
+  MlcAttr a[2] = {attr("axis", mlc_onnx__av_ints(ctx, axes, rank - 1)), attr("keepdims", av_bool(false))};
+  MlcGExpr *mean = mlc_onnx__emit_attrs(n, "mean", &args[0], 1, 2, a);
+  MlcGExpr *dev = binop(n, "subtract", args[0], per_channel(n, mean, rank));
+  MlcGExpr *sq = binop(n, "multiply", dev, dev);
+  MlcGExpr *var = sq ? mlc_onnx__emit_attrs(n, "mean", &sq, 1, 2, a) : NULL;
+  if (!var) return false;
+  MlcGExpr *bn[5] = {args[0], args[1], args[2], mean, var};
+  MlcAttr b[2] = {attr("axis", mlc_onnx__av_int(1)), attr("epsilon", mlc_onnx__av_float(eps))};
+  if (!(n->out[0] = mlc_onnx__item(n, mlc_onnx__emit_attrs(n, "nn.batch_norm", bn, 5, 2, b), 0))) return false;
+  for (int i = 1; i <= 2; i++) {
+    if (!wants_output(n, i)) continue;
+    MlcGExpr *run = with_scalar(n, "multiply", args[2 + i], momentum);
+    MlcGExpr *batch = with_scalar(n, "multiply", i == 1 ? mean : var, 1 - momentum);
+    if (!(n->out[i] = binop(n, "add", run, batch))) return false;
+  }
+  return true;
+}
+
 bool mlc_onnx__conv_batchnorm(MlcOnnxNode *n) {
   double eps;
   int64_t training = 0;
   if (!mlc_onnx__attr_float(n, "epsilon", 1e-5, &eps) || !mlc_onnx__attr_int(n, "training_mode", 0, &training))
     return false;
-  if (training || n->n_out > 1) return mlc_onnx__node_fail(n, "training mode (running statistics outputs) is not supported");
+  bool modern = n->opset >= 14 && n->n_out <= 3;
+  if ((training && !modern) || (!training && n->n_out > 1))
+    return mlc_onnx__node_fail(n, "training mode (running statistics outputs) is not supported before opset 14");
   MlcGExpr *args[5];
   for (int i = 0; i < 5; i++)
     if (!(args[i] = mlc_onnx__input(n, i))) return false;
+  if (training) return batchnorm_training(n, args, eps);
   MlcAttr a[2] = {attr("axis", mlc_onnx__av_int(1)), attr("epsilon", mlc_onnx__av_float(eps))};
   MlcGExpr *t = mlc_onnx__emit_attrs(n, "nn.batch_norm", args, 5, 2, a);
   return (n->out[0] = mlc_onnx__item(n, t, 0)) != NULL;
-}
-
-static bool wants_output(const MlcOnnxNode *n, int i) {
-  return i < n->n_out && n->proto->output[i] && *n->proto->output[i];
 }
 
 /* LayerNormalization's optional Mean and InvStdDev outputs, kept-dims

@@ -1,11 +1,11 @@
 /* onnx_ops_reduce.c - converters of ONNX's reductions (ReduceSum, ReduceMean,
  * ReduceMax, ReduceMin, ReduceProd, ReduceL1 / L2, ReduceSumSquare,
  * ReduceLogSum, ReduceLogSumExp), ArgMax / ArgMin, Hardmax, Softmax /
- * LogSoftmax and CumSum onto the registry's reduction and scan ops.
+ * LogSoftmax, CumSum and CumProd onto the registry's reduction and scan ops.
  *
  * Axes moved from attributes to inputs in newer opsets; the reductions read
  * axes computed at run time when the model runs (reduce_to_shape), the
- * others need them known at compile time.  A CumSum axis computed at run time is handled by
+ * others need them known at compile time.  A CumSum / CumProd axis computed at run time is handled by
  * computing every axis and selecting on the axis value. */
 #include <math.h>
 #include <string.h>
@@ -82,19 +82,19 @@ bool mlc_onnx__conv_hardmax(MlcOnnxNode *n) {
   return hit && set_out(n, mlc_onnx__emit_attrs(n, "astype", &hit, 1, 1, &t));
 }
 
-/* ---- CumSum ---------------------------------------------------------------------------------- */
+/* ---- CumSum, CumProd ------------------------------------------------------------------------- */
 
-static MlcGExpr *cumsum_along(MlcOnnxNode *n, MlcGExpr *x, int64_t axis, bool exclusive, bool reverse) {
+static MlcGExpr *scan_along(MlcOnnxNode *n, const char *op, MlcGExpr *x, int64_t axis, bool exclusive, bool reverse) {
   MlcAttr a[3] = {attr("axis", mlc_onnx__av_int(axis)), attr("exclusive", av_bool(exclusive)),
                   attr("reverse", av_bool(reverse))};
-  return mlc_onnx__emit_attrs(n, "cumsum", &x, 1, 3, a);
+  return mlc_onnx__emit_attrs(n, op, &x, 1, 3, a);
 }
 
 /* The axis is a second input.  Known at compile time, it is an attribute
- * of one cumsum; computed at run time, the result is the same shape along
- * any axis, so each axis gets its cumsum and the axis value picks one
+ * of one scan; computed at run time, the result is the same shape along
+ * any axis, so each axis gets its scan and the axis value picks one
  * (a rank-1 input has one axis to pick). */
-bool mlc_onnx__conv_cumsum(MlcOnnxNode *n) {
+static bool scan(MlcOnnxNode *n, const char *op) {
   MlcGExpr *x = mlc_onnx__input(n, 0), *ax = mlc_onnx__input(n, 1);
   int64_t axis, exclusive, reverse;
   int na, rank = x ? mlc_onnx__rank(x) : -1;
@@ -104,17 +104,21 @@ bool mlc_onnx__conv_cumsum(MlcOnnxNode *n) {
     if (rank == 1) axis = 0;
     else if (!mlc_onnx__known_ints(n, 1, &axis, 1, &na)) return false;
     else if (na != 1) return mlc_onnx__node_fail(n, "input 1 (axis) must hold one value, has %d", na);
-    return set_out(n, cumsum_along(n, x, axis, exclusive != 0, reverse != 0));
+    return set_out(n, scan_along(n, op, x, axis, exclusive != 0, reverse != 0));
   }
   if (rank < 1 || rank > 4) return mlc_onnx__node_fail(n, "a run-time axis with input rank %d is not supported", rank);
-  MlcGExpr *y = cumsum_along(n, x, rank - 1, exclusive != 0, reverse != 0);
+  MlcGExpr *y = scan_along(n, op, x, rank - 1, exclusive != 0, reverse != 0);
   for (int d = rank - 2; d >= 0 && y; d--) {
     MlcGExpr *pos = mlc_onnx__emit2(n, "equal", ax, mlc_onnx__scalar_like(n, ax, d));
     MlcGExpr *neg = mlc_onnx__emit2(n, "equal", ax, mlc_onnx__scalar_like(n, ax, d - rank));
-    y = where(n, mlc_onnx__emit2(n, "logical_or", pos, neg), cumsum_along(n, x, d, exclusive != 0, reverse != 0), y);
+    y = where(n, mlc_onnx__emit2(n, "logical_or", pos, neg), scan_along(n, op, x, d, exclusive != 0, reverse != 0), y);
   }
   return set_out(n, y);
 }
+
+bool mlc_onnx__conv_cumsum(MlcOnnxNode *n) { return scan(n, "cumsum"); }
+
+bool mlc_onnx__conv_cumprod(MlcOnnxNode *n) { return scan(n, "cumprod"); }
 
 /* ---- Softmax, LogSoftmax --------------------------------------------------------------------- */
 

@@ -1,4 +1,5 @@
-/* conv_pool.c - nn.conv2d and the 2-D pools (max, avg, adaptive avg):
+/* conv_pool.c - nn.conv2d and the 2-D pools (max, avg, adaptive avg; the
+ * positions of the maxima):
  * struct-info inference and TE definitions.
  *
  * Convolution and pooling share one description of a sliding window (Win:
@@ -378,6 +379,59 @@ bool mlc_op_te_pool2d(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_i
   outs[0] = r;
   *n_outs = 1;
   return r != NULL;
+}
+
+/* ---- max_pool2d_indices -------------------------------------------------------------------
+ * Where max_pool2d's maximum lies: the least flat index into data (row-major
+ * n, c, h, w; with storage_order 1, h and w swap ranks: w * H + h) among
+ * the window's data elements equal to the maximum.  Padding never counts. */
+
+static bool storage_order(MlcCtx *ctx, const MlcOpArgs *a, int64_t *order) {
+  if (!mlc_op_attr_int(ctx, a, "storage_order", 0, order)) return false;
+  if (*order != 0 && *order != 1) return mlc_op_fail(ctx, a, "storage_order must be 0 or 1, got %lld", (long long)*order);
+  return true;
+}
+
+MlcSInfo *mlc_op_infer_pool2d_indices(MlcCtx *ctx, const MlcOpArgs *a) {
+  int64_t order;
+  MlcSInfo *s = storage_order(ctx, a, &order) ? mlc_op_infer_pool2d(ctx, a) : NULL;
+  if (s) s->tensor.dtype = MLC_I64;
+  return s;
+}
+
+bool mlc_op_te_pool2d_indices(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_in, MlcTeTensor **outs,
+                              int *n_outs) {
+  const MlcTeTensor *x = in[0];
+  const MlcSInfo *xs = mlc_op_tensor(ctx, a, 0, true);
+  PoolInfo pi;
+  int64_t order;
+  if (!xs || !pool_check(ctx, a, xs, &pi) || !storage_order(ctx, a, &order)) return false;
+  const MlcTeTensor *p = pad_nchw(ctx, x, &pi.w, mlc_te_min_value(ctx, x->dtype));
+  MlcExpr *shape[4] = {x->shape[0], x->shape[1], pi.out[0], pi.out[1]}, *axes[4], *idx[4];
+  mlc_op_axes(ctx, 4, axes);
+  MlcExpr *rv[2] = {mlc_te_var(ctx, "rh"), mlc_te_var(ctx, "rw")}, *rext[2] = {i64(ctx, pi.size[0]), i64(ctx, pi.size[1])};
+  idx[0] = axes[0], idx[1] = axes[1];
+  for (int d = 0; d < 2; d++) idx[2 + d] = win_index(ctx, &pi.w, d, axes[2 + d], rv[d]);
+  MlcTeTensor *m = mlc_te_reduce(ctx, "max_pool2d", shape, 4, axes, MLC_TE_MAX, mlc_te_read(ctx, p, idx, 4), rv, rext, 2);
+  if (!m) return false;
+  mlc_op_axes(ctx, 4, axes);
+  MlcExpr *sv[2] = {mlc_te_var(ctx, "rh"), mlc_te_var(ctx, "rw")}, *pos[2], *ok = NULL;
+  idx[0] = axes[0], idx[1] = axes[1];
+  for (int d = 0; d < 2; d++) {
+    idx[2 + d] = win_index(ctx, &pi.w, d, axes[2 + d], sv[d]);
+    pos[d] = mlc_e_bin(ctx, MLC_BIN_SUB, idx[2 + d], i64(ctx, pi.w.pad[d]));
+    MlcExpr *c = mlc_e_bin(ctx, MLC_BIN_AND, mlc_e_bin(ctx, MLC_BIN_GE, pos[d], i64(ctx, 0)),
+                           mlc_e_bin(ctx, MLC_BIN_LT, pos[d], x->shape[2 + d]));
+    ok = ok ? mlc_e_bin(ctx, MLC_BIN_AND, ok, c) : c;
+  }
+  MlcExpr *hit = mlc_e_bin(ctx, MLC_BIN_AND, ok, mlc_e_bin(ctx, MLC_BIN_EQ, mlc_te_read(ctx, p, idx, 4), mlc_te_read(ctx, m, axes, 4)));
+  MlcExpr *plane = add(ctx, mul(ctx, axes[0], x->shape[1]), axes[1]);
+  MlcExpr *in_plane = order ? add(ctx, mul(ctx, pos[1], x->shape[2]), pos[0]) : add(ctx, mul(ctx, pos[0], x->shape[3]), pos[1]);
+  MlcExpr *flat = add(ctx, mul(ctx, plane, mul(ctx, x->shape[2], x->shape[3])), in_plane);
+  MlcExpr *body = mlc_e_select(ctx, hit, flat, mlc_te_max_value(ctx, MLC_I64));
+  outs[0] = mlc_te_reduce(ctx, "max_pool2d_indices", shape, 4, axes, MLC_TE_MIN, body, sv, rext, 2);
+  *n_outs = 1;
+  return outs[0] != NULL;
 }
 
 /* ---- adaptive_avg_pool2d ------------------------------------------------------------------

@@ -1,8 +1,8 @@
 /* op_internal.h - what the op families (one source file per subject, each
- * with a table of the same name: elemwise.c, math_logic.c, linalg.c,
- * conv_pool.c, conv_transpose.c, reduce.c, reduce_scan.c, manip.c,
- * pad_tile.c, indexing.c, trilu.c, resize.c, builtin.c, dynshape.c; ops.def
- * lists them)
+ * with a table of the same name: elemwise.c, math_logic.c, linalg.c, det.c,
+ * conv_pool.c, conv_transpose.c, deform_conv.c, reduce.c, reduce_scan.c,
+ * manip.c, pad_tile.c, indexing.c, trilu.c, resize.c, sample.c, signal.c,
+ * builtin.c, dynshape.c; ops.def lists them)
  * share: the declarations of every infer/te function the table names, and
  * helpers for reading arguments and reporting errors.  registry.c owns the
  * table, argument matching and mlc_op_to_prim_func; common.c owns the
@@ -28,6 +28,7 @@ bool mlc_op_te_matmul(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTen
 bool mlc_op_te_linear(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_conv2d(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_pool2d(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_pool2d_indices(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_adaptive_pool2d(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_reduce(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_softmax(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
@@ -61,6 +62,11 @@ bool mlc_op_te_resize2d(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeT
 bool mlc_op_te_reduce_to_shape(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_range_to_shape(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_tile_to_shape(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_grid_sample(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_roi_align(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_deform_conv2d(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_det(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_dft(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 
 /* ---- helpers (common.c) ------------------------------------------------------
  * All report through mlc_op_fail, which prefixes the op's name and locates
@@ -133,6 +139,9 @@ void mlc_op_axes(MlcCtx *ctx, int ndim, MlcExpr **out);
 /* x read at out_idx under numpy broadcasting into an output of out_ndim dims
  * (dims of x that are the constant 1 read index 0) */
 MlcExpr *mlc_op_read_broadcast(MlcCtx *ctx, const MlcTeTensor *x, MlcExpr **out_idx, int out_ndim);
+/* Keys' cubic convolution weight (parameter A) of tap t in 0..3 at the
+ * fraction r (float64) past the second tap (resize.c) */
+MlcExpr *mlc_op_cubic_weight(MlcCtx *ctx, double A, int t, MlcExpr *r);
 /* an immediate of dtype t */
 MlcExpr *mlc_op_const(MlcCtx *ctx, MlcDType t, double v);
 

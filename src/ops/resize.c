@@ -200,8 +200,9 @@ static MlcExpr *first_tap(MlcCtx *ctx, const Resize *p, MlcExpr *c) {
   return mlc_e_cast(ctx, MLC_I64, f);
 }
 
-/* ONNX's cubic convolution weight of tap t (0..3) at fraction r */
-static MlcExpr *cubic_weight(MlcCtx *ctx, double A, int t, MlcExpr *r) {
+/* ONNX's cubic convolution weight of tap t (0..3) at fraction r (also
+ * grid_sample's, sample.c) */
+MlcExpr *mlc_op_cubic_weight(MlcCtx *ctx, double A, int t, MlcExpr *r) {
   MlcExpr *one_r = bin(ctx, MLC_BIN_SUB, f64(ctx, 1), r);
   MlcExpr *s = t < 2 ? r : one_r; /* distance to the nearer centre tap */
   if (t == 1 || t == 2) { /* ((A + 2) s - (A + 3)) s^2 + 1 */
@@ -216,7 +217,7 @@ static MlcExpr *cubic_weight(MlcCtx *ctx, double A, int t, MlcExpr *r) {
 
 static MlcExpr *tap_weight(MlcCtx *ctx, const Resize *p, int t, MlcExpr *r) {
   if (p->method == R_LINEAR) return t == 0 ? bin(ctx, MLC_BIN_SUB, f64(ctx, 1), r) : r;
-  return cubic_weight(ctx, p->alpha, t, r);
+  return mlc_op_cubic_weight(ctx, p->alpha, t, r);
 }
 
 /* 1.0 when tap t (from first) lies inside the dim, else 0.0 */

@@ -1,0 +1,137 @@
+/* signal.c - signal.dft: the discrete Fourier transform along one axis
+ * (ONNX DFT), as a direct sum.
+ *
+ * data is (..., 1) real or (..., 2) complex (real, imaginary last); the
+ * transform runs along `axis` (not the last dim) over n = dft_length points
+ * (default: the axis' length; a shorter input is zero-padded, a longer one
+ * cut).  The result is complex, (..., 2), with the axis n long, or
+ * n // 2 + 1 long when onesided (the rest of a real signal's spectrum is
+ * the conjugate mirror).  inverse computes (1 / n) sum X[k] e^{+2 pi i k t / n};
+ * inverse with onesided takes the first half of a spectrum whose rest is
+ * its conjugate mirror (n defaults to 2 (m - 1) for m given points) and
+ * gives the real signal, (..., 1).
+ *
+ * Each output element is a reduction over the input points j of
+ * x[j] (cos, sin)(2 pi ((k j) mod n) / n) in float64 (the mod keeps the
+ * angle small, so large n stays accurate); O(n^2) per transformed line, which
+ * suits the short transforms models use.  The axis' length and n must be
+ * constants. */
+#include <math.h>
+#include <string.h>
+
+#include "ops/op_internal.h"
+
+#define DFT_MAX_NDIM 16
+#define DFT_TWO_PI 6.283185307179586476925286766559
+
+typedef struct Dft {
+  int axis, ndim;
+  int64_t in_len; /* input points along the axis */
+  int64_t n;      /* transform size */
+  int64_t out_len;
+  bool inverse, onesided, complex_in, real_out;
+} Dft;
+
+static MlcExpr *i64(MlcCtx *ctx, int64_t v) { return mlc_op_i64(ctx, v); }
+static MlcExpr *f64(MlcCtx *ctx, double v) { return mlc_e_float(ctx, MLC_F64, v); }
+static MlcExpr *bin(MlcCtx *ctx, MlcBinOp op, MlcExpr *x, MlcExpr *y) { return mlc_e_bin(ctx, op, x, y); }
+static MlcExpr *call1(MlcCtx *ctx, MlcIntrin op, MlcExpr *x) { return mlc_e_call(ctx, op, &x, 1); }
+
+static bool dft_plan(MlcCtx *ctx, const MlcOpArgs *a, Dft *p) {
+  const MlcSInfo *x = mlc_op_tensor(ctx, a, 0, true);
+  int64_t axis, len;
+  if (!x || !mlc_op_attr_int(ctx, a, "axis", 1, &axis) || !mlc_op_attr_bool(ctx, a, "inverse", false, &p->inverse) ||
+      !mlc_op_attr_bool(ctx, a, "onesided", false, &p->onesided) || !mlc_op_attr_int(ctx, a, "dft_length", 0, &len))
+    return false;
+  p->ndim = x->tensor.ndim;
+  if (p->ndim < 2 || p->ndim > DFT_MAX_NDIM)
+    return mlc_op_fail(ctx, a, "data must have 2 to %d dims (the last holding the real and imaginary parts), got %d",
+                       DFT_MAX_NDIM, p->ndim);
+  if (!x->tensor.shape) return mlc_op_fail(ctx, a, "data needs known dims");
+  if (!mlc_dtype_is_float(x->tensor.dtype)) return mlc_op_fail(ctx, a, "data must be floating-point");
+  int64_t last;
+  if (!mlc_e_is_const_int(x->tensor.shape[p->ndim - 1], &last) || (last != 1 && last != 2))
+    return mlc_op_fail(ctx, a, "data's last dim must be 1 (real) or 2 (complex), data is %s", mlc_op_sinfo_str(ctx, x));
+  p->complex_in = last == 2;
+  if (!mlc_op_axis(ctx, a, axis, p->ndim, &p->axis)) return false;
+  if (p->axis == p->ndim - 1) return mlc_op_fail(ctx, a, "axis must not be the last dim (the complex parts)");
+  if (!mlc_e_is_const_int(x->tensor.shape[p->axis], &p->in_len))
+    return mlc_op_fail(ctx, a, "the transformed dim of data %s must be a constant", mlc_op_sinfo_str(ctx, x));
+  if (len < 0) return mlc_op_fail(ctx, a, "dft_length must be positive, got %lld", (long long)len);
+  p->real_out = p->inverse && p->onesided;
+  p->n = len ? len : p->real_out ? 2 * (p->in_len - 1) : p->in_len;
+  if (p->n < 1) return mlc_op_fail(ctx, a, "the transform needs at least 1 point, got %lld", (long long)p->n);
+  p->out_len = p->real_out || !p->onesided ? p->n : p->n / 2 + 1;
+  return true;
+}
+
+MlcSInfo *mlc_op_infer_dft(MlcCtx *ctx, const MlcOpArgs *a) {
+  Dft p;
+  if (!dft_plan(ctx, a, &p)) return NULL;
+  const MlcSInfo *x = mlc_op_tensor(ctx, a, 0, true);
+  MlcExpr *shape[DFT_MAX_NDIM];
+  memcpy(shape, x->tensor.shape, (size_t)p.ndim * sizeof *shape);
+  shape[p.axis] = i64(ctx, p.out_len);
+  shape[p.ndim - 1] = i64(ctx, p.real_out ? 1 : 2);
+  return mlc_op_tensor_sinfo(ctx, shape, p.ndim, x->tensor.dtype);
+}
+
+/* x at idx with the axis at j and the last dim at part, as float64 (0 for
+ * the imaginary part of a real input) */
+static MlcExpr *part(MlcCtx *ctx, const Dft *p, const MlcTeTensor *x, MlcExpr **idx, MlcExpr *j, int which) {
+  if (which == 1 && !p->complex_in) return f64(ctx, 0);
+  MlcExpr *ix[DFT_MAX_NDIM];
+  memcpy(ix, idx, (size_t)p->ndim * sizeof *ix);
+  ix[p->axis] = j;
+  ix[p->ndim - 1] = i64(ctx, which);
+  return mlc_op_cast(ctx, MLC_F64, mlc_te_read(ctx, x, ix, p->ndim));
+}
+
+bool mlc_op_te_dft(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_in, MlcTeTensor **outs, int *n_outs) {
+  Dft p;
+  const MlcSInfo *out = mlc_op_infer_dft(ctx, a);
+  if (!out || !dft_plan(ctx, a, &p)) return false;
+  const MlcTeTensor *x = in[0];
+  MlcExpr *ax[DFT_MAX_NDIM], *j = mlc_te_var(ctx, "j");
+  mlc_op_axes(ctx, p.ndim, ax);
+  /* the points summed: the given ones, at most n (a real output sums the
+   * whole mirrored spectrum, n points) */
+  int64_t terms = p.real_out ? p.n : (p.in_len < p.n ? p.in_len : p.n);
+  MlcExpr *k = ax[p.axis], *kj = bin(ctx, MLC_BIN_FLOORMOD, bin(ctx, MLC_BIN_MUL, k, j), i64(ctx, p.n));
+  MlcExpr *theta = bin(ctx, MLC_BIN_MUL, mlc_e_cast(ctx, MLC_F64, kj), f64(ctx, DFT_TWO_PI / (double)p.n));
+  MlcExpr *c = call1(ctx, MLC_INTRIN_COS, theta), *s = call1(ctx, MLC_INTRIN_SIN, theta);
+  MlcExpr *re, *im, *body;
+  if (p.real_out) {
+    /* point j < m is given; the rest mirror: X[j] = conj(X[n - j]) */
+    int64_t m = p.in_len;
+    MlcExpr *given = bin(ctx, MLC_BIN_LT, j, i64(ctx, m));
+    MlcExpr *mj = bin(ctx, MLC_BIN_MIN, bin(ctx, MLC_BIN_SUB, i64(ctx, p.n), j), i64(ctx, m - 1));
+    MlcExpr *src = mlc_e_select(ctx, given, bin(ctx, MLC_BIN_MIN, j, i64(ctx, m - 1)), mj);
+    re = part(ctx, &p, x, ax, src, 0);
+    im = part(ctx, &p, x, ax, src, 1);
+    im = mlc_e_select(ctx, given, im, bin(ctx, MLC_BIN_SUB, f64(ctx, 0), im));
+    /* mirrored points past the given ones only (n - j < m): others are 0 */
+    MlcExpr *exists = bin(ctx, MLC_BIN_OR, given, bin(ctx, MLC_BIN_LT, bin(ctx, MLC_BIN_SUB, i64(ctx, p.n), j), i64(ctx, m)));
+    body = bin(ctx, MLC_BIN_SUB, bin(ctx, MLC_BIN_MUL, re, c), bin(ctx, MLC_BIN_MUL, im, s));
+    body = mlc_e_select(ctx, exists, body, f64(ctx, 0));
+  } else {
+    re = part(ctx, &p, x, ax, j, 0);
+    im = part(ctx, &p, x, ax, j, 1);
+    /* forward: e^{-i theta}; inverse: e^{+i theta} */
+    double sg = p.inverse ? 1 : -1;
+    MlcExpr *ss = bin(ctx, MLC_BIN_MUL, s, f64(ctx, sg));
+    MlcExpr *out_re = bin(ctx, MLC_BIN_SUB, bin(ctx, MLC_BIN_MUL, re, c), bin(ctx, MLC_BIN_MUL, im, ss));
+    MlcExpr *out_im = bin(ctx, MLC_BIN_ADD, bin(ctx, MLC_BIN_MUL, re, ss), bin(ctx, MLC_BIN_MUL, im, c));
+    body = mlc_e_select(ctx, bin(ctx, MLC_BIN_EQ, ax[p.ndim - 1], i64(ctx, 0)), out_re, out_im);
+  }
+  MlcExpr *rext = i64(ctx, terms);
+  MlcTeTensor *sum = mlc_te_reduce(ctx, "dft_sum", out->tensor.shape, p.ndim, ax, MLC_TE_SUM, body, &j, &rext, 1);
+  if (!sum) return false;
+  MlcExpr *oax[DFT_MAX_NDIM];
+  mlc_op_axes(ctx, p.ndim, oax);
+  MlcExpr *v = mlc_te_read(ctx, sum, oax, p.ndim);
+  if (p.inverse) v = bin(ctx, MLC_BIN_DIV, v, f64(ctx, (double)p.n));
+  outs[0] = mlc_te_compute(ctx, "dft", out->tensor.shape, p.ndim, oax, mlc_op_cast(ctx, x->dtype, v));
+  *n_outs = 1;
+  return outs[0] != NULL;
+}
