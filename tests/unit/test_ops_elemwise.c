@@ -300,8 +300,8 @@ static void test_errors(void) {
                     "multiply: shapes (2, 3) and (2, 4) do not broadcast: dims 3 and 4 differ");
   OPC_CHECK_REFUSED(xy, "R.less(x, y)", "less: shapes (2, 3) and (2, 4) do not broadcast: dims 3 and 4 differ");
   OPC_CHECK_REFUSED("x: R.Tensor((\"n\",), \"float32\"), y: R.Tensor((\"m\",), \"float32\")", "R.add(x, y)",
-                    "add: shapes (n,) and (m,) do not broadcast: dims n and m are not provably equal (dims "
-                    "that could differ at run time are refused)");
+                    "add: shapes (n,) and (m,) do not broadcast: dims n and m are not provably equal "
+                    "(broadcasting dims known to match only at run time is not supported)");
   OPC_CHECK_REFUSED("x: R.Tensor((2, 3), \"float32\"), y: R.Tensor((3,), \"int32\")", "R.add(x, y)",
                     "add: dtypes differ: x1 is float32, x2 is int32");
   OPC_CHECK_REFUSED("x: R.Tensor(\"float32\", ndim=-1), y: R.Tensor((3,), \"float32\")", "R.add(x, y)",
