@@ -1,0 +1,94 @@
+/* onnx_ops_datadep.c - converters of the ops whose output size depends on
+ * the data: NonZero and Compress.
+ *
+ * Both select positions of a 0/1 mask of static length (x != 0 flattened;
+ * Compress's condition) and are built the same way: the mask's prefix sums
+ * (cumsum) and its count (sum), the count read by the executor into a fresh
+ * size var (tensor_to_shape, mode "values": capped and checked when the
+ * model runs), and compact_index filling an output of that size with the
+ * selected positions (src/ops/datadep.c).  NonZero unravels them into
+ * coordinates; Compress takes x's slices at them. */
+#include "onnx_convert.h"
+
+static MlcGExpr *with_attrs(MlcOnnxNode *n, const char *op, MlcGExpr *x, int k, const MlcAttr *a) {
+  return x ? mlc_onnx__emit_attrs(n, op, &x, 1, k, a) : NULL;
+}
+
+static MlcGExpr *astype_i64(MlcOnnxNode *n, MlcGExpr *x) {
+  MlcAttr a = attr("dtype", mlc_onnx__av_dtype(MLC_I64_T));
+  return with_attrs(n, "astype", x, 1, &a);
+}
+
+/* the positions of the ones of `mask` (1-D int64 of 0s and 1s, static
+ * length), in order, as compact_index with `dims` (nd < 0: none) makes them */
+static MlcGExpr *select_positions(MlcOnnxNode *n, MlcGExpr *mask, const int64_t *dims, int nd) {
+  MlcCtx *ctx = n->im->ctx;
+  int64_t zero = 0;
+  MlcAttr cs = attr("axis", mlc_onnx__av_int(0));
+  MlcAttr sum[2] = {attr("axis", mlc_onnx__av_ints(ctx, &zero, 1)), attr("keepdims", av_bool(true))};
+  MlcGExpr *counts = with_attrs(n, "cumsum", mask, 1, &cs), *total = with_attrs(n, "sum", mask, 2, sum);
+  MlcExpr *len;
+  int k;
+  if (!counts || !total || !mlc_onnx__runtime_shape(n, total, NULL, "values", &len, 1, &k)) return NULL;
+  MlcAttr a[2] = {attr("shape", mlc_onnx__av_exprs(ctx, &len, 1)), attr("dims", mlc_onnx__av_ints(ctx, dims, nd < 0 ? 0 : nd))};
+  return mlc_onnx__emit_attrs(n, "compact_index", &counts, 1, nd < 0 ? 1 : 2, a);
+}
+
+/* x's static dims and their product; an error naming what is symbolic */
+static bool static_dims(MlcOnnxNode *n, MlcGExpr *x, int64_t *dims, int *rank, int64_t *numel) {
+  if (!need_rank(n, x, rank)) return false;
+  if (*rank > MLC_ONNX_MAX_RANK) return mlc_onnx__node_fail(n, "input of rank %d (at most %d)", *rank, MLC_ONNX_MAX_RANK);
+  *numel = 1;
+  for (int d = 0; d < *rank; d++)
+    if (!mlc_onnx__const_dim(x, d, &dims[d])) return mlc_onnx__node_fail(n, "an input of symbolic shape is not supported");
+    else *numel *= dims[d];
+  return true;
+}
+
+/* NonZero(x): the coordinates [rank, count] of x's non-zero elements, in
+ * row-major order */
+bool mlc_onnx__conv_nonzero(MlcOnnxNode *n) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcGExpr *x = mlc_onnx__input(n, 0);
+  int64_t dims[MLC_ONNX_MAX_RANK], numel;
+  int rank;
+  if (!x || !static_dims(n, x, dims, &rank, &numel)) return false;
+  if (rank == 0) return mlc_onnx__node_fail(n, "a scalar input is not supported");
+  MlcAttr flat = attr("shape", mlc_onnx__av_ints(ctx, &numel, 1));
+  MlcGExpr *mask = astype_i64(n, mlc_onnx__emit2(n, "not_equal", x, mlc_onnx__scalar_like(n, x, 0)));
+  MlcGExpr *pos = select_positions(n, with_attrs(n, "reshape", mask, 1, &flat), dims, rank);
+  return (n->out[0] = pos) != NULL;
+}
+
+/* Compress(x, condition, axis?): x's slices along axis (flattened x's
+ * elements without one) where the condition holds; a condition shorter
+ * than that dim leaves the rest out */
+bool mlc_onnx__conv_compress(MlcOnnxNode *n) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcGExpr *x = mlc_onnx__input(n, 0), *cond = mlc_onnx__input(n, 1);
+  int64_t dims[MLC_ONNX_MAX_RANK], numel, axis, len;
+  int rank;
+  if (!x || !cond || !static_dims(n, x, dims, &rank, &numel)) return false;
+  bool flatten = mlc_onnx__attr(n, "axis") == NULL;
+  if (!flatten && !mlc_onnx__attr_int(n, "axis", 0, &axis)) return false;
+  if (flatten) {
+    MlcAttr flat = attr("shape", mlc_onnx__av_ints(ctx, &numel, 1));
+    if (!(x = with_attrs(n, "reshape", x, 1, &flat))) return false;
+    axis = 0;
+    dims[0] = numel;
+  } else {
+    if (axis < -rank || axis >= rank)
+      return mlc_onnx__node_fail(n, "axis %lld is out of range for rank %d", (long long)axis, rank);
+    if (axis < 0) axis += rank;
+  }
+  MlcDType ct = mlc_onnx__dtype_of(cond);
+  if (mlc_onnx__rank(cond) != 1 || !mlc_onnx__const_dim(cond, 0, &len) || ct.code != MLC_TC_BOOL)
+    return mlc_onnx__node_fail(n, "condition: expected a 1-D bool tensor of static length");
+  if (len > dims[axis])
+    return mlc_onnx__node_fail(n, "condition of length %lld is longer than the selected dim (%lld)", (long long)len,
+                               (long long)dims[axis]);
+  MlcGExpr *pos = select_positions(n, astype_i64(n, cond), NULL, -1);
+  MlcAttr ta = attr("axis", mlc_onnx__av_int(axis));
+  MlcGExpr *args[2] = {x, pos};
+  return pos && (n->out[0] = mlc_onnx__emit_attrs(n, "take", args, 2, 1, &ta)) != NULL;
+}
