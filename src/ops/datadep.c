@@ -36,7 +36,7 @@ static bool compact_args(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo **c, Ml
   if (!present) *nd = -1;
   MlcDType t = (*c)->tensor.dtype;
   if (t.code != MLC_TC_INT || t.bits != 64 || t.lanes != 1 || (*c)->tensor.ndim != 1 || !(*c)->tensor.shape)
-    return mlc_op_fail(ctx, a, "counts: expected a 1-D int64 tensor, got %s", mlc_op_sinfo_str(ctx, *c));
+    return mlc_op_fail(ctx, a, "counts: expected a 1-D int64 tensor");
   if (n != 1) return mlc_op_fail(ctx, a, "shape: expected one dim (the count), got %d", n);
   *len = shape[0];
   if (*nd < 0) return true;
@@ -47,8 +47,7 @@ static bool compact_args(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo **c, Ml
     prod *= dims[d];
   }
   if (!mlc_e_is_const_int((*c)->tensor.shape[0], &total) || total != prod)
-    return mlc_op_fail(ctx, a, "dims: their product must be the static length of counts, %s",
-                       mlc_op_sinfo_str(ctx, *c));
+    return mlc_op_fail(ctx, a, "dims: their product (%lld) must be the static length of counts", (long long)prod);
   return true;
 }
 

@@ -46,12 +46,11 @@ static void test_positions(void) {
 static void test_refusals(void) {
   const char *p = "c: R.Tensor((12,), \"int64\"), f: R.Tensor((12,), \"float32\")";
   CHECK(refused(call_in(p, "R.compact_index(f, shape=[6])"), false,
-                "compact_index: counts: expected a 1-D int64 tensor, got R.Tensor((12,), dtype=\"float32\")"));
+                "compact_index: counts: expected a 1-D int64 tensor"));
   CHECK(refused(call_in(p, "R.compact_index(c, shape=[6, 2])"), false,
                 "compact_index: shape: expected one dim (the count), got 2"));
   CHECK(refused(call_in(p, "R.compact_index(c, shape=[6], dims=[5, 2])"), false,
-                "compact_index: dims: their product must be the static length of counts, "
-                "R.Tensor((12,), dtype=\"int64\")"));
+                "compact_index: dims: their product (10) must be the static length of counts"));
 }
 
 int main(void) {
