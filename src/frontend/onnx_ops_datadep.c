@@ -1,5 +1,5 @@
 /* onnx_ops_datadep.c - converters of the ops whose output size depends on
- * the data: NonZero and Compress.
+ * the data: NonZero, Compress, and TopK with its k read at run time.
  *
  * Both select positions of a 0/1 mask of static length (x != 0 flattened;
  * Compress's condition) and are built the same way: the mask's prefix sums
@@ -7,7 +7,13 @@
  * size var (tensor_to_shape, mode "values": capped and checked when the
  * model runs), and compact_index filling an output of that size with the
  * selected positions (src/ops/datadep.c).  NonZero unravels them into
- * coordinates; Compress takes x's slices at them. */
+ * coordinates; Compress takes x's slices at them.
+ *
+ * TopK ranks each element in its row (sort_rank), finds the indices of the
+ * ranks 0 .. k-1 (rank_positions) and gathers the values there; a k known
+ * at import is a static size, one read at run time is bound by
+ * tensor_to_shape in mode "at_most", which checks it against the axis'
+ * length (the element count of x's first row along the axis). */
 #include "onnx_convert.h"
 
 static MlcGExpr *with_attrs(MlcOnnxNode *n, const char *op, MlcGExpr *x, int k, const MlcAttr *a) {
@@ -91,4 +97,52 @@ bool mlc_onnx__conv_compress(MlcOnnxNode *n) {
   MlcAttr ta = attr("axis", mlc_onnx__av_int(axis));
   MlcGExpr *args[2] = {x, pos};
   return pos && (n->out[0] = mlc_onnx__emit_attrs(n, "take", args, 2, 1, &ta)) != NULL;
+}
+
+/* TopK(x, k, axis=-1, largest=1, sorted=1): the k largest (smallest) values
+ * along axis and their indices, in order, equal values by index (sorted=0
+ * allows any order; this one is kept) */
+bool mlc_onnx__conv_topk(MlcOnnxNode *n) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcGExpr *x = mlc_onnx__input(n, 0);
+  int64_t dims[MLC_ONNX_MAX_RANK], numel, axis, largest, k;
+  int rank;
+  if (!x || !static_dims(n, x, dims, &rank, &numel) || !mlc_onnx__attr_int(n, "axis", -1, &axis) ||
+      !mlc_onnx__attr_int(n, "largest", 1, &largest))
+    return false;
+  if (rank == 0) return mlc_onnx__node_fail(n, "a scalar input is not supported");
+  if (axis < -rank || axis >= rank)
+    return mlc_onnx__node_fail(n, "axis %lld is out of range for rank %d", (long long)axis, rank);
+  if (axis < 0) axis += rank;
+  MlcExpr *kdim;
+  if (n->opset < 10 || mlc_onnx__known_or_absent(n, 1)) {
+    int cnt;
+    if (n->opset < 10 ? !mlc_onnx__attr_int(n, "k", -1, &k) : !mlc_onnx__known_ints(n, 1, &k, 1, &cnt)) return false;
+    if (n->opset >= 10 && cnt != 1) return mlc_onnx__node_fail(n, "k must hold one value");
+    if (k < 0 || k > dims[axis])
+      return mlc_onnx__node_fail(n, "k = %lld is out of range for a dim of %lld", (long long)k, (long long)dims[axis]);
+    kdim = mlc_e_int(ctx, MLC_I64_T, k);
+  } else {
+    /* x's first row along axis: D elements, what k may not exceed */
+    MlcGExpr *row = x;
+    if (rank > 1) {
+      int64_t axes[MLC_ONNX_MAX_RANK], begin[MLC_ONNX_MAX_RANK], end[MLC_ONNX_MAX_RANK];
+      int m = 0;
+      for (int d = 0; d < rank; d++)
+        if (d != axis) axes[m] = d, begin[m] = 0, end[m] = 1, m++;
+      MlcAttr a[3] = {attr("axes", mlc_onnx__av_ints(ctx, axes, m)), attr("begin", mlc_onnx__av_ints(ctx, begin, m)),
+                      attr("end", mlc_onnx__av_ints(ctx, end, m))};
+      if (!(row = with_attrs(n, "strided_slice", x, 3, a))) return false;
+    }
+    int cnt;
+    if (!mlc_onnx__runtime_shape(n, mlc_onnx__input(n, 1), row, "at_most", &kdim, 1, &cnt)) return false;
+  }
+  MlcAttr ra[2] = {attr("axis", mlc_onnx__av_int(axis)), attr("largest", av_bool(largest != 0))};
+  MlcAttr pa[2] = {attr("axis", mlc_onnx__av_int(axis)), attr("shape", mlc_onnx__av_exprs(ctx, &kdim, 1))};
+  MlcGExpr *idx = with_attrs(n, "rank_positions", with_attrs(n, "sort_rank", x, 2, ra), 2, pa);
+  MlcAttr ga = attr("axis", mlc_onnx__av_int(axis));
+  MlcGExpr *args[2] = {x, idx};
+  if (!idx || !(n->out[0] = mlc_onnx__emit_attrs(n, "gather_elements", args, 2, 1, &ga))) return false;
+  n->out[1] = idx;
+  return true;
 }

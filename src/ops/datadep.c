@@ -18,7 +18,24 @@
  * The kernel is a sum over i of the one matching position, so it costs
  * N * n steps; every read stays inside `counts` whatever its values (the
  * previous count is read at max(i - 1, 0)), and a j no position matches
- * (only possible when n exceeds the mask's count) reads 0. */
+ * (only possible when n exceeds the mask's count) reads 0.
+ *
+ * The k first elements of an order along an axis (ONNX TopK with a k read
+ * at run time) take two more kernels:
+ *
+ * sort_rank(x, axis=a, largest=True) is, for each element, its place in
+ * the order along axis a: the number of elements of its row that come
+ * before it, those greater (smaller with largest=False) and those equal at
+ * a lower index, so equal values keep their index order.  The ranks of a
+ * row are then 0 .. D-1, each once (NaN compares false with everything, so
+ * rows holding NaN are not ordered).
+ *
+ * rank_positions(rank, axis=a, shape=[k]) is rank's shape with k along a:
+ * out[.., j, ..] = the index i along a where rank[.., i, ..] == j (0 when
+ * none, as for j >= D).  Both cost D steps per element; reads stay inside
+ * x and rank whatever k is. */
+#include <string.h>
+
 #include "mlcc/arith.h"
 #include "ops/op_internal.h"
 
@@ -94,6 +111,97 @@ bool mlc_op_te_compact_index(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, 
   MlcExpr *shape[2] = {nd < 0 ? len : mlc_op_i64(ctx, nd), len};
   MlcExpr *ext = cnt->shape[0];
   MlcTeTensor *t = mlc_te_reduce(ctx, "T_compact_index", shape, nd < 0 ? 1 : 2, ax, MLC_TE_SUM, body, &i, &ext, 1);
+  if (!t) return false;
+  outs[0] = t;
+  *n_outs = 1;
+  return true;
+}
+
+/* ---- sort_rank, rank_positions ------------------------------------------- */
+
+/* the tensor argument, its axis (normalized) */
+static bool axis_arg(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo **x, int *axis) {
+  int64_t ax;
+  if (!(*x = mlc_op_tensor(ctx, a, 0, true)) || !mlc_op_attr_int(ctx, a, "axis", -1, &ax)) return false;
+  if (!(*x)->tensor.shape) return mlc_op_fail(ctx, a, "expected a tensor of known shape");
+  if ((*x)->tensor.ndim == 0) return mlc_op_fail(ctx, a, "expected a tensor of at least one dim");
+  return mlc_op_axis(ctx, a, ax, (*x)->tensor.ndim, axis);
+}
+
+MlcSInfo *mlc_op_infer_sort_rank(MlcCtx *ctx, const MlcOpArgs *a) {
+  const MlcSInfo *x;
+  int axis;
+  bool largest;
+  if (!axis_arg(ctx, a, &x, &axis) || !mlc_op_attr_bool(ctx, a, "largest", true, &largest)) return NULL;
+  MlcDType t = x->tensor.dtype;
+  if (t.lanes != 1 || t.code == MLC_TC_BOOL) return mlc_op_fail(ctx, a, "x: expected numbers"), NULL;
+  return mlc_op_tensor_sinfo(ctx, x->tensor.shape, x->tensor.ndim, MLC_I64);
+}
+
+bool mlc_op_te_sort_rank(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_in, MlcTeTensor **outs,
+                         int *n_outs) {
+  const MlcSInfo *xs;
+  int axis;
+  bool largest;
+  if (!axis_arg(ctx, a, &xs, &axis) || !mlc_op_attr_bool(ctx, a, "largest", true, &largest)) return false;
+  const MlcTeTensor *x = in[0];
+  int n = x->ndim;
+  MlcExpr **ax = mlc_arena_array(&ctx->arena, (size_t)n, sizeof *ax), **at = mlc_arena_array(&ctx->arena, (size_t)n, sizeof *at);
+  mlc_op_axes(ctx, n, ax);
+  MlcExpr *l = mlc_te_var(ctx, mlc_intern(ctx, "l"));
+  memcpy(at, ax, (size_t)n * sizeof *at);
+  at[axis] = l;
+  MlcExpr *xi = mlc_te_read(ctx, x, ax, n), *xl = mlc_te_read(ctx, x, at, n);
+  MlcExpr *before = mlc_e_bin(ctx, largest ? MLC_BIN_GT : MLC_BIN_LT, xl, xi);
+  MlcExpr *tie = mlc_e_bin(ctx, MLC_BIN_AND, mlc_e_bin(ctx, MLC_BIN_EQ, xl, xi), mlc_e_bin(ctx, MLC_BIN_LT, l, ax[axis]));
+  MlcExpr *body = mlc_op_select(ctx, mlc_e_bin(ctx, MLC_BIN_OR, before, tie), mlc_op_i64(ctx, 1), mlc_op_i64(ctx, 0));
+  MlcExpr *ext = x->shape[axis];
+  MlcTeTensor *t = mlc_te_reduce(ctx, "T_sort_rank", x->shape, n, ax, MLC_TE_SUM, body, &l, &ext, 1);
+  if (!t) return false;
+  outs[0] = t;
+  *n_outs = 1;
+  return true;
+}
+
+/* rank's shape with the count k along axis */
+static MlcExpr **positions_shape(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo **r, int *axis) {
+  MlcExpr **k;
+  int nk;
+  if (!axis_arg(ctx, a, r, axis) || !mlc_op_attr_shape(ctx, a, "shape", &k, &nk)) return NULL;
+  MlcDType t = (*r)->tensor.dtype;
+  if (t.code != MLC_TC_INT || t.bits != 64 || t.lanes != 1) return mlc_op_fail(ctx, a, "rank: expected int64 values"), NULL;
+  if (nk != 1) return mlc_op_fail(ctx, a, "shape: expected one dim (the count along axis), got %d", nk), NULL;
+  int n = (*r)->tensor.ndim;
+  MlcExpr **s = mlc_arena_array(&ctx->arena, (size_t)n, sizeof *s);
+  memcpy(s, (*r)->tensor.shape, (size_t)n * sizeof *s);
+  s[*axis] = k[0];
+  return s;
+}
+
+MlcSInfo *mlc_op_infer_rank_positions(MlcCtx *ctx, const MlcOpArgs *a) {
+  const MlcSInfo *r;
+  int axis;
+  MlcExpr **s = positions_shape(ctx, a, &r, &axis);
+  return s ? mlc_op_tensor_sinfo(ctx, s, r->tensor.ndim, MLC_I64) : NULL;
+}
+
+bool mlc_op_te_rank_positions(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_in, MlcTeTensor **outs,
+                              int *n_outs) {
+  const MlcSInfo *rs;
+  int axis;
+  MlcExpr **s = positions_shape(ctx, a, &rs, &axis);
+  if (!s) return false;
+  const MlcTeTensor *r = in[0];
+  int n = r->ndim;
+  MlcExpr **ax = mlc_arena_array(&ctx->arena, (size_t)n, sizeof *ax), **at = mlc_arena_array(&ctx->arena, (size_t)n, sizeof *at);
+  mlc_op_axes(ctx, n, ax);
+  MlcExpr *i = mlc_te_var(ctx, mlc_intern(ctx, "i"));
+  memcpy(at, ax, (size_t)n * sizeof *at);
+  at[axis] = i;
+  MlcExpr *hit = mlc_e_bin(ctx, MLC_BIN_EQ, mlc_te_read(ctx, r, at, n), ax[axis]);
+  MlcExpr *body = mlc_op_select(ctx, hit, i, mlc_op_i64(ctx, 0));
+  MlcExpr *ext = r->shape[axis];
+  MlcTeTensor *t = mlc_te_reduce(ctx, "T_rank_positions", s, n, ax, MLC_TE_SUM, body, &i, &ext, 1);
   if (!t) return false;
   outs[0] = t;
   *n_outs = 1;
