@@ -1,7 +1,8 @@
-/* test_ops_datadep.c - compact_index (src/ops/datadep.c) one call at a
- * time: struct info, refusals, and the legalized prim func run by the
- * reference interpreter against positions and coordinates of a mask's ones
- * found here by a plain scan.  (The executor's side, the count read at run
+/* test_ops_datadep.c - compact_index, sort_rank and rank_positions
+ * (src/ops/datadep.c) one call at a time: struct info, refusals, and the
+ * legalized prim funcs run by the reference interpreter against positions
+ * and coordinates of a mask's ones found here by a plain scan, and against
+ * the order of rows found here by an insertion sort.  (The executor's side, the count read at run
  * time, is checked through the ONNX conformance tests of NonZero and
  * Compress and in test_onnx_datadep.c.) */
 #include "op_call_check.h"
@@ -53,10 +54,62 @@ static void test_refusals(void) {
                 "compact_index: dims: their product (10) must be the static length of counts"));
 }
 
+/* x (2, 5) with ties; per row, the indices in order (largest first, equal
+ * values by index) by a stable insertion sort */
+static const double xr[10] = {3, 1, 3, -2, 0.5, 7, 7, 7, -1, 8};
+
+static void order(bool largest, int row, int *idx) {
+  for (int i = 0; i < 5; i++) {
+    int j = i;
+    double v = xr[row * 5 + i];
+    while (j > 0 && (largest ? xr[row * 5 + idx[j - 1]] < v : xr[row * 5 + idx[j - 1]] > v)) idx[j] = idx[j - 1], j--;
+    idx[j] = i;
+  }
+}
+
+static void test_sort_rank(void) {
+  const char *p = "x: R.Tensor((2, 5), \"float32\")";
+  double x[10], rank[2][10], first[2][6];
+  for (int i = 0; i < 10; i++) x[i] = xr[i];
+  for (int l = 0; l < 2; l++) {
+    for (int r = 0; r < 2; r++) {
+      int idx[5];
+      order(l == 0, r, idx);
+      for (int j = 0; j < 5; j++) rank[l][r * 5 + idx[j]] = j;
+      for (int j = 0; j < 3; j++) first[l][r * 3 + j] = idx[j];
+    }
+  }
+  OpcBuf in = buf(2, (int64_t[]){2, 5}, x);
+  const MlcGExpr *big = call_in(p, "R.sort_rank(x, axis=1)");
+  CHECK(sinfo_is(big, "R.Tensor((2, 5), dtype=\"int64\")"));
+  CHECK(round_trips(big));
+  CHECK(run_matches(big, &in, 1, buf(2, (int64_t[]){2, 5}, NULL), rank[0], 0));
+  CHECK(run_matches(call_in(p, "R.sort_rank(x, axis=-1, largest=False)"), &in, 1, buf(2, (int64_t[]){2, 5}, NULL),
+                    rank[1], 0));
+  /* the first 3 of each row, from the ranks */
+  for (int l = 0; l < 2; l++) {
+    OpcBuf rb = buf(2, (int64_t[]){2, 5}, rank[l]);
+    const MlcGExpr *c = call_in("r: R.Tensor((2, 5), \"int64\")", "R.rank_positions(r, axis=1, shape=[3])");
+    CHECK(sinfo_is(c, "R.Tensor((2, 3), dtype=\"int64\")"));
+    CHECK(round_trips(c));
+    CHECK(run_matches(c, &rb, 1, buf(2, (int64_t[]){2, 3}, NULL), first[l], 0));
+  }
+  /* along axis 0 of the transpose: the same orders */
+  double xt[10], rt[10];
+  for (int r = 0; r < 2; r++)
+    for (int i = 0; i < 5; i++) xt[i * 2 + r] = xr[r * 5 + i], rt[i * 2 + r] = rank[0][r * 5 + i];
+  OpcBuf tin = buf(2, (int64_t[]){5, 2}, xt);
+  CHECK(run_matches(call_in("x: R.Tensor((5, 2), \"float32\")", "R.sort_rank(x, axis=0)"), &tin, 1,
+                    buf(2, (int64_t[]){5, 2}, NULL), rt, 0));
+  CHECK(refused(call_in(p, "R.sort_rank(x, axis=2)"), false, "sort_rank: axis 2 is out of range for a tensor of rank 2"));
+  CHECK(refused(call_in(p, "R.rank_positions(x, axis=1, shape=[3])"), false, "rank_positions: rank: expected int64 values"));
+}
+
 int main(void) {
   ctx = mlc_ctx_new();
   RUN(test_positions);
   RUN(test_refusals);
+  RUN(test_sort_rank);
   mlc_ctx_free(ctx);
   return CHECK_DONE();
 }
