@@ -1,5 +1,6 @@
 /* onnx_ops_datadep.c - converters of the ops whose output size depends on
- * the data: NonZero, Compress, and TopK with its k read at run time.
+ * the data: NonZero, Compress, TopK with its k read at run time, and
+ * Unique of the flattened input.
  *
  * Both select positions of a 0/1 mask of static length (x != 0 flattened;
  * Compress's condition) and are built the same way: the mask's prefix sums
@@ -144,5 +145,59 @@ bool mlc_onnx__conv_topk(MlcOnnxNode *n) {
   MlcGExpr *args[2] = {x, idx};
   if (!idx || !(n->out[0] = mlc_onnx__emit_attrs(n, "gather_elements", args, 2, 1, &ga))) return false;
   n->out[1] = idx;
+  return true;
+}
+
+static MlcGExpr *match_count(MlcOnnxNode *n, MlcGExpr *x, MlcGExpr *w, const char *kind) {
+  MlcAttr a = attr("kind", mlc_onnx__av_str(n->im->ctx, kind));
+  MlcGExpr *args[2] = {x, w};
+  return x ? mlc_onnx__emit_attrs(n, "match_count", args, w ? 2 : 1, 1, &a) : NULL;
+}
+
+static MlcGExpr *take0(MlcOnnxNode *n, MlcGExpr *x, MlcGExpr *idx) {
+  MlcAttr a = attr("axis", mlc_onnx__av_int(0));
+  MlcGExpr *args[2] = {x, idx};
+  return x && idx ? mlc_onnx__emit_attrs(n, "take", args, 2, 1, &a) : NULL;
+}
+
+/* Unique(x, sorted=1) of the flattened x: the distinct values (ascending,
+ * or in the order they first occur), the index of each one's first
+ * occurrence, each element's index among them and each one's count.  Each
+ * element's first occurrence has no equal before it; their number is read
+ * at run time; an element's key (its value's index among the distinct ones)
+ * is the count of distinct values below it when sorted, else the running
+ * count of first occurrences at its value's first occurrence; the first
+ * occurrences' keys, ranked by rank_positions, give the indices.  Every
+ * NaN is distinct (NaN equals nothing). */
+bool mlc_onnx__conv_unique(MlcOnnxNode *n) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcGExpr *x = mlc_onnx__input(n, 0);
+  int64_t dims[MLC_ONNX_MAX_RANK], numel, sorted;
+  int rank;
+  if (!x || !static_dims(n, x, dims, &rank, &numel) || !mlc_onnx__attr_int(n, "sorted", 1, &sorted)) return false;
+  if (mlc_onnx__attr(n, "axis")) return mlc_onnx__node_fail(n, "Unique along an axis is not supported");
+  MlcAttr flat = attr("shape", mlc_onnx__av_ints(ctx, &numel, 1));
+  if (rank != 1 && !(x = with_attrs(n, "reshape", x, 1, &flat))) return false;
+  MlcGExpr *zero = mlc_onnx__const(n, mlc_onnx__scalar(ctx, MLC_I64_T, 0));
+  MlcGExpr *first_b = mlc_onnx__emit2(n, "equal", match_count(n, x, NULL, "equal_before"), zero);
+  MlcGExpr *first = astype_i64(n, first_b);
+  int64_t axis0 = 0;
+  MlcAttr cs = attr("axis", mlc_onnx__av_int(0));
+  MlcAttr sum[2] = {attr("axis", mlc_onnx__av_ints(ctx, &axis0, 1)), attr("keepdims", av_bool(true))};
+  MlcGExpr *counts = with_attrs(n, "cumsum", first, 1, &cs), *total = with_attrs(n, "sum", first, 2, sum);
+  MlcExpr *len;
+  int k;
+  if (!counts || !total || !mlc_onnx__runtime_shape(n, total, NULL, "values", &len, 1, &k)) return false;
+  MlcGExpr *one = mlc_onnx__const(n, mlc_onnx__scalar(ctx, MLC_I64_T, 1));
+  MlcGExpr *key = sorted ? match_count(n, x, first, "less")
+                         : mlc_onnx__emit2(n, "subtract", take0(n, counts, match_count(n, x, NULL, "first_equal")), one);
+  MlcGExpr *none = mlc_onnx__const(n, mlc_onnx__scalar(ctx, MLC_I64_T, -1));
+  MlcGExpr *wargs[3] = {first_b, key, none};
+  MlcGExpr *rank_of = first_b && key ? mlc_onnx__emit(n, "where", wargs, 3, (MlcAttrs){0}) : NULL;
+  MlcAttr pa[2] = {attr("axis", mlc_onnx__av_int(0)), attr("shape", mlc_onnx__av_exprs(ctx, &len, 1))};
+  MlcGExpr *idx = with_attrs(n, "rank_positions", rank_of, 2, pa);
+  MlcGExpr *y = take0(n, x, idx), *cnt = take0(n, match_count(n, x, NULL, "equal"), idx);
+  if (!y || !cnt) return false;
+  n->out[0] = y, n->out[1] = idx, n->out[2] = key, n->out[3] = cnt;
   return true;
 }

@@ -1,5 +1,5 @@
-/* datadep.c - the filling kernel of ops whose output size is known only
- * once they have run (ONNX NonZero, Compress).
+/* datadep.c - the kernels of ops whose output size is known only once
+ * they have run (ONNX NonZero, Compress, TopK with a run-time k, Unique).
  *
  * Such an op is three steps in the graph: a counting kernel (the sum of a
  * 0/1 mask), the executor reading that count into a fresh size var
@@ -33,7 +33,14 @@
  * rank_positions(rank, axis=a, shape=[k]) is rank's shape with k along a:
  * out[.., j, ..] = the index i along a where rank[.., i, ..] == j (0 when
  * none, as for j >= D).  Both cost D steps per element; reads stay inside
- * x and rank whatever k is. */
+ * x and rank whatever k is.
+ *
+ * match_count(x, weights?, kind=...) compares each element of a 1-D x with
+ * every element l (Unique's building block): kind "equal" counts the equal
+ * ones, "equal_before" those at a lower index (0 marks a first
+ * occurrence), "less" the smaller ones, each counted with weight w[l] (1
+ * without weights), and "first_equal" is the least index of an equal
+ * element (at most i itself, so always an index of x). */
 #include <string.h>
 
 #include "mlcc/arith.h"
@@ -202,6 +209,79 @@ bool mlc_op_te_rank_positions(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in,
   MlcExpr *body = mlc_op_select(ctx, hit, i, mlc_op_i64(ctx, 0));
   MlcExpr *ext = r->shape[axis];
   MlcTeTensor *t = mlc_te_reduce(ctx, "T_rank_positions", s, n, ax, MLC_TE_SUM, body, &i, &ext, 1);
+  if (!t) return false;
+  outs[0] = t;
+  *n_outs = 1;
+  return true;
+}
+
+/* ---- match_count ---------------------------------------------------------- */
+
+/* the kinds of match_count: for each element i of x, over every l, what is
+ * added (sum) or kept (min) */
+#define MATCH_KINDS(X)                                                                                         \
+  X("equal", MLC_TE_SUM)        /* w[l] where x[l] == x[i] */                                                  \
+  X("equal_before", MLC_TE_SUM) /* w[l] where x[l] == x[i] and l < i */                                        \
+  X("less", MLC_TE_SUM)         /* w[l] where x[l] < x[i] */                                                   \
+  X("first_equal", MLC_TE_MIN)  /* the least l where x[l] == x[i] (i itself at most; w not taken) */
+
+static bool match_args(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo **x, int *kind) {
+  static const char *const names[] = {
+#define X(s, op) s,
+      MATCH_KINDS(X)
+#undef X
+  };
+  const char *k;
+  if (!(*x = mlc_op_tensor(ctx, a, 0, true)) || !mlc_op_attr_str(ctx, a, "kind", "equal", &k)) return false;
+  *kind = -1;
+  for (int i = 0; i < (int)(sizeof names / sizeof *names); i++)
+    if (!strcmp(names[i], k)) *kind = i;
+  if (*kind < 0)
+    return mlc_op_fail(ctx, a, "kind: expected \"equal\", \"equal_before\", \"less\" or \"first_equal\", got \"%s\"", k);
+  MlcDType t = (*x)->tensor.dtype;
+  if ((*x)->tensor.ndim != 1 || !(*x)->tensor.shape || t.lanes != 1)
+    return mlc_op_fail(ctx, a, "x: expected a 1-D tensor of scalars");
+  int wi = mlc_op_param(a, "weights");
+  if (!a->val[wi]) return true;
+  if (*kind == 3) return mlc_op_fail(ctx, a, "weights: not taken by kind \"first_equal\"");
+  const MlcSInfo *w = mlc_op_tensor(ctx, a, wi, true);
+  if (!w) return false;
+  if (w->tensor.ndim != 1 || !w->tensor.shape || !mlc_dtype_eq(w->tensor.dtype, MLC_I64))
+    return mlc_op_fail(ctx, a, "weights: expected a 1-D int64 tensor");
+  int64_t nx, nw;
+  if (!mlc_e_is_const_int(x[0]->tensor.shape[0], &nx) || !mlc_e_is_const_int(w->tensor.shape[0], &nw) || nx != nw)
+    return mlc_op_fail(ctx, a, "weights: expected the static length of x");
+  return true;
+}
+
+MlcSInfo *mlc_op_infer_match_count(MlcCtx *ctx, const MlcOpArgs *a) {
+  const MlcSInfo *x;
+  int kind;
+  if (!match_args(ctx, a, &x, &kind)) return NULL;
+  return mlc_op_tensor_sinfo(ctx, x->tensor.shape, 1, MLC_I64);
+}
+
+bool mlc_op_te_match_count(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_in, MlcTeTensor **outs,
+                           int *n_outs) {
+  static const MlcTeReduce ops[] = {
+#define X(s, op) op,
+      MATCH_KINDS(X)
+#undef X
+  };
+  const MlcSInfo *xs;
+  int kind;
+  if (!match_args(ctx, a, &xs, &kind)) return false;
+  const MlcTeTensor *x = in[0], *w = n_in > 1 ? in[1] : NULL;
+  MlcExpr *i, *l = mlc_te_var(ctx, mlc_intern(ctx, "l"));
+  mlc_op_axes(ctx, 1, &i);
+  MlcExpr *xi = mlc_te_read(ctx, x, &i, 1), *xl = mlc_te_read(ctx, x, &l, 1);
+  MlcExpr *eq = mlc_e_bin(ctx, MLC_BIN_EQ, xl, xi);
+  MlcExpr *cond = kind == 2 ? mlc_e_bin(ctx, MLC_BIN_LT, xl, xi)
+                : kind == 1 ? mlc_e_bin(ctx, MLC_BIN_AND, eq, mlc_e_bin(ctx, MLC_BIN_LT, l, i)) : eq;
+  MlcExpr *body = kind == 3 ? mlc_op_select(ctx, eq, l, i)
+                            : mlc_op_select(ctx, cond, w ? mlc_te_read(ctx, w, &l, 1) : mlc_op_i64(ctx, 1), mlc_op_i64(ctx, 0));
+  MlcExpr *ext = x->shape[0];
+  MlcTeTensor *t = mlc_te_reduce(ctx, "T_match_count", x->shape, 1, &i, ops[kind], body, &l, &ext, 1);
   if (!t) return false;
   outs[0] = t;
   *n_outs = 1;

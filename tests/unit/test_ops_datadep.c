@@ -1,8 +1,9 @@
-/* test_ops_datadep.c - compact_index, sort_rank and rank_positions
- * (src/ops/datadep.c) one call at a time: struct info, refusals, and the
+/* test_ops_datadep.c - compact_index, sort_rank, rank_positions and
+ * match_count (src/ops/datadep.c) one call at a time: struct info, refusals, and the
  * legalized prim funcs run by the reference interpreter against positions
  * and coordinates of a mask's ones found here by a plain scan, and against
- * the order of rows found here by an insertion sort.  (The executor's side, the count read at run
+ * the order of rows found here by an insertion sort and counts of equal
+ * and smaller elements found by plain loops.  (The executor's side, the count read at run
  * time, is checked through the ONNX conformance tests of NonZero and
  * Compress and in test_onnx_datadep.c.) */
 #include "op_call_check.h"
@@ -105,11 +106,46 @@ static void test_sort_rank(void) {
   CHECK(refused(call_in(p, "R.rank_positions(x, axis=1, shape=[3])"), false, "rank_positions: rank: expected int64 values"));
 }
 
+/* match_count's kinds on a 1-D x with repeats, against plain loops */
+static void test_match_count(void) {
+  static const double xv[7] = {2, -1, 2, 0, -1, 2, 5};
+  double x[7], w[7] = {1, 0, 1, 1, 0, 2, 1}, want[4][7], wless[7];
+  for (int i = 0; i < 7; i++) x[i] = xv[i];
+  for (int i = 0; i < 7; i++) {
+    want[0][i] = want[1][i] = want[2][i] = wless[i] = 0;
+    want[3][i] = i;
+    for (int l = 6; l >= 0; l--) {
+      want[0][i] += xv[l] == xv[i];
+      want[1][i] += xv[l] == xv[i] && l < i;
+      want[2][i] += xv[l] < xv[i];
+      wless[i] += xv[l] < xv[i] ? w[l] : 0;
+      if (xv[l] == xv[i]) want[3][i] = l;
+    }
+  }
+  static const char *const calls[4] = {"R.match_count(x)", "R.match_count(x, kind=\"equal_before\")",
+                                        "R.match_count(x, kind=\"less\")", "R.match_count(x, kind=\"first_equal\")"};
+  const char *p = "x: R.Tensor((7,), \"float32\"), w: R.Tensor((7,), \"int64\")";
+  OpcBuf in = buf(1, (int64_t[]){7}, x);
+  for (int k = 0; k < 4; k++) {
+    const MlcGExpr *c = call_in(p, calls[k]);
+    CHECK(sinfo_is(c, "R.Tensor((7,), dtype=\"int64\")"));
+    CHECK(round_trips(c));
+    CHECK(run_matches(c, &in, 1, buf(1, (int64_t[]){7}, NULL), want[k], 0));
+  }
+  OpcBuf ins[2] = {buf(1, (int64_t[]){7}, x), buf(1, (int64_t[]){7}, w)};
+  CHECK(run_matches(call_in(p, "R.match_count(x, w, kind=\"less\")"), ins, 2, buf(1, (int64_t[]){7}, NULL), wless, 0));
+  CHECK(refused(call_in(p, "R.match_count(x, w, kind=\"first_equal\")"), false,
+                "match_count: weights: not taken by kind \"first_equal\""));
+  CHECK(refused(call_in(p, "R.match_count(x, kind=\"greater\")"), false,
+                "match_count: kind: expected \"equal\", \"equal_before\", \"less\" or \"first_equal\", got \"greater\""));
+}
+
 int main(void) {
   ctx = mlc_ctx_new();
   RUN(test_positions);
   RUN(test_refusals);
   RUN(test_sort_rank);
+  RUN(test_match_count);
   mlc_ctx_free(ctx);
   return CHECK_DONE();
 }
