@@ -2,7 +2,7 @@
  * the data: NonZero, Compress, TopK with its k read at run time, and
  * Unique of the flattened input.
  *
- * Both select positions of a 0/1 mask of static length (x != 0 flattened;
+ * NonZero and Compress select positions of a 0/1 mask of static length (x != 0 flattened;
  * Compress's condition) and are built the same way: the mask's prefix sums
  * (cumsum) and its count (sum), the count read by the executor into a fresh
  * size var (tensor_to_shape, mode "values": capped and checked when the
@@ -14,7 +14,9 @@
  * ranks 0 .. k-1 (rank_positions) and gathers the values there; a k known
  * at import is a static size, one read at run time is bound by
  * tensor_to_shape in mode "at_most", which checks it against the axis'
- * length (the element count of x's first row along the axis). */
+ * length (the element count of x's first row along the axis).
+ *
+ * Unique is described at its converter. */
 #include "onnx_convert.h"
 
 static MlcGExpr *with_attrs(MlcOnnxNode *n, const char *op, MlcGExpr *x, int k, const MlcAttr *a) {
