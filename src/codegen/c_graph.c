@@ -353,7 +353,7 @@ static const char DYN_PREAMBLE[] =
     " * of `like` (numpy broadcasting, the larger rank), 4 like's shape with 1 at\n"
     " * the axes v, 5 like's shape without them, 6 the same where they are 1,\n"
     " * 7 like's shape with 1s inserted at the axes v of the result, 9 like's\n"
-    " * shape times the repeats v */\n"
+    " * shape times the repeats v, 10 the values, each at most like's element count */\n"
     "static int32_t mlc_dyn_shape(int mode, const int64_t *v, int k, const int64_t *like, int r, int64_t *out,\n"
     "                             int n, const char *what, const MlcrtEnv *env) {\n"
     "  char msg[256];\n"
@@ -383,6 +383,17 @@ static const char DYN_PREAMBLE[] =
     "  }\n"
     "  for (int i = 0; i < n; i++) {\n"
     "    int64_t s;\n"
+    "    if (mode == 10) {\n"
+    "      int64_t total = 1;\n"
+    "      for (int j = 0; j < r; j++) total *= like[j];\n"
+    "      if (v[i] < 0 || v[i] > total) {\n"
+    "        snprintf(msg, sizeof msg, \"%s: value %d (%lld) is negative or more than %lld\", what, i, (long long)v[i],\n"
+    "                 (long long)total);\n"
+    "        goto fail;\n"
+    "      }\n"
+    "      out[i] = v[i];\n"
+    "      continue;\n"
+    "    }\n"
     "    if (mode == 9) {\n"
     "      if (v[i] < 0 || (v[i] && like[i] > INT64_MAX / v[i])) {\n"
     "        snprintf(msg, sizeof msg, \"%s: repeat %d is negative or too large (%lld)\", what, i, (long long)v[i]);\n"
@@ -502,7 +513,7 @@ static const char *str_attr(G *g, const MlcGExpr *call, const char *key, const c
  * made a shape, each dim bound (a var seen for the first time) or checked */
 static GVal *tensor_to_shape(G *g, const MlcGExpr *call) {
   static const char *const modes[] = {"values", "reshape", "reshape_allowzero", "expand", "reduce_keep", "reduce_drop",
-                                      "squeeze", "unsqueeze", "range", "tile"};
+                                      "squeeze", "unsqueeze", "range", "tile", "at_most"};
   const MlcSInfo *s = call->sinfo;
   const char *mode_s = str_attr(g, call, "mode", "values");
   int mode = -1;

@@ -27,6 +27,8 @@
  *                        with a 1 inserted at each;
  *   "tile"               the values are repeats of like's dims (one each):
  *                        like's shape times them;
+ *   "at_most"            the values themselves, each checked between 0 and
+ *                        like's element count (ONNX TopK's k);
  *   "range"              float64 values (start, limit, delta): one dim, the
  *                        length of ONNX Range, max(ceil((limit - start) /
  *                        delta), 0), with delta checked non-zero.
@@ -97,11 +99,11 @@ MlcSInfo *mlc_op_infer_tensor_to_shape(MlcCtx *ctx, const MlcOpArgs *a) {
   bool values = !strcmp(mode, "values"), expand = !strcmp(mode, "expand");
   bool reshape = !strcmp(mode, "reshape") || !strcmp(mode, "reshape_allowzero");
   bool keep = !strcmp(mode, "reduce_keep"), drop = !strcmp(mode, "reduce_drop") || !strcmp(mode, "squeeze");
-  bool unsqueeze = !strcmp(mode, "unsqueeze"), tile = !strcmp(mode, "tile");
-  if (!values && !expand && !reshape && !keep && !drop && !unsqueeze && !tile)
+  bool unsqueeze = !strcmp(mode, "unsqueeze"), tile = !strcmp(mode, "tile"), at_most = !strcmp(mode, "at_most");
+  if (!values && !expand && !reshape && !keep && !drop && !unsqueeze && !tile && !at_most)
     return mlc_op_fail(ctx, a, "mode: expected \"values\", \"reshape\", \"reshape_allowzero\", \"expand\", "
-                               "\"reduce_keep\", \"reduce_drop\", \"squeeze\", \"unsqueeze\", \"tile\" or \"range\", "
-                               "got \"%s\"", mode), NULL;
+                               "\"reduce_keep\", \"reduce_drop\", \"squeeze\", \"unsqueeze\", \"tile\", \"at_most\" "
+                               "or \"range\", got \"%s\"", mode), NULL;
   int li = mlc_op_param(a, "like");
   const MlcSInfo *like = NULL;
   if (values && a->val[li]) return mlc_op_fail(ctx, a, "like: not taken in mode \"values\""), NULL;

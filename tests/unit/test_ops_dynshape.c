@@ -94,7 +94,8 @@ static void test_tensor_to_shape(void) {
                 "tensor_to_shape: shape: expected 2 dims for 2 values in mode \"values\", got 3"));
   CHECK(refused(call_in(p, "R.tensor_to_shape(t, shape=[2, 5], mode=\"sideways\")"), false,
                 "tensor_to_shape: mode: expected \"values\", \"reshape\", \"reshape_allowzero\", "
-                "\"expand\", \"reduce_keep\", \"reduce_drop\", \"squeeze\", \"unsqueeze\", \"tile\" or \"range\", got \"sideways\""));
+                "\"expand\", \"reduce_keep\", \"reduce_drop\", \"squeeze\", \"unsqueeze\", \"tile\", \"at_most\" or \"range\", "
+                "got \"sideways\""));
   CHECK(refused(call_in(p, "R.tensor_to_shape(y, shape=[2, 5])"), false,
                 "tensor_to_shape: data: expected int32 or int64 values"));
   CHECK(refused(call_in(p, "R.tensor_to_shape(t, shape=[6, 2], mode=\"reshape\")"), false,

@@ -1,0 +1,161 @@
+/* test_onnx_datadep.c - ONNX ops whose output size depends on the data,
+ * through the compiled model's executor: a NonZero model run on inputs
+ * with different numbers of non-zeros (none, some, all), each result's
+ * shape and coordinates compared with a plain scan here; a Compress model
+ * (condition fixed as an initializer, x a graph input) against the slices
+ * picked here; a TopK model whose k is a graph input, run with several k
+ * against a stable insertion sort here, and with k outside 0 .. the axis'
+ * length, which comes back through the runtime's error path, after which
+ * the model still runs. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "onnx_build.h"
+
+static MlcrtModel *build(const OneNode *o, char *dir, size_t cap) {
+  size_t len;
+  uint8_t *buf = pack_one_node(o, &len);
+  MlcrtModel *m = bu_make_tmpdir(dir, cap, "mlcc-datadep") ? onnx_build_load(buf, len, dir) : NULL;
+  free(buf);
+  return m;
+}
+
+static const int64_t X_DIMS[1][4] = {{3, 4}};
+static const int X_RANK[1] = {2};
+
+/* NonZero on x (3, 4): coordinates [2, count], row-major order */
+static void test_nonzero(void) {
+  char *ins[1] = {"x"}, *outs[1] = {"y"}, dir[4096];
+  MlcrtModel *m = build(&(OneNode){"NonZero", NULL, 13, ins, 1, outs, 1, NULL, 0, 1, X_DIMS, X_RANK, NULL, 0, NULL},
+                        dir, sizeof dir);
+  CHECK(m != NULL);
+  if (!m) {
+    bu_remove_dir(dir);
+    return;
+  }
+  for (int trial = 0; trial < 4; trial++) {
+    float x[12];
+    for (int i = 0; i < 12; i++) x[i] = trial == 0 ? 0.0f : trial == 3 ? (float)i - 20.0f : (float)((i * (trial + 2)) % 5 == 0) * 1.5f;
+    int64_t want[24];
+    int k = 0;
+    for (int i = 0; i < 12; i++) k += x[i] != 0;
+    for (int i = 0, j = 0; i < 12; i++)
+      if (x[i] != 0) want[j] = i / 4, want[k + j] = i % 4, j++;
+    DLTensor xt = {x, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, (int64_t *)X_DIMS[0], NULL, 0}, *in[1] = {&xt}, *y = NULL;
+    CHECK(mlcrt_model_run(m, in, 1, &y, 1) == 0);
+    CHECK(y && y->ndim == 2 && y->shape[0] == 2 && y->shape[1] == k);
+    CHECK(y && y->dtype.code == kDLInt && y->dtype.bits == 64);
+    if (y && y->ndim == 2 && y->shape[1] == k) CHECK(k == 0 || memcmp(y->data, want, sizeof *want * 2 * (size_t)k) == 0);
+  }
+  mlcrt_model_free(m);
+  bu_remove_dir(dir);
+}
+
+/* Compress of x (3, 4) along axis 1 by a condition of length 3 (the last column left out) */
+static void test_compress(void) {
+  char *ins[2] = {"x", "c"}, *outs[1] = {"y"}, dir[4096];
+  const uint8_t cond[3] = {1, 0, 1};
+  Init c = {"c", 1, {3}, cond, sizeof cond, ONNX__TENSOR_PROTO__DATA_TYPE__BOOL};
+  Onnx__AttributeProto *attrs[1] = {int_attr("axis", 1)};
+  MlcrtModel *m = build(&(OneNode){"Compress", NULL, 13, ins, 2, outs, 1, attrs, 1, 1, X_DIMS, X_RANK, &c, 1, NULL},
+                        dir, sizeof dir);
+  free(attrs[0]);
+  CHECK(m != NULL);
+  if (m) {
+    float x[12], want[6];
+    for (int i = 0; i < 12; i++) x[i] = (float)i * 0.5f - 2.0f;
+    for (int r = 0; r < 3; r++) want[2 * r] = x[4 * r], want[2 * r + 1] = x[4 * r + 2];
+    DLTensor xt = {x, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, (int64_t *)X_DIMS[0], NULL, 0}, *in[1] = {&xt}, *y = NULL;
+    CHECK(mlcrt_model_run(m, in, 1, &y, 1) == 0);
+    CHECK(y && y->ndim == 2 && y->shape[0] == 3 && y->shape[1] == 2);
+    CHECK(y && y->ndim == 2 && y->shape[1] == 2 && memcmp(y->data, want, sizeof want) == 0);
+    mlcrt_model_free(m);
+  }
+  bu_remove_dir(dir);
+}
+
+/* TopK over x float32 (3, 4) along axis 1 with k an int64 graph input of one value */
+static uint8_t *pack_topk(size_t *len) {
+  char *ins[2] = {"x", "k"}, *outs[2] = {"v", "i"};
+  int64_t kd[1] = {1};
+  Onnx__ValueInfoProto *gin[2] = {value("x", X_DIMS[0], 2), value("k", kd, 1)};
+  Onnx__ValueInfoProto *gout[2] = {value("v", NULL, 0), value("i", NULL, 0)};
+  gin[1]->type->tensor_type->elem_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
+  Onnx__AttributeProto *attrs[1] = {int_attr("axis", 1)};
+  Onnx__NodeProto node;
+  onnx__node_proto__init(&node);
+  node.op_type = "TopK", node.name = "node0", node.domain = "";
+  node.input = ins, node.n_input = 2, node.output = outs, node.n_output = 2;
+  node.attribute = attrs, node.n_attribute = 1;
+  Onnx__NodeProto *nodes[1] = {&node};
+  Onnx__GraphProto g;
+  onnx__graph_proto__init(&g);
+  g.name = "g", g.node = nodes, g.n_node = 1, g.input = gin, g.n_input = 2, g.output = gout, g.n_output = 2;
+  Onnx__OperatorSetIdProto os, *osp[1] = {&os};
+  onnx__operator_set_id_proto__init(&os);
+  os.domain = "", os.has_version = 1, os.version = 13;
+  Onnx__ModelProto m;
+  onnx__model_proto__init(&m);
+  m.has_ir_version = 1, m.ir_version = 8, m.graph = &g, m.opset_import = osp, m.n_opset_import = 1;
+  *len = onnx__model_proto__get_packed_size(&m);
+  uint8_t *buf = malloc(*len);
+  onnx__model_proto__pack(&m, buf);
+  for (int i = 0; i < 2; i++) free_value(gin[i]), free_value(gout[i]);
+  free(attrs[0]);
+  return buf;
+}
+
+static void test_topk(void) {
+  char dir[4096];
+  size_t len;
+  uint8_t *buf = pack_topk(&len);
+  MlcrtModel *m = bu_make_tmpdir(dir, sizeof dir, "mlcc-datadep") ? onnx_build_load(buf, len, dir) : NULL;
+  free(buf);
+  CHECK(m != NULL);
+  if (!m) {
+    bu_remove_dir(dir);
+    return;
+  }
+  float x[12] = {2, -1, 2, 5, 0, 0, 3, -4, 9, 1, 9, 9};
+  int order[3][4];
+  for (int r = 0; r < 3; r++)
+    for (int i = 0; i < 4; i++) {
+      int j = i;
+      while (j > 0 && x[r * 4 + order[r][j - 1]] < x[r * 4 + i]) order[r][j] = order[r][j - 1], j--;
+      order[r][j] = i;
+    }
+  int64_t kd[1] = {1};
+  DLTensor xt = {x, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, (int64_t *)X_DIMS[0], NULL, 0};
+  for (int64_t k = 0; k <= 4; k++) {
+    DLTensor kt = {&k, {kDLCPU, 0}, 1, {kDLInt, 64, 1}, kd, NULL, 0}, *in[2] = {&xt, &kt}, *y[2] = {NULL, NULL};
+    CHECK(mlcrt_model_run(m, in, 2, y, 2) == 0);
+    bool shaped = y[0] && y[1] && y[0]->ndim == 2 && y[1]->ndim == 2 && y[0]->shape[0] == 3 && y[0]->shape[1] == k &&
+                  y[1]->shape[0] == 3 && y[1]->shape[1] == k;
+    CHECK(shaped);
+    for (int r = 0; shaped && r < 3; r++)
+      for (int j = 0; j < k; j++) {
+        CHECK(((int64_t *)y[1]->data)[r * k + j] == order[r][j]);
+        CHECK(((float *)y[0]->data)[r * k + j] == x[r * 4 + order[r][j]]);
+      }
+  }
+  for (int64_t bad = -1; bad <= 5; bad += 6) {
+    DLTensor kt = {&bad, {kDLCPU, 0}, 1, {kDLInt, 64, 1}, kd, NULL, 0}, *in[2] = {&xt, &kt}, *y[2] = {NULL, NULL};
+    CHECK(mlcrt_model_run(m, in, 2, y, 2) != 0);
+    CHECK(strstr(mlcrt_last_error(), "is negative or more than 4") != NULL);
+  }
+  int64_t two = 2;
+  DLTensor kt = {&two, {kDLCPU, 0}, 1, {kDLInt, 64, 1}, kd, NULL, 0}, *in[2] = {&xt, &kt}, *y[2] = {NULL, NULL};
+  CHECK(mlcrt_model_run(m, in, 2, y, 2) == 0 && y[1] && y[1]->shape[1] == 2);
+  mlcrt_model_free(m);
+  bu_remove_dir(dir);
+}
+
+int main(void) {
+  RUN(test_nonzero);
+  RUN(test_compress);
+  RUN(test_topk);
+  return CHECK_DONE();
+}
