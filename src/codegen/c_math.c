@@ -34,15 +34,36 @@
 
 #include <string.h>
 
+/* |x|, and a select of two computed values through a lane mask: a C ?:
+ * whose arm computes something (a product that may overflow) is a branch to
+ * GCC where the target has no masked operations (AVX2), and the loop around
+ * it stays scalar.  A comparison with NaN is false: the select takes b. */
+static const char bits_text[] =
+    "static inline float mlc_absf(float x) {\n"
+    "  union { float f; uint32_t u; } a = {x};\n"
+    "  a.u &= 0x7fffffffu;\n"
+    "  return a.f;\n"
+    "}\n"
+    "static inline float mlc_pickf(int c, float a, float b) {\n"
+    "  union { float f; uint32_t u; } x = {a}, y = {b};\n"
+    "  uint32_t m = 0u - (uint32_t)c;\n"
+    "  x.u = (x.u & m) | (y.u & ~m);\n"
+    "  return x.f;\n"
+    "}\n"
+    "static inline float mlc_copysignf(float m, float x) {\n"
+    "  union { float f; uint32_t u; } a = {m}, b = {x};\n"
+    "  a.u = (a.u & 0x7fffffffu) | (b.u & 0x80000000u);\n"
+    "  return a.f;\n"
+    "}\n";
+
 static const char exp_text[] =
     "static inline float mlc_expf(float x) {\n"
-    "  float c = x > 89.0f ? 89.0f : x;\n"
-    "  c = c < -104.0f ? -104.0f : c;\n"
-    "  c = x != x ? 0.0f : c;\n"
+    "  float c = mlc_pickf(x > 89.0f, 89.0f, x);\n"
+    "  c = mlc_pickf(c < -104.0f, -104.0f, c);\n"
     "  float t = c * 1.44269504f + 12582912.0f;\n"
     "  float n = t - 12582912.0f;\n"
-    "  union { float f; int32_t i; } tb = {t};\n"
-    "  int32_t k = tb.i - 0x4b400000;\n"
+    "  union { float f; uint32_t u; } tb = {t};\n"
+    "  int32_t k = (int32_t)(tb.u - 0x4b400000u);\n"
     "  float r = c - n * 0.693359375f;\n"
     "  r = r - n * -2.12194440e-4f;\n"
     "  float p = 1.984951959e-04f;\n"
@@ -52,22 +73,14 @@ static const char exp_text[] =
     "  p = p * r + 1.666666716e-01f;\n"
     "  p = p * r + 5.000000000e-01f;\n"
     "  float y = 1.0f + (r + r * r * p);\n"
-    "  int32_t k1 = k >> 1, k2 = k - k1;\n"
-    "  union { int32_t i; float f; } s1 = {(k1 + 127) * 8388608}, s2 = {(k2 + 127) * 8388608};\n"
-    "  y = y * s1.f * s2.f;\n"
-    "  return x != x ? x + x : y;\n"
-    "}\n";
-
-static const char sign_text[] =
-    "static inline float mlc_copysignf(float m, float x) {\n"
-    "  union { float f; uint32_t u; } a = {m}, b = {x};\n"
-    "  a.u = (a.u & 0x7fffffffu) | (b.u & 0x80000000u);\n"
-    "  return a.f;\n"
+    "  int32_t k1 = k >> 1;\n"
+    "  union { uint32_t u; float f; } s1 = {((uint32_t)k1 + 127u) << 23}, s2 = {((uint32_t)(k - k1) + 127u) << 23};\n"
+    "  return y * s1.f * s2.f;\n"
     "}\n";
 
 static const char erf_text[] =
     "static inline float mlc_erff(float x) {\n"
-    "  float a = x < 0.0f ? -x : x;\n"
+    "  float a = mlc_absf(x);\n"
     "  float z = a * a;\n"
     "  float p = 8.714059368e-05f;\n"
     "  p = p * z - 8.220517775e-04f;\n"
@@ -76,7 +89,7 @@ static const char erf_text[] =
     "  p = p * z + 1.128374115e-01f;\n"
     "  p = p * z - 3.761263788e-01f;\n"
     "  p = p * z + 1.128379226e+00f;\n"
-    "  float c = a > 3.92f ? 3.92f : a;\n"
+    "  float c = mlc_pickf(a > 3.92f, 3.92f, a);\n"
     "  float t = c - 2.3975f;\n"
     "  float g = -6.698299870e-08f;\n"
     "  g = g * t - 3.113748814e-09f;\n"
@@ -90,12 +103,12 @@ static const char erf_text[] =
     "  g = g * t - 3.645343184e-01f;\n"
     "  g = g * t - 1.520064116e+00f;\n"
     "  float big = 1.0f - mlc_expf(g - c * c);\n"
-    "  return mlc_copysignf(a < 0.875f ? a * p : big, x);\n"
+    "  return mlc_copysignf(mlc_pickf(a < 0.875f, a * p, big), x);\n"
     "}\n";
 
 static const char tanh_text[] =
     "static inline float mlc_tanhf(float x) {\n"
-    "  float a = x < 0.0f ? -x : x;\n"
+    "  float a = mlc_absf(x);\n"
     "  float z = a * a;\n"
     "  float p = 2.308036899e-03f;\n"
     "  p = p * z - 8.359977975e-03f;\n"
@@ -105,23 +118,23 @@ static const char tanh_text[] =
     "  p = p * z - 3.333333433e-01f;\n"
     "  float small = a + a * z * p;\n"
     "  float big = 1.0f - 2.0f / (mlc_expf(a + a) + 1.0f);\n"
-    "  return mlc_copysignf(a < 0.625f ? small : big, x);\n"
+    "  return mlc_copysignf(mlc_pickf(a < 0.625f, small, big), x);\n"
     "}\n";
 
 static const char sigmoid_text[] =
     "static inline float mlc_sigmoidf(float x) {\n"
-    "  float a = x < 0.0f ? -x : x;\n"
+    "  float a = mlc_absf(x);\n"
     "  float e = mlc_expf(-a);\n"
     "  float s = 1.0f / (1.0f + e);\n"
-    "  return x < 0.0f ? e * s : s;\n"
+    "  return mlc_pickf(x < 0.0f, e * s, s);\n"
     "}\n";
 
 /* intrinsic, C name, helpers it calls (written first), text */
 #define C_MATH_FUNCS(X)                                           \
-  X(MLC_INTRIN_EXP, "mlc_expf", NULL, NULL, exp_text)             \
-  X(MLC_INTRIN_ERF, "mlc_erff", "mlc_expf", "mlc_copysignf", erf_text) \
-  X(MLC_INTRIN_TANH, "mlc_tanhf", "mlc_expf", "mlc_copysignf", tanh_text) \
-  X(MLC_INTRIN_SIGMOID, "mlc_sigmoidf", "mlc_expf", NULL, sigmoid_text)
+  X(MLC_INTRIN_EXP, "mlc_expf", "mlc_bits", NULL, exp_text)             \
+  X(MLC_INTRIN_ERF, "mlc_erff", "mlc_expf", "mlc_bits", erf_text) \
+  X(MLC_INTRIN_TANH, "mlc_tanhf", "mlc_expf", "mlc_bits", tanh_text) \
+  X(MLC_INTRIN_SIGMOID, "mlc_sigmoidf", "mlc_expf", "mlc_bits", sigmoid_text)
 
 typedef struct CMathFn {
   MlcIntrin op;
@@ -143,8 +156,8 @@ static bool write_once(CEmit *e, const char *name) {
 
 /* name, after the helpers it calls */
 static void write_fn(CEmit *e, const char *name) {
-  if (!strcmp(name, "mlc_copysignf")) {
-    if (write_once(e, name)) mlc_sb_puts(e->helpers, sign_text);
+  if (!strcmp(name, "mlc_bits")) {
+    if (write_once(e, name)) mlc_sb_puts(e->helpers, bits_text);
     return;
   }
   for (size_t i = 0; i < sizeof math_fns / sizeof math_fns[0]; i++) {
