@@ -21,8 +21,9 @@
  * 2^n applied as two factors 2^(n/2) 2^(n - n/2), each a normal float, so
  * that results below FLT_MIN round once, to the subnormal libm gives, and
  * results above FLT_MAX overflow to infinity by themselves.  x is clamped
- * first to [-104, 89], past which the answer is 0 or infinity anyway; a NaN
- * computes on 0 and is put back at the end.
+ * first to [-104, 89], past which the answer is 0 or infinity anyway (a NaN
+ * passes the clamps and stays NaN through the arithmetic; the integer work
+ * on its bits is unsigned, so nothing overflows).
  * erf: |x| < 0.875: x P(x^2); above: 1 - exp(Q(|x|) - x^2), Q fitting
  * log(erfc(a)) + a^2 on [0.875, 3.92] (erf rounds to 1 beyond); the sign
  * is copied from x.
@@ -129,11 +130,12 @@ static const char sigmoid_text[] =
     "  return mlc_pickf(x < 0.0f, e * s, s);\n"
     "}\n";
 
-/* intrinsic, C name, helpers it calls (written first), text */
-#define C_MATH_FUNCS(X)                                           \
-  X(MLC_INTRIN_EXP, "mlc_expf", "mlc_bits", NULL, exp_text)             \
-  X(MLC_INTRIN_ERF, "mlc_erff", "mlc_expf", "mlc_bits", erf_text) \
-  X(MLC_INTRIN_TANH, "mlc_tanhf", "mlc_expf", "mlc_bits", tanh_text) \
+/* intrinsic, C name, helpers it calls (written first; "mlc_bits" is
+ * bits_text), text */
+#define C_MATH_FUNCS(X)                                                      \
+  X(MLC_INTRIN_EXP, "mlc_expf", "mlc_bits", NULL, exp_text)                  \
+  X(MLC_INTRIN_ERF, "mlc_erff", "mlc_expf", "mlc_bits", erf_text)            \
+  X(MLC_INTRIN_TANH, "mlc_tanhf", "mlc_expf", "mlc_bits", tanh_text)         \
   X(MLC_INTRIN_SIGMOID, "mlc_sigmoidf", "mlc_expf", "mlc_bits", sigmoid_text)
 
 typedef struct CMathFn {
