@@ -12,8 +12,8 @@
  *
  * The polynomials are least-squares fits (relative error, on Chebyshev
  * nodes) of our own, rounded to float.  Maximum errors against libm's
- * double functions (docs/design-notes.md): exp 0.98 ulp, erf 2.76, tanh
- * 1.33, sigmoid 2.82; tests/unit/test_codegen_math.c checks the bounds of
+ * double functions (docs/design-notes.md): exp 0.99 ulp, erf 2.76, tanh
+ * 1.33, sigmoid 2.83; tests/unit/test_codegen_math.c checks the bounds of
  * its C_MATH_ULP.
  *
  * exp: x = n ln2 + r with |r| <= ln2/2 (n rounded by the 1.5 * 2^23 trick,
