@@ -74,6 +74,10 @@ void c_expr(CEmit *e, const MlcExpr *x, MlcStrBuf *sb);
 void c_expr_lane(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb);
 /* true when x can be written with vector-extension operations */
 bool c_vector_ok(const MlcExpr *x);
+/* The name of the generated file's own float32 version of a math intrinsic
+ * (exp, erf, tanh, sigmoid; c_math.c), written into it on first use, or
+ * NULL where libm serves. */
+const char *c_math_f32(CEmit *e, MlcIntrin op);
 
 /* a T.call_extern / T.call_packed / T.address_of call (c_extern.c) */
 void c_extern_call(CEmit *e, const MlcExpr *x, MlcStrBuf *sb);

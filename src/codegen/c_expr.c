@@ -505,6 +505,13 @@ static void emit_node(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *s
       return;
     }
     MlcDType et = mlc_dtype_elem(t);
+    const char *own = et.code == MLC_TC_FLOAT && et.bits == 32 ? c_math_f32(e, x->call.op) : NULL;
+    if (own) { /* inline and vectorizable, where libm's are calls */
+      mlc_sb_printf(sb, "%s(", own);
+      emit(e, x->call.args[0], L, sb);
+      mlc_sb_puts(sb, ")");
+      return;
+    }
     /* float16 and bfloat16 call the float versions too */
     const char *suffix = et.bits == 32 || et.bits == 16 ? "f" : "";
     const char *cast = et.code == MLC_TC_FLOAT && et.bits == 16 ? "(_Float16)" : "";
