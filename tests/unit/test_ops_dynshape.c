@@ -1,8 +1,8 @@
 /* test_ops_dynshape.c - the ops of src/ops/dynshape.c one call at a time:
  * struct info and refusals of tensor_to_shape, reshape_dynamic,
- * reduce_to_shape, range_to_shape and tile_to_shape, and the legalized prim
- * funcs of the last three run by the reference interpreter against sums, maxima, means and
- * ranges computed here.  (The executor's side, reading values at run time,
+ * reduce_to_shape, range_to_shape, tile_to_shape and split_part, and the
+ * legalized prim funcs of the last four run by the reference interpreter
+ * against sums, maxima, means, ranges and parts computed here.  (The executor's side, reading values at run time,
  * is checked through compiled models in test_onnx_dynshape.c.) */
 #include <math.h>
 
@@ -85,6 +85,54 @@ static void test_tile_to_shape(void) {
                 "tile_to_shape: shape: expected 3 dims (x's rank), got 2"));
 }
 
+/* plain C: part `index` of x (2, 3, 4) split along axis into parts of sizes s[] */
+static void split_ref(int axis, const int64_t *s, int index, const int64_t od[3], double *out) {
+  int64_t off = 0;
+  for (int j = 0; j < index; j++) off += s[j];
+  for (int a = 0; a < od[0]; a++)
+    for (int c = 0; c < od[1]; c++)
+      for (int e = 0; e < od[2]; e++) {
+        int i[3] = {a, c, e};
+        i[axis] += (int)off;
+        out[(a * od[1] + c) * od[2] + e] = x[(i[0] * 3 + i[1]) * 4 + i[2]];
+      }
+}
+
+static void test_split_part(void) {
+  static const struct { int axis, index; int64_t s[3], od[3]; } cases[] = {
+      {2, 0, {1, 3, 0}, {2, 3, 1}}, {2, 1, {1, 3, 0}, {2, 3, 3}}, {1, 2, {1, 0, 2}, {2, 2, 4}},
+      {0, 1, {1, 1, 0}, {1, 3, 4}}, {1, 1, {1, 0, 2}, {2, 0, 4}},
+  };
+  const char *p = X3 ", s: R.Tensor((3,), \"int64\")";
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char call[160];
+    snprintf(call, sizeof call, "R.split_part(x, s, shape=[%lld, %lld, %lld], axis=%d, index=%d)",
+             (long long)cases[i].od[0], (long long)cases[i].od[1], (long long)cases[i].od[2], cases[i].axis,
+             cases[i].index);
+    const MlcGExpr *c = call_in(p, call);
+    double want[24], sv[3] = {(double)cases[i].s[0], (double)cases[i].s[1], (double)cases[i].s[2]};
+    split_ref(cases[i].axis, cases[i].s, cases[i].index, cases[i].od, want);
+    CHECK(round_trips(c));
+    OpcBuf ins[2] = {buf(3, (int64_t[]){2, 3, 4}, x), buf(1, (int64_t[]){3}, sv)};
+    CHECK(run_matches(c, ins, 2, buf(3, cases[i].od, NULL), want, 0));
+  }
+  /* sizes past x's dim: the clamped index stays inside x (the last row repeats) */
+  double big[3] = {2, 5, 0}, want[2 * 5 * 4];
+  for (int a = 0; a < 2; a++)
+    for (int c = 0; c < 5; c++)
+      for (int e = 0; e < 4; e++) want[(a * 5 + c) * 4 + e] = x[(a * 3 + (c + 2 > 2 ? 2 : c + 2)) * 4 + e];
+  OpcBuf ins[2] = {buf(3, (int64_t[]){2, 3, 4}, x), buf(1, (int64_t[]){3}, big)};
+  CHECK(run_matches(call_in(p, "R.split_part(x, s, shape=[2, 5, 4], axis=1, index=1)"), ins, 2,
+                    buf(3, (int64_t[]){2, 5, 4}, NULL), want, 0));
+  CHECK(sinfo_is(call_in(p, "R.split_part(x, s, shape=[2, 1, 4], axis=1, index=0)"), "R.Tensor((2, 1, 4), dtype=\"float32\")"));
+  CHECK(refused(call_in(p, "R.split_part(x, s, shape=[2, 1, 4], axis=1, index=3)"), false,
+                "split_part: index 3 is out of range for 3 sizes"));
+  CHECK(refused(call_in(p, "R.split_part(x, s, shape=[2, 1, 4], axis=3, index=0)"), false,
+                "split_part: axis 3 is out of range for rank 3"));
+  CHECK(refused(call_in(p, "R.split_part(x, x, shape=[2, 1, 4], axis=1, index=0)"), false,
+                "split_part: sizes: expected a 1-D int32 or int64 tensor of static length, got (2, 3, 4)"));
+}
+
 static void test_tensor_to_shape(void) {
   const char *p = "t: R.Tensor((2,), \"int64\"), y: R.Tensor((3, 4), \"float32\")";
   CHECK(sinfo_is(call_in(p, "R.tensor_to_shape(t, shape=[2, 5])"), "R.Shape([2, 5])"));
@@ -94,7 +142,11 @@ static void test_tensor_to_shape(void) {
                 "tensor_to_shape: shape: expected 2 dims for 2 values in mode \"values\", got 3"));
   CHECK(refused(call_in(p, "R.tensor_to_shape(t, shape=[2, 5], mode=\"sideways\")"), false,
                 "tensor_to_shape: mode: expected \"values\", \"reshape\", \"reshape_allowzero\", "
-                "\"expand\", \"reduce_keep\", \"reduce_drop\", \"squeeze\", \"unsqueeze\", \"tile\" or \"range\", got \"sideways\""));
+                "\"expand\", \"reduce_keep\", \"reduce_drop\", \"squeeze\", \"unsqueeze\", \"tile\", \"split\" or \"range\", "
+                "got \"sideways\""));
+  CHECK(sinfo_is(call_in(p, "R.tensor_to_shape(t, y, shape=[1, 2], mode=\"split\", axis=1)"), "R.Shape([1, 2])"));
+  CHECK(refused(call_in(p, "R.tensor_to_shape(t, y, shape=[1, 2], mode=\"split\", axis=2)"), false,
+                "tensor_to_shape: mode \"split\": axis 2 is out of range for rank 2"));
   CHECK(refused(call_in(p, "R.tensor_to_shape(y, shape=[2, 5])"), false,
                 "tensor_to_shape: data: expected int32 or int64 values"));
   CHECK(refused(call_in(p, "R.tensor_to_shape(t, shape=[6, 2], mode=\"reshape\")"), false,
@@ -108,6 +160,7 @@ int main(void) {
   RUN(test_reduce_to_shape);
   RUN(test_range_to_shape);
   RUN(test_tile_to_shape);
+  RUN(test_split_part);
   RUN(test_tensor_to_shape);
   mlc_ctx_free(ctx);
   return CHECK_DONE();
