@@ -1,11 +1,12 @@
 /* test_onnx_dynshape.c - ONNX shapes and axes computed at run time: one-node
  * models (Reshape, Expand, ConstantOfShape, Squeeze, Unsqueeze, ReduceSum,
- * ReduceMax, Tile, Range) whose shape, axes or bounds are graph inputs, so that only the
+ * ReduceMax, Tile, Range, Split) whose shape, axes or bounds are graph inputs, so that only the
  * compiled model's executor sees the values.  Each model is built once and
  * run on several values: the results are compared with plain C (the
  * expected shapes written out, sums and maxima computed here), and values
  * the op does not allow (negative sizes, a -1 that fits nothing, counts that
- * differ, axes out of range or given twice, sizes too large to allocate)
+ * differ, axes out of range or given twice, sizes too large to allocate,
+ * split sizes that do not add up to the dim)
  * come back through the runtime's error path with a message, after which
  * the model still runs. */
 #include <math.h>
@@ -26,7 +27,8 @@ static Onnx__ValueInfoProto *typed_value(const char *name, int elem, const int64
   return v;
 }
 
-/* out = op(x, s): x float32 of x_dims (or none when x_rank < 0), s int64 of s_len values */
+/* out = op(x, s): x float32 of x_dims (or none when x_rank < 0), s int64 of
+ * s_len values; n_out outputs y0, y1, ... (one, y, when 0) */
 typedef struct Model {
   const char *op;
   const int64_t *x_dims;
@@ -34,25 +36,32 @@ typedef struct Model {
   int s_len;
   Onnx__AttributeProto **attrs;
   int n_attrs;
+  int n_out;
 } Model;
 
+#define MAX_OUT 4
+
 static uint8_t *pack(const Model *md, size_t *len) {
-  char *ins2[2] = {"x", "s"}, *ins1[1] = {"s"}, *outs[1] = {"y"};
+  char *ins2[2] = {"x", "s"}, *ins1[1] = {"s"}, *outs[MAX_OUT] = {"y"}, *many[MAX_OUT] = {"y0", "y1", "y2", "y3"};
   bool has_x = md->x_rank >= 0;
   int64_t s_dims[1] = {md->s_len};
-  Onnx__ValueInfoProto *gin[2], *gout[1] = {value("y", NULL, 0)};
+  int n_out = md->n_out ? md->n_out : 1;
+  if (md->n_out) memcpy(outs, many, sizeof outs);
+  Onnx__ValueInfoProto *gin[2], *gout[MAX_OUT];
+  for (int i = 0; i < n_out; i++) gout[i] = value(outs[i], NULL, 0);
   int n_gin = 0;
   if (has_x) gin[n_gin++] = typed_value("x", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, md->x_dims, md->x_rank);
   gin[n_gin++] = typed_value("s", ONNX__TENSOR_PROTO__DATA_TYPE__INT64, s_dims, 1);
   Onnx__NodeProto node;
   onnx__node_proto__init(&node);
   node.op_type = (char *)md->op, node.name = "node0", node.domain = "";
-  node.input = has_x ? ins2 : ins1, node.n_input = has_x ? 2 : 1, node.output = outs, node.n_output = 1;
+  node.input = has_x ? ins2 : ins1, node.n_input = has_x ? 2 : 1, node.output = outs, node.n_output = (size_t)n_out;
   node.attribute = md->attrs, node.n_attribute = (size_t)md->n_attrs;
   Onnx__NodeProto *nodes[1] = {&node};
   Onnx__GraphProto g;
   onnx__graph_proto__init(&g);
-  g.name = "g", g.node = nodes, g.n_node = 1, g.input = gin, g.n_input = (size_t)n_gin, g.output = gout, g.n_output = 1;
+  g.name = "g", g.node = nodes, g.n_node = 1, g.input = gin, g.n_input = (size_t)n_gin, g.output = gout;
+  g.n_output = (size_t)n_out;
   Onnx__OperatorSetIdProto os, *osp[1] = {&os};
   onnx__operator_set_id_proto__init(&os);
   os.domain = "", os.has_version = 1, os.version = 18;
@@ -63,7 +72,7 @@ static uint8_t *pack(const Model *md, size_t *len) {
   uint8_t *buf = malloc(*len);
   onnx__model_proto__pack(&m, buf);
   for (int i = 0; i < n_gin; i++) free_value(gin[i]);
-  free_value(gout[0]);
+  for (int i = 0; i < n_out; i++) free_value(gout[i]);
   return buf;
 }
 
@@ -74,6 +83,7 @@ typedef struct Built {
   int s_len;
   const int64_t *x_dims;
   int x_rank;
+  int n_out;
 } Built;
 
 static bool build(Built *b, const Model *md) {
@@ -81,6 +91,7 @@ static bool build(Built *b, const Model *md) {
   uint8_t *buf = pack(md, &len);
   b->model = NULL;
   b->has_x = md->x_rank >= 0, b->s_len = md->s_len, b->x_dims = md->x_dims, b->x_rank = md->x_rank;
+  b->n_out = md->n_out ? md->n_out : 1;
   if (bu_make_tmpdir(b->dir, sizeof b->dir, "mlcc-dynshape")) b->model = onnx_build_load(buf, len, b->dir);
   free(buf);
   return b->model != NULL;
@@ -93,14 +104,14 @@ static void done(Built *b) {
 
 static float x_data[X_N];
 
-/* run on s; 0 with *y the output, or the runtime's status */
+/* run on s; 0 with y[0..n_out) the outputs, or the runtime's status */
 static int run(Built *b, const int64_t *s, DLTensor **y) {
   int64_t s_shape[1] = {b->s_len};
   DLTensor x = {x_data, {kDLCPU, 0}, b->x_rank, {kDLFloat, 32, 1}, (int64_t *)b->x_dims, NULL, 0};
   DLTensor st = {(void *)s, {kDLCPU, 0}, 1, {kDLInt, 64, 1}, s_shape, NULL, 0};
   DLTensor *in[2] = {&x, &st};
-  *y = NULL;
-  return b->has_x ? mlcrt_model_run(b->model, in, 2, y, 1) : mlcrt_model_run(b->model, in + 1, 1, y, 1);
+  for (int i = 0; i < b->n_out; i++) y[i] = NULL;
+  return b->has_x ? mlcrt_model_run(b->model, in, 2, y, b->n_out) : mlcrt_model_run(b->model, in + 1, 1, y, b->n_out);
 }
 
 static bool shape_is(const DLTensor *t, const int64_t *want, int nd) {
@@ -112,8 +123,8 @@ static bool shape_is(const DLTensor *t, const int64_t *want, int nd) {
 
 /* the run fails with a message containing want */
 static bool fails_with(Built *b, const int64_t *s, const char *want) {
-  DLTensor *y;
-  if (run(b, s, &y) == 0) return false;
+  DLTensor *y[MAX_OUT];
+  if (run(b, s, y) == 0) return false;
   if (!strstr(mlcrt_last_error(), want)) printf("    message: %s\n", mlcrt_last_error());
   return strstr(mlcrt_last_error(), want) != NULL;
 }
@@ -122,7 +133,7 @@ static const int64_t X_DIMS[3] = {2, 3, 4};
 
 static void test_reshape(void) {
   Built b;
-  CHECK(build(&b, &(Model){"Reshape", X_DIMS, 3, 2, NULL, 0}));
+  CHECK(build(&b, &(Model){"Reshape", X_DIMS, 3, 2, NULL, 0, 0}));
   if (!b.model) {
     done(&b);
     return;
@@ -148,7 +159,7 @@ static void test_reshape(void) {
 static void test_expand(void) {
   static const int64_t x_dims[2] = {3, 1};
   Built b;
-  CHECK(build(&b, &(Model){"Expand", x_dims, 2, 3, NULL, 0}));
+  CHECK(build(&b, &(Model){"Expand", x_dims, 2, 3, NULL, 0, 0}));
   if (!b.model) {
     done(&b);
     return;
@@ -172,7 +183,7 @@ static void test_constant_of_shape(void) {
   attrs[0] = int_attr("value", 0);
   attrs[0]->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR, attrs[0]->has_i = 0, attrs[0]->t = t;
   Built b;
-  CHECK(build(&b, &(Model){"ConstantOfShape", NULL, -1, 2, attrs, 1}));
+  CHECK(build(&b, &(Model){"ConstantOfShape", NULL, -1, 2, attrs, 1, 0}));
   free(t), free(attrs[0]);
   if (!b.model) {
     done(&b);
@@ -194,7 +205,7 @@ static void test_constant_of_shape(void) {
 static void test_squeeze_unsqueeze(void) {
   static const int64_t x_dims[3] = {2, 1, 12};
   Built b;
-  CHECK(build(&b, &(Model){"Squeeze", x_dims, 3, 1, NULL, 0}));
+  CHECK(build(&b, &(Model){"Squeeze", x_dims, 3, 1, NULL, 0, 0}));
   DLTensor *y;
   if (b.model) {
     CHECK(run(&b, (int64_t[]){1}, &y) == 0);
@@ -205,7 +216,7 @@ static void test_squeeze_unsqueeze(void) {
     CHECK(fails_with(&b, (int64_t[]){3}, "out of range"));
   }
   done(&b);
-  CHECK(build(&b, &(Model){"Unsqueeze", x_dims, 3, 2, NULL, 0}));
+  CHECK(build(&b, &(Model){"Unsqueeze", x_dims, 3, 2, NULL, 0, 0}));
   if (b.model) {
     CHECK(run(&b, (int64_t[]){0, -1}, &y) == 0);
     CHECK(shape_is(y, (int64_t[]){1, 2, 1, 12, 1}, 5));
@@ -234,7 +245,7 @@ static void check_reduce(const char *op, bool max) {
   for (int keep = 0; keep <= 1; keep++) {
     Onnx__AttributeProto *attrs[1] = {int_attr("keepdims", keep)};
     Built b;
-    CHECK(build(&b, &(Model){op, X_DIMS, 3, 2, attrs, 1}));
+    CHECK(build(&b, &(Model){op, X_DIMS, 3, 2, attrs, 1, 0}));
     free(attrs[0]);
     static const int64_t axes[][2] = {{0, 2}, {-1, 1}, {1, 0}};
     for (size_t c = 0; b.model && c < sizeof axes / sizeof *axes; c++) {
@@ -267,7 +278,7 @@ static void test_reduce_max(void) { check_reduce("ReduceMax", true); }
 
 static void test_tile(void) {
   Built b;
-  CHECK(build(&b, &(Model){"Tile", X_DIMS, 3, 3, NULL, 0}));
+  CHECK(build(&b, &(Model){"Tile", X_DIMS, 3, 3, NULL, 0, 0}));
   if (!b.model) {
     done(&b);
     return;
@@ -281,6 +292,38 @@ static void test_tile(void) {
   CHECK(shape_is(y, (int64_t[]){2, 0, 4}, 3));
   CHECK(fails_with(&b, (int64_t[]){1, -1, 1}, "is negative or too large"));
   CHECK(fails_with(&b, (int64_t[]){1 << 20, 1 << 20, 1}, "may hold"));
+  done(&b);
+}
+
+/* Split along axis 1 of x (2, 3, 4) into 3 parts of sizes read at run time */
+static void test_split(void) {
+  Onnx__AttributeProto *attrs[1] = {int_attr("axis", 1)};
+  Built b;
+  CHECK(build(&b, &(Model){"Split", X_DIMS, 3, 3, attrs, 1, 3}));
+  free(attrs[0]);
+  static const int64_t cases[][3] = {{1, 2, 0}, {0, 3, 0}, {1, 1, 1}, {2, 0, 1}};
+  for (size_t c = 0; b.model && c < sizeof cases / sizeof *cases; c++) {
+    DLTensor *y[MAX_OUT];
+    CHECK(run(&b, cases[c], y) == 0);
+    int64_t off = 0;
+    for (int p = 0; p < 3; p++) {
+      int64_t dims[3] = {2, cases[c][p], 4};
+      CHECK(shape_is(y[p], dims, 3));
+      for (int a = 0; shape_is(y[p], dims, 3) && a < 2; a++)
+        for (int64_t r = 0; r < dims[1]; r++)
+          for (int e = 0; e < 4; e++)
+            CHECK(((float *)y[p]->data)[(a * dims[1] + r) * 4 + e] == x_data[(a * 3 + off + r) * 4 + e]);
+      off += cases[c][p];
+    }
+  }
+  if (b.model) {
+    CHECK(fails_with(&b, (int64_t[]){1, 1, 0}, "add up to 2, not the dim's 3"));
+    CHECK(fails_with(&b, (int64_t[]){2, 2, -1}, "is negative or past the dim's 3"));
+    CHECK(fails_with(&b, (int64_t[]){-1, 4, 0}, "is negative or past the dim's 3"));
+    CHECK(fails_with(&b, (int64_t[]){INT64_MAX, INT64_MAX, 2}, "is negative or past the dim's 3"));
+    DLTensor *y[MAX_OUT];
+    CHECK(run(&b, cases[0], y) == 0);
+  }
   done(&b);
 }
 
@@ -356,5 +399,6 @@ int main(void) {
   RUN(test_reduce_max);
   RUN(test_tile);
   RUN(test_range);
+  RUN(test_split);
   return check__failures != 0;
 }
