@@ -353,11 +353,39 @@ static const char DYN_PREAMBLE[] =
     " * of `like` (numpy broadcasting, the larger rank), 4 like's shape with 1 at\n"
     " * the axes v, 5 like's shape without them, 6 the same where they are 1,\n"
     " * 7 like's shape with 1s inserted at the axes v of the result, 9 like's\n"
-    " * shape times the repeats v, 10 sizes of parts of the dim like[0] */\n"
+    " * shape times the repeats v, 10 sizes of parts of the dim like[0], 11 like's\n"
+    " * shape sliced by v = (starts, ends, axes, steps), k / 4 of each */\n"
     "static int32_t mlc_dyn_shape(int mode, const int64_t *v, int k, const int64_t *like, int r, int64_t *out,\n"
     "                             int n, const char *what, const MlcrtEnv *env) {\n"
     "  char msg[256];\n"
     "  int unknown = -1;\n"
+    "  if (mode == 11) {\n"
+    "    int q = k / 4;\n"
+    "    unsigned char on[64] = {0};\n"
+    "    for (int d = 0; d < r && d < n; d++) out[d] = like[d];\n"
+    "    for (int j = 0; j < q; j++) {\n"
+    "      int64_t b = v[j], e = v[q + j], a = v[2 * q + j] < 0 ? v[2 * q + j] + r : v[2 * q + j], s = v[3 * q + j];\n"
+    "      if (r != n || r > 64 || a < 0 || a >= r || on[a] || s == 0) {\n"
+    "        snprintf(msg, sizeof msg, \"%s: slice %d: axis %lld is out of range for rank %d or given twice, or step %lld is 0\",\n"
+    "                 what, j, (long long)v[2 * q + j], r, (long long)s);\n"
+    "        goto fail;\n"
+    "      }\n"
+    "      on[a] = 1;\n"
+    "      int64_t d = like[a];\n"
+    "      if (b < 0) b += d;\n"
+    "      if (e < 0) e += d;\n"
+    "      if (s > 0) {\n"
+    "        b = b < 0 ? 0 : b > d ? d : b;\n"
+    "        e = e < 0 ? 0 : e > d ? d : e;\n"
+    "        out[a] = e > b ? (e - b - 1) / s + 1 : 0;\n"
+    "      } else {\n"
+    "        b = b < -1 ? -1 : b > d - 1 ? d - 1 : b;\n"
+    "        e = e < -1 ? -1 : e > d - 1 ? d - 1 : e;\n"
+    "        out[a] = b > e ? (b - e - 1) / (s == INT64_MIN ? INT64_MAX : -s) + 1 : 0;\n"
+    "      }\n"
+    "    }\n"
+    "    return 0;\n"
+    "  }\n"
     "  if (mode == 10) {\n"
     "    int64_t sum = 0;\n"
     "    for (int i = 0; i < n; i++) {\n"
@@ -524,7 +552,7 @@ static int64_t int_attr(G *g, const MlcGExpr *call, const char *key, int64_t dfl
  * made a shape, each dim bound (a var seen for the first time) or checked */
 static GVal *tensor_to_shape(G *g, const MlcGExpr *call) {
   static const char *const modes[] = {"values", "reshape", "reshape_allowzero", "expand", "reduce_keep", "reduce_drop",
-                                      "squeeze", "unsqueeze", "range", "tile", "split"};
+                                      "squeeze", "unsqueeze", "range", "tile", "split", "slice"};
   const MlcSInfo *s = call->sinfo;
   const char *mode_s = str_attr(g, call, "mode", "values");
   int mode = -1;

@@ -37,6 +37,8 @@ bool mlc_onnx__known_or_absent(MlcOnnxNode *n, int i);
  * "range": 3 float64 values, start, limit and delta, into one dim). */
 bool mlc_onnx__runtime_shape(MlcOnnxNode *n, MlcGExpr *t, MlcGExpr *like, const char *mode, MlcExpr **dims, int cap,
                              int *count);
+/* Slice (onnx_ops_dynslice.c) with starts, ends, axes or steps computed at run time */
+bool mlc_onnx__slice_runtime(MlcOnnxNode *n, MlcGExpr *x, int rank);
 /* input i's value as one float (known, any numeric dtype); *present false when absent */
 bool mlc_onnx__known_scalar(MlcOnnxNode *n, int i, double *out, bool *present);
 /* a constant scalar of x's dtype */

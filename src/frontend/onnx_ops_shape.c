@@ -5,7 +5,8 @@
  * Slice): those must be known at compile time -- constants, or folded
  * (onnx_util.c) -- and a computed one is reported as not supported, except
  * the shapes of Reshape, Expand and ConstantOfShape, the axes of Squeeze
- * and Unsqueeze and the sizes of Split, which are read when the model runs
+ * and Unsqueeze, the sizes of Split and Slice's lists, which are read when
+ * the model runs
  * (mlc_onnx__runtime_shape). */
 #include <math.h>
 #include <string.h>
@@ -231,7 +232,10 @@ bool mlc_onnx__conv_slice(MlcOnnxNode *n) {
   MlcGExpr *x = mlc_onnx__input(n, 0);
   int64_t starts[MLC_ONNX_MAX_RANK], ends[MLC_ONNX_MAX_RANK], axes[MLC_ONNX_MAX_RANK], steps[MLC_ONNX_MAX_RANK];
   int ks, ke, ka, kt, rank;
-  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__known_ints(n, 1, starts, MLC_ONNX_MAX_RANK, &ks) ||
+  if (!x || !need_rank(n, x, &rank)) return false;
+  for (int i = 1; i <= 4; i++)
+    if (!mlc_onnx__known_or_absent(n, i)) return mlc_onnx__slice_runtime(n, x, rank);
+  if (!mlc_onnx__known_ints(n, 1, starts, MLC_ONNX_MAX_RANK, &ks) ||
       !mlc_onnx__known_ints(n, 2, ends, MLC_ONNX_MAX_RANK, &ke) || !mlc_onnx__known_ints(n, 3, axes, MLC_ONNX_MAX_RANK, &ka) ||
       !mlc_onnx__known_ints(n, 4, steps, MLC_ONNX_MAX_RANK, &kt))
     return false;

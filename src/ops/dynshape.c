@@ -30,6 +30,10 @@
  *   "split"              the values are sizes of parts of like's dim at
  *                        attribute `axis` (one dim each): each checked
  *                        non-negative, their sum equal to that dim;
+ *   "slice"              the values are ONNX Slice's starts, ends, axes and
+ *                        steps (q each) on like: like's shape with each
+ *                        named axis's length after numpy's clamping (axes
+ *                        in range and not repeated, steps not 0);
  *   "range"              float64 values (start, limit, delta): one dim, the
  *                        length of ONNX Range, max(ceil((limit - start) /
  *                        delta), 0), with delta checked non-zero.
@@ -108,10 +112,11 @@ MlcSInfo *mlc_op_infer_tensor_to_shape(MlcCtx *ctx, const MlcOpArgs *a) {
   bool reshape = !strcmp(mode, "reshape") || !strcmp(mode, "reshape_allowzero");
   bool keep = !strcmp(mode, "reduce_keep"), drop = !strcmp(mode, "reduce_drop") || !strcmp(mode, "squeeze");
   bool unsqueeze = !strcmp(mode, "unsqueeze"), tile = !strcmp(mode, "tile"), split = !strcmp(mode, "split");
-  if (!values && !expand && !reshape && !keep && !drop && !unsqueeze && !tile && !split)
+  bool slice = !strcmp(mode, "slice");
+  if (!values && !expand && !reshape && !keep && !drop && !unsqueeze && !tile && !split && !slice)
     return mlc_op_fail(ctx, a, "mode: expected \"values\", \"reshape\", \"reshape_allowzero\", \"expand\", "
-                               "\"reduce_keep\", \"reduce_drop\", \"squeeze\", \"unsqueeze\", \"tile\", \"split\" "
-                               "or \"range\", got \"%s\"", mode), NULL;
+                               "\"reduce_keep\", \"reduce_drop\", \"squeeze\", \"unsqueeze\", \"tile\", \"split\", "
+                               "\"slice\" or \"range\", got \"%s\"", mode), NULL;
   int li = mlc_op_param(a, "like");
   const MlcSInfo *like = NULL;
   if (values && a->val[li]) return mlc_op_fail(ctx, a, "like: not taken in mode \"values\""), NULL;
@@ -122,10 +127,13 @@ MlcSInfo *mlc_op_infer_tensor_to_shape(MlcCtx *ctx, const MlcOpArgs *a) {
   if (split && (axis < 0 || axis >= like->tensor.ndim))
     return mlc_op_fail(ctx, a, "mode \"split\": axis %lld is out of range for rank %d", (long long)axis,
                        like->tensor.ndim), NULL;
+  if (slice && (len < 4 || len % 4 != 0))
+    return mlc_op_fail(ctx, a, "mode \"slice\": expected 4q values (starts, ends, axes, steps), got %lld",
+                       (long long)len), NULL;
   if (tile && like->tensor.ndim != len)
     return mlc_op_fail(ctx, a, "mode \"tile\": %lld repeats for a tensor of rank %d", (long long)len,
                        like->tensor.ndim), NULL;
-  int64_t want = expand && like->tensor.ndim > len ? like->tensor.ndim : keep ? like->tensor.ndim
+  int64_t want = expand && like->tensor.ndim > len ? like->tensor.ndim : keep || slice ? like->tensor.ndim
                : drop ? like->tensor.ndim - len : unsqueeze ? like->tensor.ndim + len : len;
   if (n != want)
     return mlc_op_fail(ctx, a, "shape: expected %lld dims for %lld values in mode \"%s\", got %d", (long long)want,

@@ -1,0 +1,52 @@
+/* onnx_ops_dynslice.c - ONNX Slice whose starts, ends, axes or steps are
+ * computed when the model runs (src/ops/dynslice.c): the four lists, each
+ * made int64 (axes 0, 1, ... and steps 1 where absent), are joined into one
+ * tensor, from which tensor_to_shape mode "slice" binds (and checks) the
+ * output's dims and slice_dynamic's kernel reads the begins and steps. */
+#include "onnx_convert.h"
+
+/* input i as an int64 tensor of q values, or the constant fill(j) for j < q when absent */
+static MlcGExpr *list_of(MlcOnnxNode *n, int i, int64_t q, int64_t step_fill) {
+  MlcCtx *ctx = n->im->ctx;
+  if (i >= n->n_in || !n->in[i]) {
+    int64_t v[MLC_ONNX_MAX_RANK];
+    for (int64_t j = 0; j < q; j++) v[j] = step_fill ? step_fill : j;
+    return mlc_onnx__const(n, mlc_onnx__i64s(ctx, v, (int)q));
+  }
+  MlcGExpr *t = mlc_onnx__input(n, i);
+  int64_t len;
+  MlcDType dt = mlc_onnx__dtype_of(t);
+  if (mlc_onnx__rank(t) != 1 || !mlc_onnx__const_dim(t, 0, &len) || dt.code != MLC_TC_INT ||
+      (dt.bits != 32 && dt.bits != 64))
+    return mlc_onnx__node_fail(n, "input %d: a 1-D int32 or int64 tensor of static length is expected", i), NULL;
+  if (len != q) return mlc_onnx__node_fail(n, "input %d: %lld values where starts has %lld", i, (long long)len, (long long)q), NULL;
+  if (dt.bits == 64) return t;
+  MlcAttr a = attr("dtype", mlc_onnx__av_dtype(MLC_I64_T));
+  return mlc_onnx__emit_attrs(n, "astype", &t, 1, 1, &a);
+}
+
+bool mlc_onnx__slice_runtime(MlcOnnxNode *n, MlcGExpr *x, int rank) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcGExpr *starts = mlc_onnx__input(n, 1);
+  int64_t q;
+  if (!starts) return false;
+  if (mlc_onnx__rank(starts) != 1 || !mlc_onnx__const_dim(starts, 0, &q) || q < 1)
+    return mlc_onnx__node_fail(n, "starts: a 1-D tensor of static, non-zero length is expected");
+  /* tensor_to_shape reads at most 64 values: 4 per sliced axis */
+  if (q > 16 || q > rank) return mlc_onnx__node_fail(n, "%lld axes sliced for a tensor of rank %d", (long long)q, rank);
+  MlcGExpr *parts[4];
+  for (int i = 0; i < 4; i++)
+    if (!(parts[i] = list_of(n, i + 1, q, i == 3 ? 1 : 0))) return false;
+  MlcGExpr *tuple = mlc_g_tuple(ctx, parts, 4);
+  MlcAttr ca = attr("axis", mlc_onnx__av_int(0));
+  MlcGExpr *params = tuple ? mlc_onnx__emit_attrs(n, "concat", &tuple, 1, 1, &ca) : NULL;
+  if (!params) return false;
+  MlcExpr *dims[MLC_ONNX_MAX_RANK];
+  for (int d = 0; d < rank; d++) dims[d] = mlc_e_var(ctx, mlc_internf(ctx, "r%u", n->im->fresh++), MLC_I64_T);
+  MlcGExpr *args[2] = {params, x};
+  MlcAttr ta[2] = {attr("shape", mlc_onnx__av_exprs(ctx, dims, rank)), attr("mode", mlc_onnx__av_str(ctx, "slice"))};
+  if (!mlc_onnx__emit_attrs(n, "tensor_to_shape", args, 2, 2, ta)) return false;
+  MlcGExpr *xs[2] = {x, params};
+  MlcAttr sa = attr("shape", mlc_onnx__av_exprs(ctx, dims, rank));
+  return (n->out[0] = mlc_onnx__emit_attrs(n, "slice_dynamic", xs, 2, 1, &sa)) != NULL;
+}
