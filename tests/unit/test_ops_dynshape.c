@@ -1,8 +1,9 @@
 /* test_ops_dynshape.c - the ops of src/ops/dynshape.c one call at a time:
  * struct info and refusals of tensor_to_shape, reshape_dynamic,
- * reduce_to_shape, range_to_shape, tile_to_shape and split_part, and the
- * legalized prim funcs of the last four run by the reference interpreter
- * against sums, maxima, means, ranges and parts computed here.  (The executor's side, reading values at run time,
+ * reduce_to_shape, range_to_shape, tile_to_shape, split_part and
+ * slice_dynamic, and the legalized prim funcs of the last five run by the
+ * reference interpreter against sums, maxima, means, ranges, parts and
+ * slices computed here.  (The executor's side, reading values at run time,
  * is checked through compiled models in test_onnx_dynshape.c.) */
 #include <math.h>
 
@@ -133,6 +134,52 @@ static void test_split_part(void) {
                 "split_part: sizes: expected a 1-D int32 or int64 tensor of static length, got (2, 3, 4)"));
 }
 
+/* plain C: x (2, 3, 4) sliced with begins b[] and steps st[] per dim into od */
+static void slice_ref(const int64_t b[3], const int64_t st[3], const int64_t od[3], double *out) {
+  for (int a = 0; a < od[0]; a++)
+    for (int c = 0; c < od[1]; c++)
+      for (int e = 0; e < od[2]; e++)
+        out[(a * od[1] + c) * od[2] + e] = x[((b[0] + a * st[0]) * 3 + b[1] + c * st[1]) * 4 + b[2] + e * st[2]];
+}
+
+static void test_slice_dynamic(void) {
+  /* params: starts, ends, axes, steps (2 each); begins and steps per dim as numpy would clamp them */
+  static const struct { double p[8]; int64_t od[3], b[3], st[3]; } cases[] = {
+      {{1, 0, 3, 4, 1, 2, 1, 2}, {2, 2, 2}, {0, 1, 0}, {1, 1, 2}},
+      {{-1, 9, -9, -100, -1, 0, -1, -1}, {2, 3, 4}, {1, 0, 3}, {-1, 1, -1}},
+      {{2, -7, 0, 100, 2, 1, 1, 1}, {2, 3, 2}, {0, 0, 2}, {1, 1, 1}},
+      {{5, 0, 9, 1, 0, 2, 1, 1}, {0, 3, 1}, {2, 0, 0}, {1, 1, 1}},
+  };
+  const char *p = X3 ", t: R.Tensor((8,), \"int64\")";
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char call[160];
+    snprintf(call, sizeof call, "R.slice_dynamic(x, t, shape=[%lld, %lld, %lld])", (long long)cases[i].od[0],
+             (long long)cases[i].od[1], (long long)cases[i].od[2]);
+    const MlcGExpr *c = call_in(p, call);
+    double want[24], pv[8];
+    memcpy(pv, cases[i].p, sizeof pv);
+    slice_ref(cases[i].b, cases[i].st, cases[i].od, want);
+    CHECK(round_trips(c));
+    OpcBuf ins[2] = {buf(3, (int64_t[]){2, 3, 4}, x), buf(1, (int64_t[]){8}, pv)};
+    CHECK(run_matches(c, ins, 2, buf(3, cases[i].od, NULL), want, 0));
+  }
+  /* a shape longer than the values allow: the clamped index stays inside x */
+  double pv[8] = {0, 2, 1, 3, 1, 2, 1, 1}, want[2 * 5 * 4];
+  for (int a = 0; a < 2; a++)
+    for (int c = 0; c < 5; c++)
+      for (int e = 0; e < 4; e++) want[(a * 5 + c) * 4 + e] = x[(a * 3 + (c > 2 ? 2 : c)) * 4 + (e + 2 > 3 ? 3 : e + 2)];
+  OpcBuf ins[2] = {buf(3, (int64_t[]){2, 3, 4}, x), buf(1, (int64_t[]){8}, pv)};
+  CHECK(run_matches(call_in(p, "R.slice_dynamic(x, t, shape=[2, 5, 4])"), ins, 2, buf(3, (int64_t[]){2, 5, 4}, NULL),
+                    want, 0));
+  CHECK(sinfo_is(call_in(p, "R.tensor_to_shape(t, x, shape=[1, 2, 3], mode=\"slice\")"), "R.Shape([1, 2, 3])"));
+  CHECK(refused(call_in(X3 ", t: R.Tensor((6,), \"int64\")", "R.tensor_to_shape(t, x, shape=[1, 2, 3], mode=\"slice\")"),
+                false, "tensor_to_shape: mode \"slice\": expected 4q values (starts, ends, axes, steps), got 6"));
+  CHECK(refused(call_in(p, "R.slice_dynamic(x, t, shape=[2, 5])"), false,
+                "slice_dynamic: shape: expected 3 dims (x's rank), got 2"));
+  CHECK(refused(call_in(X3 ", t: R.Tensor((8,), \"int32\")", "R.slice_dynamic(x, t, shape=[2, 3, 4])"), false,
+                "slice_dynamic: params: expected a 1-D int64 tensor of 4q values (starts, ends, axes, steps), got (8,)"));
+}
+
 static void test_tensor_to_shape(void) {
   const char *p = "t: R.Tensor((2,), \"int64\"), y: R.Tensor((3, 4), \"float32\")";
   CHECK(sinfo_is(call_in(p, "R.tensor_to_shape(t, shape=[2, 5])"), "R.Shape([2, 5])"));
@@ -142,8 +189,8 @@ static void test_tensor_to_shape(void) {
                 "tensor_to_shape: shape: expected 2 dims for 2 values in mode \"values\", got 3"));
   CHECK(refused(call_in(p, "R.tensor_to_shape(t, shape=[2, 5], mode=\"sideways\")"), false,
                 "tensor_to_shape: mode: expected \"values\", \"reshape\", \"reshape_allowzero\", "
-                "\"expand\", \"reduce_keep\", \"reduce_drop\", \"squeeze\", \"unsqueeze\", \"tile\", \"split\" or \"range\", "
-                "got \"sideways\""));
+                "\"expand\", \"reduce_keep\", \"reduce_drop\", \"squeeze\", \"unsqueeze\", \"tile\", \"split\", \"slice\" or "
+                "\"range\", got \"sideways\""));
   CHECK(sinfo_is(call_in(p, "R.tensor_to_shape(t, y, shape=[1, 2], mode=\"split\", axis=1)"), "R.Shape([1, 2])"));
   CHECK(refused(call_in(p, "R.tensor_to_shape(t, y, shape=[1, 2], mode=\"split\", axis=2)"), false,
                 "tensor_to_shape: mode \"split\": axis 2 is out of range for rank 2"));
@@ -161,6 +208,7 @@ int main(void) {
   RUN(test_range_to_shape);
   RUN(test_tile_to_shape);
   RUN(test_split_part);
+  RUN(test_slice_dynamic);
   RUN(test_tensor_to_shape);
   mlc_ctx_free(ctx);
   return CHECK_DONE();
