@@ -1,12 +1,12 @@
 /* test_onnx_dynshape.c - ONNX shapes and axes computed at run time: one-node
  * models (Reshape, Expand, ConstantOfShape, Squeeze, Unsqueeze, ReduceSum,
- * ReduceMax, Tile, Range, Split) whose shape, axes or bounds are graph inputs, so that only the
+ * ReduceMax, Tile, Range, Split, Slice) whose shape, axes or bounds are graph inputs, so that only the
  * compiled model's executor sees the values.  Each model is built once and
  * run on several values: the results are compared with plain C (the
  * expected shapes written out, sums and maxima computed here), and values
  * the op does not allow (negative sizes, a -1 that fits nothing, counts that
  * differ, axes out of range or given twice, sizes too large to allocate,
- * split sizes that do not add up to the dim)
+ * split sizes that do not add up to the dim, slice axes repeated or steps 0)
  * come back through the runtime's error path with a message, after which
  * the model still runs. */
 #include <math.h>
@@ -389,6 +389,84 @@ static void test_range(void) {
   bu_remove_dir(dir);
 }
 
+/* y = Slice(x, starts, ends, axes, steps): x float (2, 3, 4), the rest int64 (2,) graph inputs */
+static uint8_t *pack_slice(size_t *len) {
+  char *ins[5] = {"x", "starts", "ends", "axes", "steps"}, *outs[1] = {"y"};
+  static const int64_t two[1] = {2};
+  Onnx__ValueInfoProto *gin[5], *gout[1] = {value("y", NULL, 0)};
+  gin[0] = typed_value("x", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, X_DIMS, 3);
+  for (int i = 1; i < 5; i++) gin[i] = typed_value(ins[i], ONNX__TENSOR_PROTO__DATA_TYPE__INT64, two, 1);
+  Onnx__NodeProto node;
+  onnx__node_proto__init(&node);
+  node.op_type = "Slice", node.name = "node0", node.domain = "";
+  node.input = ins, node.n_input = 5, node.output = outs, node.n_output = 1;
+  Onnx__NodeProto *nodes[1] = {&node};
+  Onnx__GraphProto g;
+  onnx__graph_proto__init(&g);
+  g.name = "g", g.node = nodes, g.n_node = 1, g.input = gin, g.n_input = 5, g.output = gout, g.n_output = 1;
+  Onnx__OperatorSetIdProto os, *osp[1] = {&os};
+  onnx__operator_set_id_proto__init(&os);
+  os.domain = "", os.has_version = 1, os.version = 18;
+  Onnx__ModelProto m;
+  onnx__model_proto__init(&m);
+  m.has_ir_version = 1, m.ir_version = 8, m.graph = &g, m.opset_import = osp, m.n_opset_import = 1;
+  *len = onnx__model_proto__get_packed_size(&m);
+  uint8_t *buf = malloc(*len);
+  onnx__model_proto__pack(&m, buf);
+  for (int i = 0; i < 5; i++) free_value(gin[i]);
+  free_value(gout[0]);
+  return buf;
+}
+
+/* v: starts, ends, axes, steps (2 each) */
+static int run_slice(MlcrtModel *model, const int64_t v[8], DLTensor **y) {
+  int64_t two[1] = {2};
+  DLTensor t[5];
+  DLTensor *in[5];
+  t[0] = (DLTensor){x_data, {kDLCPU, 0}, 3, {kDLFloat, 32, 1}, (int64_t *)X_DIMS, NULL, 0};
+  for (int i = 1; i < 5; i++) t[i] = (DLTensor){(void *)&v[2 * (i - 1)], {kDLCPU, 0}, 1, {kDLInt, 64, 1}, two, NULL, 0};
+  for (int i = 0; i < 5; i++) in[i] = &t[i];
+  *y = NULL;
+  return mlcrt_model_run(model, in, 5, y, 1);
+}
+
+static void test_slice(void) {
+  size_t len;
+  uint8_t *buf = pack_slice(&len);
+  char dir[4096];
+  MlcrtModel *model = bu_make_tmpdir(dir, sizeof dir, "mlcc-dynshape") ? onnx_build_load(buf, len, dir) : NULL;
+  free(buf);
+  CHECK(model != NULL);
+  /* each case: the values, then the output dims, begins and steps worked out by hand */
+  static const struct { int64_t v[8], od[3], b[3], st[3]; } cases[] = {
+      {{0, 1, 2, 4, 1, 2, 1, 2}, {2, 2, 2}, {0, 0, 1}, {1, 1, 2}},
+      {{-1, 0, INT64_MIN, INT64_MAX, 2, 1, -1, 1}, {2, 3, 4}, {0, 0, 3}, {1, 1, -1}},
+      {{1, -10, 2, 10, 0, -2, 1, 1}, {1, 3, 4}, {1, 0, 0}, {1, 1, 1}},
+      {{INT64_MAX, 1, 0, 2, 1, 2, -1, 1}, {2, 2, 1}, {0, 2, 1}, {1, -1, 1}},
+      {{3, 0, 3, 1, 0, 1, 1, 1}, {0, 1, 4}, {0, 0, 0}, {1, 1, 1}},
+  };
+  for (size_t c = 0; model && c < sizeof cases / sizeof *cases; c++) {
+    DLTensor *y;
+    CHECK(run_slice(model, cases[c].v, &y) == 0);
+    CHECK(shape_is(y, cases[c].od, 3));
+    const int64_t *od = cases[c].od, *b = cases[c].b, *st = cases[c].st;
+    for (int64_t a = 0; y && shape_is(y, od, 3) && a < od[0]; a++)
+      for (int64_t r = 0; r < od[1]; r++)
+        for (int64_t e = 0; e < od[2]; e++)
+          CHECK(((float *)y->data)[(a * od[1] + r) * od[2] + e] ==
+                x_data[((b[0] + a * st[0]) * 3 + b[1] + r * st[1]) * 4 + b[2] + e * st[2]]);
+  }
+  if (model) {
+    DLTensor *y;
+    CHECK(run_slice(model, (int64_t[]){0, 0, 1, 1, 1, -2, 1, 1}, &y) != 0 && strstr(mlcrt_last_error(), "given twice"));
+    CHECK(run_slice(model, (int64_t[]){0, 0, 1, 1, 0, 3, 1, 1}, &y) != 0 && strstr(mlcrt_last_error(), "out of range"));
+    CHECK(run_slice(model, (int64_t[]){0, 0, 1, 1, 0, 1, 0, 1}, &y) != 0 && strstr(mlcrt_last_error(), "is 0"));
+    CHECK(run_slice(model, cases[0].v, &y) == 0);
+    mlcrt_model_free(model);
+  }
+  bu_remove_dir(dir);
+}
+
 int main(void) {
   for (int i = 0; i < X_N; i++) x_data[i] = (float)((i * 7) % 11) - 4.5f;
   RUN(test_reshape);
@@ -400,5 +478,6 @@ int main(void) {
   RUN(test_tile);
   RUN(test_range);
   RUN(test_split);
+  RUN(test_slice);
   return check__failures != 0;
 }
