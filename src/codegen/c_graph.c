@@ -354,11 +354,45 @@ static const char DYN_PREAMBLE[] =
     " * the axes v, 5 like's shape without them, 6 the same where they are 1,\n"
     " * 7 like's shape with 1s inserted at the axes v of the result, 9 like's\n"
     " * shape times the repeats v, 10 sizes of parts of the dim like[0], 11 like's\n"
-    " * shape sliced by v = (starts, ends, axes, steps), k / 4 of each */\n"
+    " * shape sliced by v = (starts, ends, axes, steps), k / 4 of each, 12 like's\n"
+    " * shape padded by v = (begins, ends, axes), k / 3 of each, 13 the same where\n"
+    " * a dim that grows must not be empty (edge, reflect, wrap) */\n"
     "static int32_t mlc_dyn_shape(int mode, const int64_t *v, int k, const int64_t *like, int r, int64_t *out,\n"
     "                             int n, const char *what, const MlcrtEnv *env) {\n"
     "  char msg[256];\n"
     "  int unknown = -1;\n"
+    "  if (mode == 12 || mode == 13) {\n"
+    "    int q = k / 3;\n"
+    "    unsigned char on[64] = {0};\n"
+    "    int64_t numel = 1;\n"
+    "    for (int d = 0; d < r && d < n; d++) out[d] = like[d];\n"
+    "    for (int j = 0; j < q; j++) {\n"
+    "      int64_t b = v[j], e = v[q + j], a = v[2 * q + j] < 0 ? v[2 * q + j] + r : v[2 * q + j];\n"
+    "      if (r != n || r > 64 || a < 0 || a >= r || on[a]) {\n"
+    "        snprintf(msg, sizeof msg, \"%s: pad %d: axis %lld is out of range for rank %d or given twice\", what, j,\n"
+    "                 (long long)v[2 * q + j], r);\n"
+    "        goto fail;\n"
+    "      }\n"
+    "      on[a] = 1;\n"
+    "      if (b < -MLC_DYN_MAX_DIM || b > MLC_DYN_MAX_DIM || e < -MLC_DYN_MAX_DIM || e > MLC_DYN_MAX_DIM ||\n"
+    "          like[a] + b + e < 0 || (mode == 13 && like[a] == 0 && like[a] + b + e > 0)) {\n"
+    "        snprintf(msg, sizeof msg, \"%s: pads %lld, %lld of axis %lld (of size %lld) are too large, crop more than \"\n"
+    "                 \"it holds, or pad it while it is empty\", what, (long long)b, (long long)e, (long long)a,\n"
+    "                 (long long)like[a]);\n"
+    "        goto fail;\n"
+    "      }\n"
+    "      out[a] = like[a] + b + e;\n"
+    "    }\n"
+    "    for (int i = 0; i < n; i++) {\n"
+    "      if (out[i] > MLC_DYN_MAX_DIM || (out[i] && numel > MLC_DYN_MAX_NUMEL / out[i])) {\n"
+    "        snprintf(msg, sizeof msg, \"%s: a padded shape of more elements than a shape read at run time may hold \"\n"
+    "                 \"(%lld)\", what, (long long)MLC_DYN_MAX_NUMEL);\n"
+    "        goto fail;\n"
+    "      }\n"
+    "      numel *= out[i];\n"
+    "    }\n"
+    "    return 0;\n"
+    "  }\n"
     "  if (mode == 11) {\n"
     "    int q = k / 4;\n"
     "    unsigned char on[64] = {0};\n"
@@ -552,7 +586,8 @@ static int64_t int_attr(G *g, const MlcGExpr *call, const char *key, int64_t dfl
  * made a shape, each dim bound (a var seen for the first time) or checked */
 static GVal *tensor_to_shape(G *g, const MlcGExpr *call) {
   static const char *const modes[] = {"values", "reshape", "reshape_allowzero", "expand", "reduce_keep", "reduce_drop",
-                                      "squeeze", "unsqueeze", "range", "tile", "split", "slice"};
+                                      "squeeze", "unsqueeze", "range", "tile", "split", "slice",
+                                      "pad", "pad_copy"};
   const MlcSInfo *s = call->sinfo;
   const char *mode_s = str_attr(g, call, "mode", "values");
   int mode = -1;

@@ -2,10 +2,15 @@
  * computed when the model runs (src/ops/dynslice.c): the four lists, each
  * made int64 (axes 0, 1, ... and steps 1 where absent), are joined into one
  * tensor, from which tensor_to_shape mode "slice" binds (and checks) the
- * output's dims and slice_dynamic's kernel reads the begins and steps. */
+ * output's dims and slice_dynamic's kernel reads the begins and steps.
+ * Pad with run-time pads, axes or value does the same with [pads, axes]
+ * (mode "pad", or "pad_copy" for edge, reflect and wrap) and pad_dynamic. */
+#include <string.h>
+
 #include "onnx_convert.h"
 
-/* input i as an int64 tensor of q values, or the constant fill(j) for j < q when absent */
+/* input i as an int64 tensor of q values, or the constant fill(j) for j < q when absent
+ * (j itself when step_fill is 0) */
 static MlcGExpr *list_of(MlcOnnxNode *n, int i, int64_t q, int64_t step_fill) {
   MlcCtx *ctx = n->im->ctx;
   if (i >= n->n_in || !n->in[i]) {
@@ -49,4 +54,45 @@ bool mlc_onnx__slice_runtime(MlcOnnxNode *n, MlcGExpr *x, int rank) {
   MlcGExpr *xs[2] = {x, params};
   MlcAttr sa = attr("shape", mlc_onnx__av_exprs(ctx, dims, rank));
   return (n->out[0] = mlc_onnx__emit_attrs(n, "slice_dynamic", xs, 2, 1, &sa)) != NULL;
+}
+
+bool mlc_onnx__pad_runtime(MlcOnnxNode *n, MlcGExpr *x, int rank, const char *mode) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcGExpr *pads = mlc_onnx__input(n, 1);
+  int64_t len;
+  if (!pads) return false;
+  if (mlc_onnx__rank(pads) != 1 || !mlc_onnx__const_dim(pads, 0, &len) || len < 2 || len % 2 != 0)
+    return mlc_onnx__node_fail(n, "pads: a 1-D tensor of static, even, non-zero length is expected");
+  int64_t q = len / 2;
+  bool axes_given = n->n_in > 3 && n->in[3];
+  /* tensor_to_shape reads at most 64 values: 3 per padded axis */
+  if (q > 21 || q > rank || (!axes_given && q != rank))
+    return mlc_onnx__node_fail(n, "pads has %lld values for a tensor of rank %d", (long long)len, rank);
+  MlcGExpr *parts[2] = {list_of(n, 1, len, 0), NULL};
+  if (!parts[0] || !(parts[1] = list_of(n, 3, q, 0))) return false;
+  MlcGExpr *value;
+  MlcDType xt = mlc_onnx__dtype_of(x);
+  if (n->n_in > 2 && n->in[2]) {
+    value = n->in[2];
+    int64_t one;
+    int vr = mlc_onnx__rank(value);
+    if (!mlc_dtype_eq(mlc_onnx__dtype_of(value), xt) || vr > 1 || vr < 0 ||
+        (vr == 1 && (!mlc_onnx__const_dim(value, 0, &one) || one != 1)))
+      return mlc_onnx__node_fail(n, "constant_value: one element of the input's dtype is expected");
+  } else {
+    value = mlc_onnx__const(n, mlc_onnx__scalar(ctx, xt, 0));
+  }
+  MlcGExpr *tuple = mlc_g_tuple(ctx, parts, 2);
+  MlcAttr ca = attr("axis", mlc_onnx__av_int(0));
+  MlcGExpr *params = tuple && value ? mlc_onnx__emit_attrs(n, "concat", &tuple, 1, 1, &ca) : NULL;
+  if (!params) return false;
+  MlcExpr *dims[MLC_ONNX_MAX_RANK];
+  for (int d = 0; d < rank; d++) dims[d] = mlc_e_var(ctx, mlc_internf(ctx, "r%u", n->im->fresh++), MLC_I64_T);
+  MlcGExpr *args[2] = {params, x};
+  const char *tmode = strcmp(mode, "constant") ? "pad_copy" : "pad";
+  MlcAttr ta[2] = {attr("shape", mlc_onnx__av_exprs(ctx, dims, rank)), attr("mode", mlc_onnx__av_str(ctx, tmode))};
+  if (!mlc_onnx__emit_attrs(n, "tensor_to_shape", args, 2, 2, ta)) return false;
+  MlcGExpr *xs[3] = {x, params, value};
+  MlcAttr pa[2] = {attr("shape", mlc_onnx__av_exprs(ctx, dims, rank)), attr("pad_mode", mlc_onnx__av_str(ctx, mode))};
+  return (n->out[0] = mlc_onnx__emit_attrs(n, "pad_dynamic", xs, 3, 2, pa)) != NULL;
 }

@@ -34,6 +34,11 @@
  *                        steps (q each) on like: like's shape with each
  *                        named axis's length after numpy's clamping (axes
  *                        in range and not repeated, steps not 0);
+ *   "pad"                the values are pads (q begins, q ends) and q axes
+ *                        of like: like's shape grown (or cropped) by them,
+ *                        axes in range and not repeated, no dim below 0;
+ *   "pad_copy"           the same, where a dim that grows must not be
+ *                        empty (edge, reflect and wrap copy from it);
  *   "range"              float64 values (start, limit, delta): one dim, the
  *                        length of ONNX Range, max(ceil((limit - start) /
  *                        delta), 0), with delta checked non-zero.
@@ -112,11 +117,11 @@ MlcSInfo *mlc_op_infer_tensor_to_shape(MlcCtx *ctx, const MlcOpArgs *a) {
   bool reshape = !strcmp(mode, "reshape") || !strcmp(mode, "reshape_allowzero");
   bool keep = !strcmp(mode, "reduce_keep"), drop = !strcmp(mode, "reduce_drop") || !strcmp(mode, "squeeze");
   bool unsqueeze = !strcmp(mode, "unsqueeze"), tile = !strcmp(mode, "tile"), split = !strcmp(mode, "split");
-  bool slice = !strcmp(mode, "slice");
-  if (!values && !expand && !reshape && !keep && !drop && !unsqueeze && !tile && !split && !slice)
+  bool slice = !strcmp(mode, "slice"), pad = !strcmp(mode, "pad") || !strcmp(mode, "pad_copy");
+  if (!values && !expand && !reshape && !keep && !drop && !unsqueeze && !tile && !split && !slice && !pad)
     return mlc_op_fail(ctx, a, "mode: expected \"values\", \"reshape\", \"reshape_allowzero\", \"expand\", "
                                "\"reduce_keep\", \"reduce_drop\", \"squeeze\", \"unsqueeze\", \"tile\", \"split\", "
-                               "\"slice\" or \"range\", got \"%s\"", mode), NULL;
+                               "\"slice\", \"pad\", \"pad_copy\" or \"range\", got \"%s\"", mode), NULL;
   int li = mlc_op_param(a, "like");
   const MlcSInfo *like = NULL;
   if (values && a->val[li]) return mlc_op_fail(ctx, a, "like: not taken in mode \"values\""), NULL;
@@ -127,13 +132,16 @@ MlcSInfo *mlc_op_infer_tensor_to_shape(MlcCtx *ctx, const MlcOpArgs *a) {
   if (split && (axis < 0 || axis >= like->tensor.ndim))
     return mlc_op_fail(ctx, a, "mode \"split\": axis %lld is out of range for rank %d", (long long)axis,
                        like->tensor.ndim), NULL;
+  if (pad && (len < 3 || len % 3 != 0))
+    return mlc_op_fail(ctx, a, "mode \"%s\": expected 3q values (begins, ends, axes), got %lld", mode,
+                       (long long)len), NULL;
   if (slice && (len < 4 || len % 4 != 0))
     return mlc_op_fail(ctx, a, "mode \"slice\": expected 4q values (starts, ends, axes, steps), got %lld",
                        (long long)len), NULL;
   if (tile && like->tensor.ndim != len)
     return mlc_op_fail(ctx, a, "mode \"tile\": %lld repeats for a tensor of rank %d", (long long)len,
                        like->tensor.ndim), NULL;
-  int64_t want = expand && like->tensor.ndim > len ? like->tensor.ndim : keep || slice ? like->tensor.ndim
+  int64_t want = expand && like->tensor.ndim > len ? like->tensor.ndim : keep || slice || pad ? like->tensor.ndim
                : drop ? like->tensor.ndim - len : unsqueeze ? like->tensor.ndim + len : len;
   if (n != want)
     return mlc_op_fail(ctx, a, "shape: expected %lld dims for %lld values in mode \"%s\", got %d", (long long)want,
