@@ -1,9 +1,9 @@
 /* test_ops_dynshape.c - the ops of src/ops/dynshape.c one call at a time:
  * struct info and refusals of tensor_to_shape, reshape_dynamic,
- * reduce_to_shape, range_to_shape, tile_to_shape, split_part and
- * slice_dynamic, and the legalized prim funcs of the last five run by the
- * reference interpreter against sums, maxima, means, ranges, parts and
- * slices computed here.  (The executor's side, reading values at run time,
+ * reduce_to_shape, range_to_shape, tile_to_shape, split_part,
+ * slice_dynamic and pad_dynamic, and the legalized prim funcs of the last
+ * six run by the reference interpreter against sums, maxima, means, ranges,
+ * parts, slices and paddings computed here.  (The executor's side, reading values at run time,
  * is checked through compiled models in test_onnx_dynshape.c.) */
 #include <math.h>
 
@@ -180,6 +180,54 @@ static void test_slice_dynamic(void) {
                 "slice_dynamic: params: expected a 1-D int64 tensor of 4q values (starts, ends, axes, steps), got (8,)"));
 }
 
+/* plain C: the source index of position q in a dim of d by Pad's mode, -1 for the constant */
+static int pad_src(char mode, int64_t q, int64_t d) {
+  if (q >= 0 && q < d) return (int)q;
+  if (mode == 'c') return -1;
+  if (mode == 'e') return q < 0 ? 0 : (int)d - 1;
+  if (mode == 'w') return (int)(((q % d) + d) % d);
+  while (d > 1 && (q < 0 || q >= d)) q = q < 0 ? -q : 2 * (d - 1) - q; /* reflect, step by step */
+  return d > 1 ? (int)q : 0;
+}
+
+static void test_pad_dynamic(void) {
+  /* params: begins, ends, axes (2 each) */
+  static const struct { const char *mode; double p[6]; int64_t od[3], b[3]; } cases[] = {
+      {"constant", {1, 2, 0, 1, 0, 2}, {3, 3, 7}, {1, 0, 2}},
+      {"edge", {-1, 3, 1, 0, -1, 1}, {2, 6, 4}, {0, 3, -1}},
+      {"reflect", {5, 2, 3, 1, 1, -1}, {2, 11, 7}, {0, 5, 2}},
+      {"wrap", {-2, 7, 1, 0, 2, 0}, {9, 3, 3}, {7, 0, -2}},
+  };
+  const char *p = X3 ", t: R.Tensor((6,), \"int64\"), v: R.Tensor((), \"float32\")";
+  double fill = -9.5;
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    char call[200];
+    snprintf(call, sizeof call, "R.pad_dynamic(x, t, v, shape=[%lld, %lld, %lld], pad_mode=\"%s\")",
+             (long long)cases[i].od[0], (long long)cases[i].od[1], (long long)cases[i].od[2], cases[i].mode);
+    const int64_t *od = cases[i].od, *b = cases[i].b;
+    double want[3 * 11 * 11], pv[6];
+    memcpy(pv, cases[i].p, sizeof pv);
+    for (int a = 0; a < od[0]; a++)
+      for (int c = 0; c < od[1]; c++)
+        for (int e = 0; e < od[2]; e++) {
+          int s0 = pad_src(cases[i].mode[0], a - b[0], 2), s1 = pad_src(cases[i].mode[0], c - b[1], 3);
+          int s2 = pad_src(cases[i].mode[0], e - b[2], 4);
+          want[(a * od[1] + c) * od[2] + e] = s0 < 0 || s1 < 0 || s2 < 0 ? fill : x[(s0 * 3 + s1) * 4 + s2];
+        }
+    const MlcGExpr *c = call_in(p, call);
+    CHECK(round_trips(c));
+    OpcBuf ins[3] = {buf(3, (int64_t[]){2, 3, 4}, x), buf(1, (int64_t[]){6}, pv), buf(0, NULL, &fill)};
+    CHECK(run_matches(c, ins, 3, buf(3, od, NULL), want, 0));
+  }
+  CHECK(sinfo_is(call_in(p, "R.tensor_to_shape(t, x, shape=[1, 2, 3], mode=\"pad_copy\")"), "R.Shape([1, 2, 3])"));
+  CHECK(refused(call_in(X3 ", t: R.Tensor((4,), \"int64\")", "R.tensor_to_shape(t, x, shape=[1, 2, 3], mode=\"pad\")"),
+                false, "tensor_to_shape: mode \"pad\": expected 3q values (begins, ends, axes), got 4"));
+  CHECK(refused(call_in(p, "R.pad_dynamic(x, t, v, shape=[2, 3, 4], pad_mode=\"mirror\")"), false,
+                "pad_dynamic: pad_mode: expected \"constant\", \"edge\", \"reflect\" or \"wrap\", got \"mirror\""));
+  CHECK(refused(call_in(p, "R.pad_dynamic(x, t, t, shape=[2, 3, 4])"), false,
+                "pad_dynamic: value: expected one element of x's dtype, got (6,)"));
+}
+
 static void test_tensor_to_shape(void) {
   const char *p = "t: R.Tensor((2,), \"int64\"), y: R.Tensor((3, 4), \"float32\")";
   CHECK(sinfo_is(call_in(p, "R.tensor_to_shape(t, shape=[2, 5])"), "R.Shape([2, 5])"));
@@ -189,8 +237,8 @@ static void test_tensor_to_shape(void) {
                 "tensor_to_shape: shape: expected 2 dims for 2 values in mode \"values\", got 3"));
   CHECK(refused(call_in(p, "R.tensor_to_shape(t, shape=[2, 5], mode=\"sideways\")"), false,
                 "tensor_to_shape: mode: expected \"values\", \"reshape\", \"reshape_allowzero\", "
-                "\"expand\", \"reduce_keep\", \"reduce_drop\", \"squeeze\", \"unsqueeze\", \"tile\", \"split\", \"slice\" or "
-                "\"range\", got \"sideways\""));
+                "\"expand\", \"reduce_keep\", \"reduce_drop\", \"squeeze\", \"unsqueeze\", \"tile\", \"split\", \"slice\", "
+                "\"pad\", \"pad_copy\" or \"range\", got \"sideways\""));
   CHECK(sinfo_is(call_in(p, "R.tensor_to_shape(t, y, shape=[1, 2], mode=\"split\", axis=1)"), "R.Shape([1, 2])"));
   CHECK(refused(call_in(p, "R.tensor_to_shape(t, y, shape=[1, 2], mode=\"split\", axis=2)"), false,
                 "tensor_to_shape: mode \"split\": axis 2 is out of range for rank 2"));
@@ -209,6 +257,7 @@ int main(void) {
   RUN(test_tile_to_shape);
   RUN(test_split_part);
   RUN(test_slice_dynamic);
+  RUN(test_pad_dynamic);
   RUN(test_tensor_to_shape);
   mlc_ctx_free(ctx);
   return CHECK_DONE();
