@@ -1,12 +1,13 @@
 /* test_onnx_dynshape.c - ONNX shapes and axes computed at run time: one-node
  * models (Reshape, Expand, ConstantOfShape, Squeeze, Unsqueeze, ReduceSum,
- * ReduceMax, Tile, Range, Split, Slice) whose shape, axes or bounds are graph inputs, so that only the
+ * ReduceMax, Tile, Range, Split, Slice, Pad) whose shape, axes or bounds are graph inputs, so that only the
  * compiled model's executor sees the values.  Each model is built once and
  * run on several values: the results are compared with plain C (the
  * expected shapes written out, sums and maxima computed here), and values
  * the op does not allow (negative sizes, a -1 that fits nothing, counts that
  * differ, axes out of range or given twice, sizes too large to allocate,
- * split sizes that do not add up to the dim, slice axes repeated or steps 0)
+ * split sizes that do not add up to the dim, slice axes repeated or steps 0,
+ * pads that crop more than a dim holds or copy from an empty one)
  * come back through the runtime's error path with a message, after which
  * the model still runs. */
 #include <math.h>
@@ -389,6 +390,43 @@ static void test_range(void) {
   bu_remove_dir(dir);
 }
 
+/* Pad(x, pads) with pads read at run time, in modes constant and reflect */
+static void test_pad(void) {
+  static const int64_t x_dims[2] = {2, 3}, empty_dims[2] = {0, 3};
+  for (int m = 0; m < 2; m++) {
+    Onnx__AttributeProto *attrs[1] = {str_attr("mode", m ? "reflect" : "constant")};
+    Built b;
+    CHECK(build(&b, &(Model){"Pad", x_dims, 2, 4, attrs, 1, 0}));
+    free(attrs[0]);
+    if (!b.model) {
+      done(&b);
+      continue;
+    }
+    /* pads: begin 0, begin 1, end 0, end 1; the expected results written out */
+    DLTensor *y;
+    CHECK(run(&b, (int64_t[]){1, -1, 0, 2}, &y) == 0);
+    CHECK(shape_is(y, (int64_t[]){3, 4}, 2));
+    static const float want[2][12] = {
+        {0, 0, 0, 0, 2.5f, -1.5f, 0, 0, 1.5f, -2.5f, 0, 0},
+        {1.5f, -2.5f, 1.5f, 5.5f, 2.5f, -1.5f, 2.5f, -4.5f, 1.5f, -2.5f, 1.5f, 5.5f},
+    };
+    for (int i = 0; y && shape_is(y, (int64_t[]){3, 4}, 2) && i < 12; i++) CHECK(((float *)y->data)[i] == want[m][i]);
+    CHECK(fails_with(&b, (int64_t[]){0, -2, 0, -2}, "crop more than it holds"));
+    CHECK(fails_with(&b, (int64_t[]){0, INT64_MAX, 0, 1}, "too large"));
+    CHECK(fails_with(&b, (int64_t[]){1 << 20, 1 << 20, 0, 0}, "may hold"));
+    CHECK(run(&b, (int64_t[]){0, 0, 0, 0}, &y) == 0);
+    CHECK(y && shape_is(y, x_dims, 2) && memcmp(y->data, x_data, 6 * sizeof(float)) == 0);
+    done(&b);
+    if (m == 0) continue;
+    /* reflect-padding a dim that is empty */
+    attrs[0] = str_attr("mode", "reflect");
+    CHECK(build(&b, &(Model){"Pad", empty_dims, 2, 4, attrs, 1, 0}));
+    free(attrs[0]);
+    if (b.model) CHECK(fails_with(&b, (int64_t[]){1, 0, 0, 0}, "pad it while it is empty"));
+    done(&b);
+  }
+}
+
 /* y = Slice(x, starts, ends, axes, steps): x float (2, 3, 4), the rest int64 (2,) graph inputs */
 static uint8_t *pack_slice(size_t *len) {
   char *ins[5] = {"x", "starts", "ends", "axes", "steps"}, *outs[1] = {"y"};
@@ -479,5 +517,6 @@ int main(void) {
   RUN(test_range);
   RUN(test_split);
   RUN(test_slice);
+  RUN(test_pad);
   return check__failures != 0;
 }
