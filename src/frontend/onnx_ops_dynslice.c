@@ -4,7 +4,9 @@
  * tensor, from which tensor_to_shape mode "slice" binds (and checks) the
  * output's dims and slice_dynamic's kernel reads the begins and steps.
  * Pad with run-time pads, axes or value does the same with [pads, axes]
- * (mode "pad", or "pad_copy" for edge, reflect and wrap) and pad_dynamic. */
+ * (mode "pad", or "pad_copy" for edge, reflect and wrap) and pad_dynamic.
+ * OneHot with a run-time depth binds it (mode "values", as int64) as the
+ * output's dim, which one_hot_dynamic compares the indices with. */
 #include <string.h>
 
 #include "onnx_convert.h"
@@ -95,4 +97,40 @@ bool mlc_onnx__pad_runtime(MlcOnnxNode *n, MlcGExpr *x, int rank, const char *mo
   MlcGExpr *xs[3] = {x, params, value};
   MlcAttr pa[2] = {attr("shape", mlc_onnx__av_exprs(ctx, dims, rank)), attr("pad_mode", mlc_onnx__av_str(ctx, mode))};
   return (n->out[0] = mlc_onnx__emit_attrs(n, "pad_dynamic", xs, 3, 2, pa)) != NULL;
+}
+
+bool mlc_onnx__onehot_runtime(MlcOnnxNode *n, MlcGExpr *ind, int64_t axis) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcGExpr *depth = mlc_onnx__input(n, 1), *values = mlc_onnx__input(n, 2);
+  int64_t one, two;
+  int rank = mlc_onnx__rank(ind), dr = depth ? mlc_onnx__rank(depth) : -1;
+  if (!values || !depth) return false;
+  if (rank < 0 || rank + 1 > MLC_ONNX_MAX_RANK) return mlc_onnx__node_fail(n, "indices of unknown or too large rank");
+  if (dr < 0 || dr > 1 || (dr == 1 && (!mlc_onnx__const_dim(depth, 0, &one) || one != 1)))
+    return mlc_onnx__node_fail(n, "depth: one element is expected");
+  if (mlc_onnx__rank(values) != 1 || !mlc_onnx__const_dim(values, 0, &two) || two != 2)
+    return mlc_onnx__node_fail(n, "values must hold 2 elements (off, on)");
+  if (axis < -rank - 1 || axis > rank) return mlc_onnx__node_fail(n, "axis %lld is out of range", (long long)axis);
+  if (axis < 0) axis += rank + 1;
+  if (!mlc_dtype_is_int(mlc_onnx__dtype_of(ind))) {
+    MlcAttr c = attr("dtype", mlc_onnx__av_dtype(MLC_I64_T));
+    if (!(ind = mlc_onnx__emit_attrs(n, "astype", &ind, 1, 1, &c))) return false;
+  }
+  /* depth as a 1-D int64 tensor of one value (a float depth truncated, as ONNX casts it) */
+  int64_t len1 = 1;
+  MlcAttr ra = attr("shape", mlc_onnx__av_ints(ctx, &len1, 1));
+  if (dr == 0 && !(depth = mlc_onnx__emit_attrs(n, "reshape", &depth, 1, 1, &ra))) return false;
+  if (!mlc_dtype_eq(mlc_onnx__dtype_of(depth), MLC_I64_T)) {
+    MlcAttr c = attr("dtype", mlc_onnx__av_dtype(MLC_I64_T));
+    if (!(depth = mlc_onnx__emit_attrs(n, "astype", &depth, 1, 1, &c))) return false;
+  }
+  MlcExpr *d, *dims[MLC_ONNX_MAX_RANK];
+  int k;
+  if (!mlc_onnx__runtime_shape(n, depth, NULL, "values", &d, 1, &k)) return false;
+  const MlcSInfo *s = mlc_onnx__tensor_sinfo(ind);
+  if (!s || !s->tensor.shape) return mlc_onnx__node_fail(n, "indices of unknown shape");
+  for (int i = 0, j = 0; i <= rank; i++) dims[i] = i == axis ? d : s->tensor.shape[j++];
+  MlcGExpr *args[2] = {ind, values};
+  MlcAttr a[2] = {attr("shape", mlc_onnx__av_exprs(ctx, dims, rank + 1)), attr("axis", mlc_onnx__av_int(axis))};
+  return (n->out[0] = mlc_onnx__emit_attrs(n, "one_hot_dynamic", args, 2, 2, a)) != NULL;
 }

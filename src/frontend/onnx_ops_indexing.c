@@ -152,6 +152,9 @@ bool mlc_onnx__conv_onehot(MlcOnnxNode *n) {
   bool present;
   int k;
   int64_t axis;
+  if (ind && n->n_in == 3 && n->in[1] && n->in[2] &&
+      (!mlc_onnx__known_or_absent(n, 1) || !mlc_onnx__known_or_absent(n, 2)))
+    return mlc_onnx__attr_int(n, "axis", -1, &axis) && mlc_onnx__onehot_runtime(n, ind, axis);
   if (!ind || !mlc_onnx__input(n, 1) || !mlc_onnx__input(n, 2) || !mlc_onnx__known_scalar(n, 1, &depth, &present) ||
       !known_floats(n, 2, vals, 2, &k) || !mlc_onnx__attr_int(n, "axis", -1, &axis))
     return false;

@@ -20,7 +20,14 @@
  * (0 when none) shifts the index: q = o_d - begin; "constant" reads x
  * where 0 <= q < x_d and value elsewhere, "edge" clamps q, "wrap" takes it
  * modulo x_d, "reflect" folds it with period 2 (x_d - 1) (numpy's repeated
- * reflection).  Every index is clamped into [0, x_d - 1] at the end. */
+ * reflection).  Every index is clamped into [0, x_d - 1] at the end.
+ *
+ * one_hot_dynamic(indices, values, shape=[...], axis=a): ONNX OneHot whose
+ * depth (the output's dim at a, bound at run time) or values are not known
+ * at compile time: out[o] = values[1] where o_a equals the index at o
+ * without a (a negative one counting from the depth), values[0]
+ * elsewhere; an index out of range matches nothing.  Reads stay in bounds
+ * whatever the values: indices are read at the output's other dims. */
 #include <string.h>
 
 #include "mlcc/arith.h"
@@ -173,6 +180,52 @@ bool mlc_op_te_pad_dynamic(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, in
   MlcExpr *body = mlc_te_read(ctx, x, idx, n);
   if (inside) body = mlc_op_select(ctx, inside, body, mlc_te_read(ctx, v, v->ndim ? &zero : NULL, v->ndim));
   MlcTeTensor *t = mlc_te_compute(ctx, "T_pad_dynamic", shape, n, axes, body);
+  if (!t) return false;
+  outs[0] = t;
+  *n_outs = 1;
+  return true;
+}
+
+/* indices of integer dtype, values 1-D of 2, shape the indices' with one dim inserted at axis */
+static const MlcSInfo *one_hot_args(MlcCtx *ctx, const MlcOpArgs *a, MlcExpr ***shape, int *n, int64_t *axis) {
+  const MlcSInfo *ind = mlc_op_tensor(ctx, a, 0, true), *v = ind ? mlc_op_tensor(ctx, a, 1, true) : NULL;
+  int64_t two;
+  if (!v || !mlc_op_attr_shape(ctx, a, "shape", shape, n) || !mlc_op_attr_int(ctx, a, "axis", 0, axis)) return NULL;
+  if (!ind->tensor.shape || !mlc_dtype_is_int(ind->tensor.dtype))
+    return mlc_op_fail(ctx, a, "indices: expected integers of known shape, got %s", mlc_op_sinfo_str(ctx, ind)), NULL;
+  if (v->tensor.ndim != 1 || !v->tensor.shape || !mlc_e_is_const_int(v->tensor.shape[0], &two) || two != 2)
+    return mlc_op_fail(ctx, a, "values: expected 2 elements (off, on), got %s", mlc_op_sinfo_str(ctx, v)), NULL;
+  if (*n != ind->tensor.ndim + 1)
+    return mlc_op_fail(ctx, a, "shape: expected %d dims (the indices' rank + 1), got %d", ind->tensor.ndim + 1, *n), NULL;
+  if (*axis < 0 || *axis >= *n) return mlc_op_fail(ctx, a, "axis %lld is out of range for rank %d", (long long)*axis, *n), NULL;
+  return v;
+}
+
+MlcSInfo *mlc_op_infer_one_hot_dynamic(MlcCtx *ctx, const MlcOpArgs *a) {
+  MlcExpr **shape;
+  int n;
+  int64_t axis;
+  const MlcSInfo *v = one_hot_args(ctx, a, &shape, &n, &axis);
+  return v ? mlc_op_tensor_sinfo(ctx, shape, n, v->tensor.dtype) : NULL;
+}
+
+bool mlc_op_te_one_hot_dynamic(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_in, MlcTeTensor **outs,
+                               int *n_outs) {
+  MlcExpr **shape;
+  int n;
+  int64_t axis;
+  if (!one_hot_args(ctx, a, &shape, &n, &axis)) return false;
+  MlcExpr **axes = mlc_arena_array(&ctx->arena, (size_t)n, sizeof *axes);
+  MlcExpr **idx = mlc_arena_array(&ctx->arena, (size_t)n, sizeof *idx);
+  mlc_op_axes(ctx, n, axes);
+  for (int d = 0, k = 0; d < n; d++)
+    if (d != axis) idx[k++] = axes[d];
+  MlcExpr *i = mlc_op_cast(ctx, MLC_I64, mlc_te_read(ctx, in[0], idx, n - 1)), *depth = shape[axis];
+  i = mlc_op_select(ctx, bin(ctx, MLC_BIN_LT, i, mlc_op_i64(ctx, 0)), bin(ctx, MLC_BIN_ADD, i, depth), i);
+  MlcExpr *off = mlc_op_i64(ctx, 0), *on = mlc_op_i64(ctx, 1);
+  MlcExpr *body = mlc_op_select(ctx, bin(ctx, MLC_BIN_EQ, i, axes[axis]), mlc_te_read(ctx, in[1], &on, 1),
+                                mlc_te_read(ctx, in[1], &off, 1));
+  MlcTeTensor *t = mlc_te_compute(ctx, "T_one_hot_dynamic", shape, n, axes, body);
   if (!t) return false;
   outs[0] = t;
   *n_outs = 1;
