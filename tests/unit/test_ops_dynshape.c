@@ -1,9 +1,10 @@
 /* test_ops_dynshape.c - the ops of src/ops/dynshape.c one call at a time:
  * struct info and refusals of tensor_to_shape, reshape_dynamic,
  * reduce_to_shape, range_to_shape, tile_to_shape, split_part,
- * slice_dynamic and pad_dynamic, and the legalized prim funcs of the last
- * six run by the reference interpreter against sums, maxima, means, ranges,
- * parts, slices and paddings computed here.  (The executor's side, reading values at run time,
+ * slice_dynamic, pad_dynamic and one_hot_dynamic, and the legalized prim
+ * funcs of the last seven run by the reference interpreter against sums,
+ * maxima, means, ranges, parts, slices, paddings and one-hot tensors
+ * computed here.  (The executor's side, reading values at run time,
  * is checked through compiled models in test_onnx_dynshape.c.) */
 #include <math.h>
 
@@ -228,6 +229,39 @@ static void test_pad_dynamic(void) {
                 "pad_dynamic: value: expected one element of x's dtype, got (6,)"));
 }
 
+static void test_one_hot_dynamic(void) {
+  double ind[6] = {0, -1, 3, -4, 5, -5}, vals[2] = {-2, 7};
+  const char *p = "i: R.Tensor((2, 3), \"int32\"), v: R.Tensor((2,), \"float32\")";
+  for (int axis = 0; axis < 3; axis++) {
+    int64_t od[3] = {2, 3, 2}, depth = 4;
+    for (int d = 2; d > axis; d--) od[d] = od[d - 1];
+    od[axis] = depth;
+    double want[24];
+    for (int a = 0; a < od[0]; a++)
+      for (int b = 0; b < od[1]; b++)
+        for (int c = 0; c < od[2]; c++) {
+          int o[3] = {a, b, c}, r[2], k = 0;
+          for (int d = 0; d < 3; d++)
+            if (d != axis) r[k++] = o[d];
+          double at = ind[r[0] * 3 + r[1]];
+          if (at < 0) at += (double)depth;
+          want[(a * od[1] + b) * od[2] + c] = at == o[axis] ? vals[1] : vals[0];
+        }
+    char call[160];
+    snprintf(call, sizeof call, "R.one_hot_dynamic(i, v, shape=[%lld, %lld, %lld], axis=%d)", (long long)od[0],
+             (long long)od[1], (long long)od[2], axis);
+    const MlcGExpr *c = call_in(p, call);
+    CHECK(round_trips(c));
+    OpcBuf ins[2] = {buf(2, (int64_t[]){2, 3}, ind), buf(1, (int64_t[]){2}, vals)};
+    CHECK(run_matches(c, ins, 2, buf(3, od, NULL), want, 0));
+  }
+  CHECK(sinfo_is(call_in(p, "R.one_hot_dynamic(i, v, shape=[2, 3, 5], axis=2)"), "R.Tensor((2, 3, 5), dtype=\"float32\")"));
+  CHECK(refused(call_in(p, "R.one_hot_dynamic(i, v, shape=[2, 3], axis=0)"), false,
+                "one_hot_dynamic: shape: expected 3 dims (the indices' rank + 1), got 2"));
+  CHECK(refused(call_in(p, "R.one_hot_dynamic(v, v, shape=[2, 3], axis=0)"), false,
+                "one_hot_dynamic: indices: expected integers of known shape, got (2,)"));
+}
+
 static void test_tensor_to_shape(void) {
   const char *p = "t: R.Tensor((2,), \"int64\"), y: R.Tensor((3, 4), \"float32\")";
   CHECK(sinfo_is(call_in(p, "R.tensor_to_shape(t, shape=[2, 5])"), "R.Shape([2, 5])"));
@@ -258,6 +292,7 @@ int main(void) {
   RUN(test_split_part);
   RUN(test_slice_dynamic);
   RUN(test_pad_dynamic);
+  RUN(test_one_hot_dynamic);
   RUN(test_tensor_to_shape);
   mlc_ctx_free(ctx);
   return CHECK_DONE();
