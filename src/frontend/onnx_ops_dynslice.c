@@ -42,6 +42,7 @@ bool mlc_onnx__slice_runtime(MlcOnnxNode *n, MlcGExpr *x, int rank) {
   /* tensor_to_shape reads at most 64 values: 4 per sliced axis */
   if (q > 16 || q > rank) return mlc_onnx__node_fail(n, "%lld axes sliced for a tensor of rank %d", (long long)q, rank);
   MlcGExpr *parts[4];
+  if (!mlc_onnx__input(n, 2)) return false; /* ends is required; axes and steps have defaults */
   for (int i = 0; i < 4; i++)
     if (!(parts[i] = list_of(n, i + 1, q, i == 3 ? 1 : 0))) return false;
   MlcGExpr *tuple = mlc_g_tuple(ctx, parts, 4);
