@@ -353,11 +353,90 @@ static const char DYN_PREAMBLE[] =
     " * of `like` (numpy broadcasting, the larger rank), 4 like's shape with 1 at\n"
     " * the axes v, 5 like's shape without them, 6 the same where they are 1,\n"
     " * 7 like's shape with 1s inserted at the axes v of the result, 9 like's\n"
-    " * shape times the repeats v, 10 the values, each at most like's element count */\n"
+    " * shape times the repeats v, 10 the values, each at most like's element\n"
+    " * count, 11 sizes of parts of the dim like[0], 12 like's shape sliced by\n"
+    " * v = (starts, ends, axes, steps), k / 4 of each, 13 like's shape padded by\n"
+    " * v = (begins, ends, axes), k / 3 of each, 14 the same where a dim that\n"
+    " * grows must not be empty (edge, reflect, wrap) */\n"
     "static int32_t mlc_dyn_shape(int mode, const int64_t *v, int k, const int64_t *like, int r, int64_t *out,\n"
     "                             int n, const char *what, const MlcrtEnv *env) {\n"
     "  char msg[256];\n"
     "  int unknown = -1;\n"
+    "  if (mode == 13 || mode == 14) {\n"
+    "    int q = k / 3;\n"
+    "    unsigned char on[64] = {0};\n"
+    "    int64_t numel = 1;\n"
+    "    for (int d = 0; d < r && d < n; d++) out[d] = like[d];\n"
+    "    for (int j = 0; j < q; j++) {\n"
+    "      int64_t b = v[j], e = v[q + j], a = v[2 * q + j] < 0 ? v[2 * q + j] + r : v[2 * q + j];\n"
+    "      if (r != n || r > 64 || a < 0 || a >= r || on[a]) {\n"
+    "        snprintf(msg, sizeof msg, \"%s: pad %d: axis %lld is out of range for rank %d or given twice\", what, j,\n"
+    "                 (long long)v[2 * q + j], r);\n"
+    "        goto fail;\n"
+    "      }\n"
+    "      on[a] = 1;\n"
+    "      if (b < -MLC_DYN_MAX_DIM || b > MLC_DYN_MAX_DIM || e < -MLC_DYN_MAX_DIM || e > MLC_DYN_MAX_DIM ||\n"
+    "          like[a] + b + e < 0 || (mode == 14 && like[a] == 0 && like[a] + b + e > 0)) {\n"
+    "        snprintf(msg, sizeof msg, \"%s: pads %lld, %lld of axis %lld (of size %lld) are too large, crop more than \"\n"
+    "                 \"it holds, or pad it while it is empty\", what, (long long)b, (long long)e, (long long)a,\n"
+    "                 (long long)like[a]);\n"
+    "        goto fail;\n"
+    "      }\n"
+    "      out[a] = like[a] + b + e;\n"
+    "    }\n"
+    "    for (int i = 0; i < n; i++) {\n"
+    "      if (out[i] > MLC_DYN_MAX_DIM || (out[i] && numel > MLC_DYN_MAX_NUMEL / out[i])) {\n"
+    "        snprintf(msg, sizeof msg, \"%s: a padded shape of more elements than a shape read at run time may hold \"\n"
+    "                 \"(%lld)\", what, (long long)MLC_DYN_MAX_NUMEL);\n"
+    "        goto fail;\n"
+    "      }\n"
+    "      numel *= out[i];\n"
+    "    }\n"
+    "    return 0;\n"
+    "  }\n"
+    "  if (mode == 12) {\n"
+    "    int q = k / 4;\n"
+    "    unsigned char on[64] = {0};\n"
+    "    for (int d = 0; d < r && d < n; d++) out[d] = like[d];\n"
+    "    for (int j = 0; j < q; j++) {\n"
+    "      int64_t b = v[j], e = v[q + j], a = v[2 * q + j] < 0 ? v[2 * q + j] + r : v[2 * q + j], s = v[3 * q + j];\n"
+    "      if (r != n || r > 64 || a < 0 || a >= r || on[a] || s == 0) {\n"
+    "        snprintf(msg, sizeof msg, \"%s: slice %d: axis %lld is out of range for rank %d or given twice, or step %lld is 0\",\n"
+    "                 what, j, (long long)v[2 * q + j], r, (long long)s);\n"
+    "        goto fail;\n"
+    "      }\n"
+    "      on[a] = 1;\n"
+    "      int64_t d = like[a];\n"
+    "      if (b < 0) b += d;\n"
+    "      if (e < 0) e += d;\n"
+    "      if (s > 0) {\n"
+    "        b = b < 0 ? 0 : b > d ? d : b;\n"
+    "        e = e < 0 ? 0 : e > d ? d : e;\n"
+    "        out[a] = e > b ? (e - b - 1) / s + 1 : 0;\n"
+    "      } else {\n"
+    "        b = b < -1 ? -1 : b > d - 1 ? d - 1 : b;\n"
+    "        e = e < -1 ? -1 : e > d - 1 ? d - 1 : e;\n"
+    "        out[a] = b > e ? (b - e - 1) / (s == INT64_MIN ? INT64_MAX : -s) + 1 : 0;\n"
+    "      }\n"
+    "    }\n"
+    "    return 0;\n"
+    "  }\n"
+    "  if (mode == 11) {\n"
+    "    int64_t sum = 0;\n"
+    "    for (int i = 0; i < n; i++) {\n"
+    "      if (v[i] < 0 || v[i] > like[0] - sum) {\n"
+    "        snprintf(msg, sizeof msg, \"%s: split size %d (%lld) is negative or past the dim's %lld\", what, i,\n"
+    "                 (long long)v[i], (long long)like[0]);\n"
+    "        goto fail;\n"
+    "      }\n"
+    "      out[i] = v[i];\n"
+    "      sum += v[i];\n"
+    "    }\n"
+    "    if (sum == like[0]) return 0;\n"
+    "    snprintf(msg, sizeof msg, \"%s: split sizes add up to %lld, not the dim's %lld\", what, (long long)sum,\n"
+    "             (long long)like[0]);\n"
+    "    goto fail;\n"
+    "  }\n"
     "  if (mode >= 4 && mode <= 7) {\n"
     "    int rr = mode == 7 ? n : r, o = 0, j2 = 0;\n"
     "    unsigned char on[64] = {0};\n"
@@ -509,11 +588,18 @@ static const char *str_attr(G *g, const MlcGExpr *call, const char *key, const c
   return v && v->kind == MLC_ATTR_STR ? v->s : dflt;
 }
 
+/* the int attribute key of an op call, or dflt */
+static int64_t int_attr(G *g, const MlcGExpr *call, const char *key, int64_t dflt) {
+  const MlcAttrValue *v = mlc_attrs_get(call->call.attrs, mlc_intern(g->ctx, key));
+  return v && v->kind == MLC_ATTR_INT ? v->i : dflt;
+}
+
 /* R.tensor_to_shape(data, like?, shape=[...], mode=...): the values read,
  * made a shape, each dim bound (a var seen for the first time) or checked */
 static GVal *tensor_to_shape(G *g, const MlcGExpr *call) {
   static const char *const modes[] = {"values", "reshape", "reshape_allowzero", "expand", "reduce_keep", "reduce_drop",
-                                      "squeeze", "unsqueeze", "range", "tile", "at_most"};
+                                      "squeeze", "unsqueeze", "range", "tile", "at_most", "split",
+                                      "slice", "pad", "pad_copy"};
   const MlcSInfo *s = call->sinfo;
   const char *mode_s = str_attr(g, call, "mode", "values");
   int mode = -1;
@@ -547,9 +633,18 @@ static GVal *tensor_to_shape(G *g, const MlcGExpr *call) {
                   d->dtype.bits, d->dtype.bits, d->data, (long long)(k ? k : 1), n ? n : 1);
     mlc_sb_printf(&g->body, "    for (int i = 0; i < %lld; i++) mlc_v[i] = mlc_p[i];\n", (long long)k);
     mlc_sb_puts(&g->body, "    const int64_t mlc_l[] = ");
-    if (like ? !c_dims(g, like, &g->body) : (mlc_sb_puts(&g->body, "{0}"), false)) return NULL;
+    int64_t axis = int_attr(g, call, "axis", 0);
+    if (mode == 11) { /* split: only the dim at axis, checked in range by the op */
+      if (axis < 0 || axis >= like->ndim) return gerr(g, "binding '%s': split axis out of range", g->bname), NULL;
+      mlc_sb_puts(&g->body, "{");
+      if (!c_dim(g, like->shape[axis], &g->body)) return NULL;
+      mlc_sb_puts(&g->body, "}");
+    } else if (like ? !c_dims(g, like, &g->body) : (mlc_sb_puts(&g->body, "{0}"), false)) {
+      return NULL;
+    }
     mlc_sb_printf(&g->body, ";\n    if ((rc = mlc_dyn_shape(%d, mlc_v, %lld, mlc_l, %d, mlc_o, %d, \"%s: binding '%s'\", env)) != 0)"
-                            " goto mlc_done;\n", mode, (long long)k, like ? like->ndim : 0, n, g->fn->name, g->bname);
+                            " goto mlc_done;\n", mode, (long long)k, mode == 11 ? 1 : like ? like->ndim : 0, n,
+                  g->fn->name, g->bname);
   }
   for (int i = 0; i < n; i++) {
     const MlcExpr *e = s->shape.values[i];

@@ -78,6 +78,12 @@ bool mlc_onnx__conv_pad(MlcOnnxNode *n) {
   double value = 0;
   bool present = false;
   if (!x || !need_rank(n, x, &rank)) return false;
+  const char *mode = mlc_onnx__attr_str(n, "mode", "constant");
+  if (strcmp(mode, "constant") && strcmp(mode, "edge") && strcmp(mode, "reflect") && strcmp(mode, "wrap"))
+    return mlc_onnx__node_fail(n, "mode '%s' is not supported", mode);
+  if (n->opset >= 11 && (!mlc_onnx__known_or_absent(n, 1) || !mlc_onnx__known_or_absent(n, 2) ||
+                         !mlc_onnx__known_or_absent(n, 3)))
+    return mlc_onnx__pad_runtime(n, x, rank, mode);
   if (n->opset < 11) {
     if (!mlc_onnx__attr_ints(n, "pads", pads, 2 * MLC_ONNX_MAX_RANK, &k) || !mlc_onnx__attr_float(n, "value", 0, &value))
       return false;
@@ -95,9 +101,6 @@ bool mlc_onnx__conv_pad(MlcOnnxNode *n) {
     if (ax < 0 || ax >= rank) return mlc_onnx__node_fail(n, "axis %lld is out of range", (long long)axes[i]);
     full[ax] = pads[i], full[rank + ax] = pads[na + i];
   }
-  const char *mode = mlc_onnx__attr_str(n, "mode", "constant");
-  if (strcmp(mode, "constant") && strcmp(mode, "edge") && strcmp(mode, "reflect") && strcmp(mode, "wrap"))
-    return mlc_onnx__node_fail(n, "mode '%s' is not supported", mode);
   MlcAttr a[3] = {attr("pad_width", mlc_onnx__av_ints(ctx, full, 2 * rank)), attr("pad_value", mlc_onnx__av_float(value)),
                   attr("pad_mode", mlc_onnx__av_str(ctx, mode))};
   return (n->out[0] = mlc_onnx__emit_attrs(n, "nn.pad", &x, 1, 3, a)) != NULL;
@@ -149,6 +152,9 @@ bool mlc_onnx__conv_onehot(MlcOnnxNode *n) {
   bool present;
   int k;
   int64_t axis;
+  if (ind && n->n_in == 3 && n->in[1] && n->in[2] &&
+      (!mlc_onnx__known_or_absent(n, 1) || !mlc_onnx__known_or_absent(n, 2)))
+    return mlc_onnx__attr_int(n, "axis", -1, &axis) && mlc_onnx__onehot_runtime(n, ind, axis);
   if (!ind || !mlc_onnx__input(n, 1) || !mlc_onnx__input(n, 2) || !mlc_onnx__known_scalar(n, 1, &depth, &present) ||
       !known_floats(n, 2, vals, 2, &k) || !mlc_onnx__attr_int(n, "axis", -1, &axis))
     return false;

@@ -4,8 +4,9 @@
  * inputs in newer opsets (shape of Reshape, axes of Squeeze, starts/ends of
  * Slice): those must be known at compile time -- constants, or folded
  * (onnx_util.c) -- and a computed one is reported as not supported, except
- * the shapes of Reshape, Expand and ConstantOfShape and the axes of Squeeze
- * and Unsqueeze, which are read when the model runs
+ * the shapes of Reshape, Expand and ConstantOfShape, the axes of Squeeze
+ * and Unsqueeze, the sizes of Split and Slice's lists, which are read when
+ * the model runs
  * (mlc_onnx__runtime_shape). */
 #include <math.h>
 #include <string.h>
@@ -158,16 +159,46 @@ bool mlc_onnx__conv_concat(MlcOnnxNode *n) {
   return t && (n->out[0] = mlc_onnx__emit_attrs(n, "concat", &t, 1, 1, &a)) != NULL;
 }
 
+/* Split with sizes read when the model runs: tensor_to_shape "split" binds
+ * (and checks) the parts' dims, split_part copies each part */
+static bool split_runtime(MlcOnnxNode *n, MlcGExpr *x, int rank, int64_t axis) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcGExpr *sz = mlc_onnx__input(n, 1);
+  int64_t len;
+  if (!sz) return false;
+  MlcDType dt = mlc_onnx__dtype_of(sz);
+  if (mlc_onnx__rank(sz) != 1 || !mlc_onnx__const_dim(sz, 0, &len) || dt.code != MLC_TC_INT ||
+      (dt.bits != 32 && dt.bits != 64))
+    return mlc_onnx__node_fail(n, "split sizes computed at run time must be a 1-D int32 or int64 tensor of static length");
+  if (len != n->n_out) return mlc_onnx__node_fail(n, "%lld split sizes for %d outputs", (long long)len, n->n_out);
+  MlcExpr *parts[MLC_ONNX_MAX_IO], *dims[MLC_ONNX_MAX_RANK];
+  for (int i = 0; i < n->n_out; i++)
+    parts[i] = mlc_e_var(ctx, mlc_internf(ctx, "r%u", n->im->fresh++), MLC_DT(MLC_TC_INT, 64, 1));
+  MlcGExpr *args[2] = {sz, x};
+  MlcAttr ta[3] = {attr("shape", mlc_onnx__av_exprs(ctx, parts, n->n_out)), attr("mode", mlc_onnx__av_str(ctx, "split")),
+                   attr("axis", mlc_onnx__av_int(axis))};
+  if (!mlc_onnx__emit_attrs(n, "tensor_to_shape", args, 2, 3, ta)) return false;
+  for (int d = 0; d < rank; d++) dims[d] = dim_expr(x, d);
+  for (int i = 0; i < n->n_out; i++) {
+    dims[axis] = parts[i];
+    MlcAttr pa[3] = {attr("shape", mlc_onnx__av_exprs(ctx, dims, rank)), attr("axis", mlc_onnx__av_int(axis)),
+                     attr("index", mlc_onnx__av_int(i))};
+    MlcGExpr *xs[2] = {x, sz};
+    if (!(n->out[i] = mlc_onnx__emit_attrs(n, "split_part", xs, 2, 3, pa))) return false;
+  }
+  return true;
+}
+
 bool mlc_onnx__conv_split(MlcOnnxNode *n) {
   MlcGExpr *x = mlc_onnx__input(n, 0);
   int64_t axis, sizes[MLC_ONNX_MAX_IO], dim;
   int k, rank;
-  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__attr_int(n, "axis", 0, &axis) ||
-      !mlc_onnx__ints_attr_or_input(n, "split", 13, 1, sizes, MLC_ONNX_MAX_IO, &k))
-    return false;
+  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__attr_int(n, "axis", 0, &axis)) return false;
   if (n->n_out < 1) return mlc_onnx__node_fail(n, "no outputs");
   if (axis < -rank || axis >= rank) return mlc_onnx__node_fail(n, "axis %lld is out of range for rank %d", (long long)axis, rank);
   if (axis < 0) axis += rank;
+  if (n->opset >= 13 && !mlc_onnx__known_or_absent(n, 1)) return split_runtime(n, x, rank, axis);
+  if (!mlc_onnx__ints_attr_or_input(n, "split", 13, 1, sizes, MLC_ONNX_MAX_IO, &k)) return false;
   MlcAttr a[2];
   a[1] = attr("axis", mlc_onnx__av_int(axis));
   if (k >= 0) {
@@ -201,7 +232,10 @@ bool mlc_onnx__conv_slice(MlcOnnxNode *n) {
   MlcGExpr *x = mlc_onnx__input(n, 0);
   int64_t starts[MLC_ONNX_MAX_RANK], ends[MLC_ONNX_MAX_RANK], axes[MLC_ONNX_MAX_RANK], steps[MLC_ONNX_MAX_RANK];
   int ks, ke, ka, kt, rank;
-  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__known_ints(n, 1, starts, MLC_ONNX_MAX_RANK, &ks) ||
+  if (!x || !need_rank(n, x, &rank)) return false;
+  for (int i = 1; i <= 4; i++)
+    if (!mlc_onnx__known_or_absent(n, i)) return mlc_onnx__slice_runtime(n, x, rank);
+  if (!mlc_onnx__known_ints(n, 1, starts, MLC_ONNX_MAX_RANK, &ks) ||
       !mlc_onnx__known_ints(n, 2, ends, MLC_ONNX_MAX_RANK, &ke) || !mlc_onnx__known_ints(n, 3, axes, MLC_ONNX_MAX_RANK, &ka) ||
       !mlc_onnx__known_ints(n, 4, steps, MLC_ONNX_MAX_RANK, &kt))
     return false;

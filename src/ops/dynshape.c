@@ -29,6 +29,18 @@
  *                        like's shape times them;
  *   "at_most"            the values themselves, each checked between 0 and
  *                        like's element count (ONNX TopK's k);
+ *   "split"              the values are sizes of parts of like's dim at
+ *                        attribute `axis` (one dim each): each checked
+ *                        non-negative, their sum equal to that dim;
+ *   "slice"              the values are ONNX Slice's starts, ends, axes and
+ *                        steps (q each) on like: like's shape with each
+ *                        named axis's length after numpy's clamping (axes
+ *                        in range and not repeated, steps not 0);
+ *   "pad"                the values are pads (q begins, q ends) and q axes
+ *                        of like: like's shape grown (or cropped) by them,
+ *                        axes in range and not repeated, no dim below 0;
+ *   "pad_copy"           the same, where a dim that grows must not be
+ *                        empty (edge, reflect and wrap copy from it);
  *   "range"              float64 values (start, limit, delta): one dim, the
  *                        length of ONNX Range, max(ceil((limit - start) /
  *                        delta), 0), with delta checked non-zero.
@@ -58,6 +70,13 @@
  *
  * tile_to_shape(x, shape=[...]) is out[o] = x[o mod x's shape], the tiling
  * that "tile" sizes; the index never leaves x.
+ *
+ * split_part(x, sizes, shape=[...], axis=a, index=i) is part i of x split
+ * along axis a into parts of the sizes read from the 1-D tensor `sizes`
+ * (what "split" binds to the parts' dims at a): out[o] = x[o] with
+ * o_a + sizes[0] + ... + sizes[i-1] at a, the offset read by the kernel.
+ * That index is clamped into [0, x_a - 1], so it never leaves x whatever
+ * the values are; with the sizes "split" checked, the clamp never acts.
  *
  * The first two have no tensor-expression definition: they are left to the
  * executor, as the allocation ops are.  tensor_to_shape counts as impure
@@ -100,19 +119,31 @@ MlcSInfo *mlc_op_infer_tensor_to_shape(MlcCtx *ctx, const MlcOpArgs *a) {
   bool reshape = !strcmp(mode, "reshape") || !strcmp(mode, "reshape_allowzero");
   bool keep = !strcmp(mode, "reduce_keep"), drop = !strcmp(mode, "reduce_drop") || !strcmp(mode, "squeeze");
   bool unsqueeze = !strcmp(mode, "unsqueeze"), tile = !strcmp(mode, "tile"), at_most = !strcmp(mode, "at_most");
-  if (!values && !expand && !reshape && !keep && !drop && !unsqueeze && !tile && !at_most)
+  bool split = !strcmp(mode, "split"), slice = !strcmp(mode, "slice"), pad = !strcmp(mode, "pad") || !strcmp(mode, "pad_copy");
+  if (!values && !expand && !reshape && !keep && !drop && !unsqueeze && !tile && !at_most && !split && !slice && !pad)
     return mlc_op_fail(ctx, a, "mode: expected \"values\", \"reshape\", \"reshape_allowzero\", \"expand\", "
-                               "\"reduce_keep\", \"reduce_drop\", \"squeeze\", \"unsqueeze\", \"tile\", \"at_most\" "
-                               "or \"range\", got \"%s\"", mode), NULL;
+                               "\"reduce_keep\", \"reduce_drop\", \"squeeze\", \"unsqueeze\", \"tile\", \"at_most\", "
+                               "\"split\", \"slice\", \"pad\", \"pad_copy\" or \"range\", got \"%s\"", mode), NULL;
   int li = mlc_op_param(a, "like");
   const MlcSInfo *like = NULL;
   if (values && a->val[li]) return mlc_op_fail(ctx, a, "like: not taken in mode \"values\""), NULL;
   if (!values && !(like = mlc_op_tensor(ctx, a, li, false))) return NULL;
   if (like && !like->tensor.shape) return mlc_op_fail(ctx, a, "like: expected a tensor of known shape"), NULL;
+  int64_t axis;
+  if (!mlc_op_attr_int(ctx, a, "axis", 0, &axis)) return NULL;
+  if (split && (axis < 0 || axis >= like->tensor.ndim))
+    return mlc_op_fail(ctx, a, "mode \"split\": axis %lld is out of range for rank %d", (long long)axis,
+                       like->tensor.ndim), NULL;
+  if (pad && (len < 3 || len % 3 != 0))
+    return mlc_op_fail(ctx, a, "mode \"%s\": expected 3q values (begins, ends, axes), got %lld", mode,
+                       (long long)len), NULL;
+  if (slice && (len < 4 || len % 4 != 0))
+    return mlc_op_fail(ctx, a, "mode \"slice\": expected 4q values (starts, ends, axes, steps), got %lld",
+                       (long long)len), NULL;
   if (tile && like->tensor.ndim != len)
     return mlc_op_fail(ctx, a, "mode \"tile\": %lld repeats for a tensor of rank %d", (long long)len,
                        like->tensor.ndim), NULL;
-  int64_t want = expand && like->tensor.ndim > len ? like->tensor.ndim : keep ? like->tensor.ndim
+  int64_t want = expand && like->tensor.ndim > len ? like->tensor.ndim : keep || slice || pad ? like->tensor.ndim
                : drop ? like->tensor.ndim - len : unsqueeze ? like->tensor.ndim + len : len;
   if (n != want)
     return mlc_op_fail(ctx, a, "shape: expected %lld dims for %lld values in mode \"%s\", got %d", (long long)want,
@@ -263,6 +294,61 @@ bool mlc_op_te_tile_to_shape(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, 
   mlc_op_axes(ctx, n, axes);
   for (int d = 0; d < n; d++) idx[d] = mlc_e_bin(ctx, MLC_BIN_FLOORMOD, axes[d], x->shape[d]);
   MlcTeTensor *t = mlc_te_compute(ctx, "T_tile_to_shape", s->tensor.shape, n, axes, mlc_te_read(ctx, x, idx, n));
+  if (!t) return false;
+  outs[0] = t;
+  *n_outs = 1;
+  return true;
+}
+
+/* x, the 1-D int sizes, and the part's axis and index, all checked */
+static const MlcSInfo *split_part_args(MlcCtx *ctx, const MlcOpArgs *a, MlcExpr ***shape, int *n, int64_t *axis,
+                                       int64_t *index) {
+  const MlcSInfo *x = mlc_op_tensor(ctx, a, 0, true), *s = x ? mlc_op_tensor(ctx, a, 1, true) : NULL;
+  int64_t len;
+  if (!s || !mlc_op_attr_shape(ctx, a, "shape", shape, n) || !mlc_op_attr_int(ctx, a, "axis", 0, axis) ||
+      !mlc_op_attr_int(ctx, a, "index", 0, index))
+    return NULL;
+  if (!x->tensor.shape) return mlc_op_fail(ctx, a, "x: expected a tensor of known shape"), NULL;
+  MlcDType t = s->tensor.dtype;
+  if (t.code != MLC_TC_INT || (t.bits != 32 && t.bits != 64) || t.lanes != 1 || s->tensor.ndim != 1 ||
+      !s->tensor.shape || !mlc_e_is_const_int(s->tensor.shape[0], &len))
+    return mlc_op_fail(ctx, a, "sizes: expected a 1-D int32 or int64 tensor of static length, got %s",
+                       mlc_op_sinfo_str(ctx, s)), NULL;
+  if (*n != x->tensor.ndim)
+    return mlc_op_fail(ctx, a, "shape: expected %d dims (x's rank), got %d", x->tensor.ndim, *n), NULL;
+  if (*axis < 0 || *axis >= *n) return mlc_op_fail(ctx, a, "axis %lld is out of range for rank %d", (long long)*axis, *n), NULL;
+  if (*index < 0 || *index >= len)
+    return mlc_op_fail(ctx, a, "index %lld is out of range for %lld sizes", (long long)*index, (long long)len), NULL;
+  return x;
+}
+
+MlcSInfo *mlc_op_infer_split_part(MlcCtx *ctx, const MlcOpArgs *a) {
+  MlcExpr **shape;
+  int n;
+  int64_t axis, index;
+  const MlcSInfo *x = split_part_args(ctx, a, &shape, &n, &axis, &index);
+  return x ? mlc_op_tensor_sinfo(ctx, shape, n, x->tensor.dtype) : NULL;
+}
+
+bool mlc_op_te_split_part(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_in, MlcTeTensor **outs,
+                          int *n_outs) {
+  const MlcTeTensor *x = in[0];
+  MlcExpr **shape;
+  int n;
+  int64_t axis, index;
+  if (!split_part_args(ctx, a, &shape, &n, &axis, &index)) return false;
+  MlcExpr **axes = mlc_arena_array(&ctx->arena, (size_t)(n ? n : 1), sizeof *axes);
+  MlcExpr **idx = mlc_arena_array(&ctx->arena, (size_t)(n ? n : 1), sizeof *idx);
+  mlc_op_axes(ctx, n, axes);
+  MlcExpr *at = axes[axis];
+  for (int64_t j = 0; j < index; j++) {
+    MlcExpr *jj = mlc_op_i64(ctx, j);
+    at = mlc_e_bin(ctx, MLC_BIN_ADD, at, mlc_op_cast(ctx, MLC_I64, mlc_te_read(ctx, in[1], &jj, 1)));
+  }
+  at = mlc_e_bin(ctx, MLC_BIN_MIN, at, mlc_e_bin(ctx, MLC_BIN_SUB, x->shape[axis], mlc_op_i64(ctx, 1)));
+  at = mlc_e_bin(ctx, MLC_BIN_MAX, at, mlc_op_i64(ctx, 0));
+  for (int d = 0; d < n; d++) idx[d] = d == axis ? at : axes[d];
+  MlcTeTensor *t = mlc_te_compute(ctx, "T_split_part", shape, n, axes, mlc_te_read(ctx, x, idx, n));
   if (!t) return false;
   outs[0] = t;
   *n_outs = 1;

@@ -71,6 +71,10 @@ bool mlc_op_te_compact_index(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, M
 bool mlc_op_te_sort_rank(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_rank_positions(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_match_count(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_split_part(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_slice_dynamic(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_pad_dynamic(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_one_hot_dynamic(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 
 /* ---- helpers (common.c) ------------------------------------------------------
  * All report through mlc_op_fail, which prefixes the op's name and locates

@@ -1,11 +1,13 @@
 /* test_onnx_dynshape.c - ONNX shapes and axes computed at run time: one-node
  * models (Reshape, Expand, ConstantOfShape, Squeeze, Unsqueeze, ReduceSum,
- * ReduceMax, Tile, Range) whose shape, axes or bounds are graph inputs, so that only the
+ * ReduceMax, Tile, Range, Split, Slice, Pad) whose shape, axes or bounds are graph inputs, so that only the
  * compiled model's executor sees the values.  Each model is built once and
  * run on several values: the results are compared with plain C (the
  * expected shapes written out, sums and maxima computed here), and values
  * the op does not allow (negative sizes, a -1 that fits nothing, counts that
- * differ, axes out of range or given twice, sizes too large to allocate)
+ * differ, axes out of range or given twice, sizes too large to allocate,
+ * split sizes that do not add up to the dim, slice axes repeated or steps 0,
+ * pads that crop more than a dim holds or copy from an empty one)
  * come back through the runtime's error path with a message, after which
  * the model still runs. */
 #include <math.h>
@@ -26,7 +28,8 @@ static Onnx__ValueInfoProto *typed_value(const char *name, int elem, const int64
   return v;
 }
 
-/* out = op(x, s): x float32 of x_dims (or none when x_rank < 0), s int64 of s_len values */
+/* out = op(x, s): x float32 of x_dims (or none when x_rank < 0), s int64 of
+ * s_len values; n_out outputs y0, y1, ... (one, y, when 0) */
 typedef struct Model {
   const char *op;
   const int64_t *x_dims;
@@ -34,25 +37,32 @@ typedef struct Model {
   int s_len;
   Onnx__AttributeProto **attrs;
   int n_attrs;
+  int n_out;
 } Model;
 
+#define MAX_OUT 4
+
 static uint8_t *pack(const Model *md, size_t *len) {
-  char *ins2[2] = {"x", "s"}, *ins1[1] = {"s"}, *outs[1] = {"y"};
+  char *ins2[2] = {"x", "s"}, *ins1[1] = {"s"}, *outs[MAX_OUT] = {"y"}, *many[MAX_OUT] = {"y0", "y1", "y2", "y3"};
   bool has_x = md->x_rank >= 0;
   int64_t s_dims[1] = {md->s_len};
-  Onnx__ValueInfoProto *gin[2], *gout[1] = {value("y", NULL, 0)};
+  int n_out = md->n_out ? md->n_out : 1;
+  if (md->n_out) memcpy(outs, many, sizeof outs);
+  Onnx__ValueInfoProto *gin[2], *gout[MAX_OUT];
+  for (int i = 0; i < n_out; i++) gout[i] = value(outs[i], NULL, 0);
   int n_gin = 0;
   if (has_x) gin[n_gin++] = typed_value("x", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, md->x_dims, md->x_rank);
   gin[n_gin++] = typed_value("s", ONNX__TENSOR_PROTO__DATA_TYPE__INT64, s_dims, 1);
   Onnx__NodeProto node;
   onnx__node_proto__init(&node);
   node.op_type = (char *)md->op, node.name = "node0", node.domain = "";
-  node.input = has_x ? ins2 : ins1, node.n_input = has_x ? 2 : 1, node.output = outs, node.n_output = 1;
+  node.input = has_x ? ins2 : ins1, node.n_input = has_x ? 2 : 1, node.output = outs, node.n_output = (size_t)n_out;
   node.attribute = md->attrs, node.n_attribute = (size_t)md->n_attrs;
   Onnx__NodeProto *nodes[1] = {&node};
   Onnx__GraphProto g;
   onnx__graph_proto__init(&g);
-  g.name = "g", g.node = nodes, g.n_node = 1, g.input = gin, g.n_input = (size_t)n_gin, g.output = gout, g.n_output = 1;
+  g.name = "g", g.node = nodes, g.n_node = 1, g.input = gin, g.n_input = (size_t)n_gin, g.output = gout;
+  g.n_output = (size_t)n_out;
   Onnx__OperatorSetIdProto os, *osp[1] = {&os};
   onnx__operator_set_id_proto__init(&os);
   os.domain = "", os.has_version = 1, os.version = 18;
@@ -63,7 +73,7 @@ static uint8_t *pack(const Model *md, size_t *len) {
   uint8_t *buf = malloc(*len);
   onnx__model_proto__pack(&m, buf);
   for (int i = 0; i < n_gin; i++) free_value(gin[i]);
-  free_value(gout[0]);
+  for (int i = 0; i < n_out; i++) free_value(gout[i]);
   return buf;
 }
 
@@ -74,6 +84,7 @@ typedef struct Built {
   int s_len;
   const int64_t *x_dims;
   int x_rank;
+  int n_out;
 } Built;
 
 static bool build(Built *b, const Model *md) {
@@ -81,6 +92,7 @@ static bool build(Built *b, const Model *md) {
   uint8_t *buf = pack(md, &len);
   b->model = NULL;
   b->has_x = md->x_rank >= 0, b->s_len = md->s_len, b->x_dims = md->x_dims, b->x_rank = md->x_rank;
+  b->n_out = md->n_out ? md->n_out : 1;
   if (bu_make_tmpdir(b->dir, sizeof b->dir, "mlcc-dynshape")) b->model = onnx_build_load(buf, len, b->dir);
   free(buf);
   return b->model != NULL;
@@ -93,14 +105,14 @@ static void done(Built *b) {
 
 static float x_data[X_N];
 
-/* run on s; 0 with *y the output, or the runtime's status */
+/* run on s; 0 with y[0..n_out) the outputs, or the runtime's status */
 static int run(Built *b, const int64_t *s, DLTensor **y) {
   int64_t s_shape[1] = {b->s_len};
   DLTensor x = {x_data, {kDLCPU, 0}, b->x_rank, {kDLFloat, 32, 1}, (int64_t *)b->x_dims, NULL, 0};
   DLTensor st = {(void *)s, {kDLCPU, 0}, 1, {kDLInt, 64, 1}, s_shape, NULL, 0};
   DLTensor *in[2] = {&x, &st};
-  *y = NULL;
-  return b->has_x ? mlcrt_model_run(b->model, in, 2, y, 1) : mlcrt_model_run(b->model, in + 1, 1, y, 1);
+  for (int i = 0; i < b->n_out; i++) y[i] = NULL;
+  return b->has_x ? mlcrt_model_run(b->model, in, 2, y, b->n_out) : mlcrt_model_run(b->model, in + 1, 1, y, b->n_out);
 }
 
 static bool shape_is(const DLTensor *t, const int64_t *want, int nd) {
@@ -112,8 +124,8 @@ static bool shape_is(const DLTensor *t, const int64_t *want, int nd) {
 
 /* the run fails with a message containing want */
 static bool fails_with(Built *b, const int64_t *s, const char *want) {
-  DLTensor *y;
-  if (run(b, s, &y) == 0) return false;
+  DLTensor *y[MAX_OUT];
+  if (run(b, s, y) == 0) return false;
   if (!strstr(mlcrt_last_error(), want)) printf("    message: %s\n", mlcrt_last_error());
   return strstr(mlcrt_last_error(), want) != NULL;
 }
@@ -122,7 +134,7 @@ static const int64_t X_DIMS[3] = {2, 3, 4};
 
 static void test_reshape(void) {
   Built b;
-  CHECK(build(&b, &(Model){"Reshape", X_DIMS, 3, 2, NULL, 0}));
+  CHECK(build(&b, &(Model){"Reshape", X_DIMS, 3, 2, NULL, 0, 0}));
   if (!b.model) {
     done(&b);
     return;
@@ -148,7 +160,7 @@ static void test_reshape(void) {
 static void test_expand(void) {
   static const int64_t x_dims[2] = {3, 1};
   Built b;
-  CHECK(build(&b, &(Model){"Expand", x_dims, 2, 3, NULL, 0}));
+  CHECK(build(&b, &(Model){"Expand", x_dims, 2, 3, NULL, 0, 0}));
   if (!b.model) {
     done(&b);
     return;
@@ -172,7 +184,7 @@ static void test_constant_of_shape(void) {
   attrs[0] = int_attr("value", 0);
   attrs[0]->type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR, attrs[0]->has_i = 0, attrs[0]->t = t;
   Built b;
-  CHECK(build(&b, &(Model){"ConstantOfShape", NULL, -1, 2, attrs, 1}));
+  CHECK(build(&b, &(Model){"ConstantOfShape", NULL, -1, 2, attrs, 1, 0}));
   free(t), free(attrs[0]);
   if (!b.model) {
     done(&b);
@@ -194,7 +206,7 @@ static void test_constant_of_shape(void) {
 static void test_squeeze_unsqueeze(void) {
   static const int64_t x_dims[3] = {2, 1, 12};
   Built b;
-  CHECK(build(&b, &(Model){"Squeeze", x_dims, 3, 1, NULL, 0}));
+  CHECK(build(&b, &(Model){"Squeeze", x_dims, 3, 1, NULL, 0, 0}));
   DLTensor *y;
   if (b.model) {
     CHECK(run(&b, (int64_t[]){1}, &y) == 0);
@@ -205,7 +217,7 @@ static void test_squeeze_unsqueeze(void) {
     CHECK(fails_with(&b, (int64_t[]){3}, "out of range"));
   }
   done(&b);
-  CHECK(build(&b, &(Model){"Unsqueeze", x_dims, 3, 2, NULL, 0}));
+  CHECK(build(&b, &(Model){"Unsqueeze", x_dims, 3, 2, NULL, 0, 0}));
   if (b.model) {
     CHECK(run(&b, (int64_t[]){0, -1}, &y) == 0);
     CHECK(shape_is(y, (int64_t[]){1, 2, 1, 12, 1}, 5));
@@ -234,7 +246,7 @@ static void check_reduce(const char *op, bool max) {
   for (int keep = 0; keep <= 1; keep++) {
     Onnx__AttributeProto *attrs[1] = {int_attr("keepdims", keep)};
     Built b;
-    CHECK(build(&b, &(Model){op, X_DIMS, 3, 2, attrs, 1}));
+    CHECK(build(&b, &(Model){op, X_DIMS, 3, 2, attrs, 1, 0}));
     free(attrs[0]);
     static const int64_t axes[][2] = {{0, 2}, {-1, 1}, {1, 0}};
     for (size_t c = 0; b.model && c < sizeof axes / sizeof *axes; c++) {
@@ -267,7 +279,7 @@ static void test_reduce_max(void) { check_reduce("ReduceMax", true); }
 
 static void test_tile(void) {
   Built b;
-  CHECK(build(&b, &(Model){"Tile", X_DIMS, 3, 3, NULL, 0}));
+  CHECK(build(&b, &(Model){"Tile", X_DIMS, 3, 3, NULL, 0, 0}));
   if (!b.model) {
     done(&b);
     return;
@@ -281,6 +293,38 @@ static void test_tile(void) {
   CHECK(shape_is(y, (int64_t[]){2, 0, 4}, 3));
   CHECK(fails_with(&b, (int64_t[]){1, -1, 1}, "is negative or too large"));
   CHECK(fails_with(&b, (int64_t[]){1 << 20, 1 << 20, 1}, "may hold"));
+  done(&b);
+}
+
+/* Split along axis 1 of x (2, 3, 4) into 3 parts of sizes read at run time */
+static void test_split(void) {
+  Onnx__AttributeProto *attrs[1] = {int_attr("axis", 1)};
+  Built b;
+  CHECK(build(&b, &(Model){"Split", X_DIMS, 3, 3, attrs, 1, 3}));
+  free(attrs[0]);
+  static const int64_t cases[][3] = {{1, 2, 0}, {0, 3, 0}, {1, 1, 1}, {2, 0, 1}};
+  for (size_t c = 0; b.model && c < sizeof cases / sizeof *cases; c++) {
+    DLTensor *y[MAX_OUT];
+    CHECK(run(&b, cases[c], y) == 0);
+    int64_t off = 0;
+    for (int p = 0; p < 3; p++) {
+      int64_t dims[3] = {2, cases[c][p], 4};
+      CHECK(shape_is(y[p], dims, 3));
+      for (int a = 0; shape_is(y[p], dims, 3) && a < 2; a++)
+        for (int64_t r = 0; r < dims[1]; r++)
+          for (int e = 0; e < 4; e++)
+            CHECK(((float *)y[p]->data)[(a * dims[1] + r) * 4 + e] == x_data[(a * 3 + off + r) * 4 + e]);
+      off += cases[c][p];
+    }
+  }
+  if (b.model) {
+    CHECK(fails_with(&b, (int64_t[]){1, 1, 0}, "add up to 2, not the dim's 3"));
+    CHECK(fails_with(&b, (int64_t[]){2, 2, -1}, "is negative or past the dim's 3"));
+    CHECK(fails_with(&b, (int64_t[]){-1, 4, 0}, "is negative or past the dim's 3"));
+    CHECK(fails_with(&b, (int64_t[]){INT64_MAX, INT64_MAX, 2}, "is negative or past the dim's 3"));
+    DLTensor *y[MAX_OUT];
+    CHECK(run(&b, cases[0], y) == 0);
+  }
   done(&b);
 }
 
@@ -346,6 +390,121 @@ static void test_range(void) {
   bu_remove_dir(dir);
 }
 
+/* Pad(x, pads) with pads read at run time, in modes constant and reflect */
+static void test_pad(void) {
+  static const int64_t x_dims[2] = {2, 3}, empty_dims[2] = {0, 3};
+  for (int m = 0; m < 2; m++) {
+    Onnx__AttributeProto *attrs[1] = {str_attr("mode", m ? "reflect" : "constant")};
+    Built b;
+    CHECK(build(&b, &(Model){"Pad", x_dims, 2, 4, attrs, 1, 0}));
+    free(attrs[0]);
+    if (!b.model) {
+      done(&b);
+      continue;
+    }
+    /* pads: begin 0, begin 1, end 0, end 1; the expected results written out */
+    DLTensor *y;
+    CHECK(run(&b, (int64_t[]){1, -1, 0, 2}, &y) == 0);
+    CHECK(shape_is(y, (int64_t[]){3, 4}, 2));
+    static const float want[2][12] = {
+        {0, 0, 0, 0, 2.5f, -1.5f, 0, 0, 1.5f, -2.5f, 0, 0},
+        {1.5f, -2.5f, 1.5f, 5.5f, 2.5f, -1.5f, 2.5f, -4.5f, 1.5f, -2.5f, 1.5f, 5.5f},
+    };
+    for (int i = 0; y && shape_is(y, (int64_t[]){3, 4}, 2) && i < 12; i++) CHECK(((float *)y->data)[i] == want[m][i]);
+    CHECK(fails_with(&b, (int64_t[]){0, -2, 0, -2}, "crop more than it holds"));
+    CHECK(fails_with(&b, (int64_t[]){0, INT64_MAX, 0, 1}, "too large"));
+    CHECK(fails_with(&b, (int64_t[]){1 << 20, 1 << 20, 0, 0}, "may hold"));
+    CHECK(run(&b, (int64_t[]){0, 0, 0, 0}, &y) == 0);
+    CHECK(y && shape_is(y, x_dims, 2) && memcmp(y->data, x_data, 6 * sizeof(float)) == 0);
+    done(&b);
+    if (m == 0) continue;
+    /* reflect-padding a dim that is empty */
+    attrs[0] = str_attr("mode", "reflect");
+    CHECK(build(&b, &(Model){"Pad", empty_dims, 2, 4, attrs, 1, 0}));
+    free(attrs[0]);
+    if (b.model) CHECK(fails_with(&b, (int64_t[]){1, 0, 0, 0}, "pad it while it is empty"));
+    done(&b);
+  }
+}
+
+/* y = Slice(x, starts, ends, axes, steps): x float (2, 3, 4), the rest int64 (2,) graph inputs */
+static uint8_t *pack_slice(size_t *len) {
+  char *ins[5] = {"x", "starts", "ends", "axes", "steps"}, *outs[1] = {"y"};
+  static const int64_t two[1] = {2};
+  Onnx__ValueInfoProto *gin[5], *gout[1] = {value("y", NULL, 0)};
+  gin[0] = typed_value("x", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, X_DIMS, 3);
+  for (int i = 1; i < 5; i++) gin[i] = typed_value(ins[i], ONNX__TENSOR_PROTO__DATA_TYPE__INT64, two, 1);
+  Onnx__NodeProto node;
+  onnx__node_proto__init(&node);
+  node.op_type = "Slice", node.name = "node0", node.domain = "";
+  node.input = ins, node.n_input = 5, node.output = outs, node.n_output = 1;
+  Onnx__NodeProto *nodes[1] = {&node};
+  Onnx__GraphProto g;
+  onnx__graph_proto__init(&g);
+  g.name = "g", g.node = nodes, g.n_node = 1, g.input = gin, g.n_input = 5, g.output = gout, g.n_output = 1;
+  Onnx__OperatorSetIdProto os, *osp[1] = {&os};
+  onnx__operator_set_id_proto__init(&os);
+  os.domain = "", os.has_version = 1, os.version = 18;
+  Onnx__ModelProto m;
+  onnx__model_proto__init(&m);
+  m.has_ir_version = 1, m.ir_version = 8, m.graph = &g, m.opset_import = osp, m.n_opset_import = 1;
+  *len = onnx__model_proto__get_packed_size(&m);
+  uint8_t *buf = malloc(*len);
+  onnx__model_proto__pack(&m, buf);
+  for (int i = 0; i < 5; i++) free_value(gin[i]);
+  free_value(gout[0]);
+  return buf;
+}
+
+/* v: starts, ends, axes, steps (2 each) */
+static int run_slice(MlcrtModel *model, const int64_t v[8], DLTensor **y) {
+  int64_t two[1] = {2};
+  DLTensor t[5];
+  DLTensor *in[5];
+  t[0] = (DLTensor){x_data, {kDLCPU, 0}, 3, {kDLFloat, 32, 1}, (int64_t *)X_DIMS, NULL, 0};
+  for (int i = 1; i < 5; i++) t[i] = (DLTensor){(void *)&v[2 * (i - 1)], {kDLCPU, 0}, 1, {kDLInt, 64, 1}, two, NULL, 0};
+  for (int i = 0; i < 5; i++) in[i] = &t[i];
+  *y = NULL;
+  return mlcrt_model_run(model, in, 5, y, 1);
+}
+
+static void test_slice(void) {
+  size_t len;
+  uint8_t *buf = pack_slice(&len);
+  char dir[4096];
+  MlcrtModel *model = bu_make_tmpdir(dir, sizeof dir, "mlcc-dynshape") ? onnx_build_load(buf, len, dir) : NULL;
+  free(buf);
+  CHECK(model != NULL);
+  /* each case: the values, then the output dims, begins and steps worked out by hand */
+  static const struct { int64_t v[8], od[3], b[3], st[3]; } cases[] = {
+      {{0, 1, 2, 4, 1, 2, 1, 2}, {2, 2, 2}, {0, 0, 1}, {1, 1, 2}},
+      {{-1, 0, INT64_MIN, INT64_MAX, 2, 1, -1, 1}, {2, 3, 4}, {0, 0, 3}, {1, 1, -1}},
+      {{1, -10, 2, 10, 0, -2, 1, 1}, {1, 3, 4}, {1, 0, 0}, {1, 1, 1}},
+      {{INT64_MAX, 1, 0, 2, 1, 2, -1, 1}, {2, 2, 1}, {0, 2, 1}, {1, -1, 1}},
+      {{3, 0, 3, 1, 0, 1, 1, 1}, {0, 1, 4}, {0, 0, 0}, {1, 1, 1}},
+  };
+  for (size_t c = 0; model && c < sizeof cases / sizeof *cases; c++) {
+    DLTensor *y;
+    CHECK(run_slice(model, cases[c].v, &y) == 0);
+    CHECK(shape_is(y, cases[c].od, 3));
+    const int64_t *od = cases[c].od, *b = cases[c].b, *st = cases[c].st;
+    for (int64_t a = 0; y && shape_is(y, od, 3) && a < od[0]; a++)
+      for (int64_t r = 0; r < od[1]; r++)
+        for (int64_t e = 0; e < od[2]; e++)
+          CHECK(((float *)y->data)[(a * od[1] + r) * od[2] + e] ==
+                x_data[((b[0] + a * st[0]) * 3 + b[1] + r * st[1]) * 4 + b[2] + e * st[2]]);
+  }
+  if (model) {
+    DLTensor *y;
+    CHECK(run_slice(model, (int64_t[]){0, 0, 1, 1, 1, -2, 1, 1}, &y) != 0 && strstr(mlcrt_last_error(), "given twice"));
+    CHECK(run_slice(model, (int64_t[]){0, 0, 1, 1, 0, 3, 1, 1}, &y) != 0 && strstr(mlcrt_last_error(), "out of range"));
+    CHECK(run_slice(model, (int64_t[]){0, 0, 1, 1, 0, 1, 0, 1}, &y) != 0 && strstr(mlcrt_last_error(), "is 0"));
+    CHECK(run_slice(model, cases[0].v, &y) == 0);
+    mlcrt_model_free(model);
+  }
+  bu_remove_dir(dir);
+}
+
 int main(void) {
   for (int i = 0; i < X_N; i++) x_data[i] = (float)((i * 7) % 11) - 4.5f;
   RUN(test_reshape);
@@ -356,5 +515,8 @@ int main(void) {
   RUN(test_reduce_max);
   RUN(test_tile);
   RUN(test_range);
+  RUN(test_split);
+  RUN(test_slice);
+  RUN(test_pad);
   return check__failures != 0;
 }
