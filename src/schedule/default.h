@@ -12,4 +12,7 @@ bool mlc_sch_default_pooling(MlcSchedule *s, const MlcSchTarget *t, const char *
 /* default_window.c: depthwise and grouped convolutions (both operands follow the channel) */
 bool mlc_sch_default_depthwise(MlcSchedule *s, const MlcSchTarget *t, const char *block);
 
+/* default_rules.c: whether e (NULL: no) mentions var */
+bool mlc_sch_default_uses(const MlcExpr *e, const MlcExpr *var);
+
 #endif

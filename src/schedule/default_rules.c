@@ -171,10 +171,10 @@ static bool uses_visit(MlcVisitor *v, const MlcExpr *e) {
   return !u->found;
 }
 
-static bool uses(const MlcExpr *e, const MlcExpr *var) {
+bool mlc_sch_default_uses(const MlcExpr *e, const MlcExpr *var) {
   Uses u = {var, false};
   MlcVisitor vis = {.user = &u, .expr = uses_visit};
-  mlc_visit_expr(&vis, e);
+  if (e) mlc_visit_expr(&vis, e);
   return u.found;
 }
 
@@ -365,8 +365,8 @@ static bool scan_visit(MlcVisitor *v, const MlcExpr *e) {
   const MlcExpr *last = e->load.idx[e->load.n - 1];
   bool reduce = false;
   for (int k = 0; k < sc->b->n_iters; k++)
-    reduce |= sc->b->iters[k].kind == MLC_ITER_REDUCE && uses(last, sc->b->iters[k].var);
-  if (reduce && !uses(last, sc->lane)) sc->strided = true;
+    reduce |= sc->b->iters[k].kind == MLC_ITER_REDUCE && mlc_sch_default_uses(last, sc->b->iters[k].var);
+  if (reduce && !mlc_sch_default_uses(last, sc->lane)) sc->strided = true;
   return !sc->strided;
 }
 
@@ -493,7 +493,7 @@ static int pick_rows(const Nest *t, int j, const MlcExpr *lane_operand) {
   int best = -1, best_score = -1;
   for (int i = 0; i < t->n; i++) {
     if (i == j || kind_of(t, i) != MLC_ITER_SPATIAL) continue;
-    int score = (uses(lane_operand, iter_var(t, i)) ? 0 : 4) + (t->ext[i] > 1 ? 2 : 0);
+    int score = (mlc_sch_default_uses(lane_operand, iter_var(t, i)) ? 0 : 4) + (t->ext[i] > 1 ? 2 : 0);
     if (score > best_score || (score == best_score && t->ext[i] > t->ext[best])) best = i, best_score = score;
   }
   return best;
@@ -511,8 +511,8 @@ static bool plan_tile(const Rules *r, const Nest *t, Tile *p) {
   p->j = lane_loop(t);
   if (p->j < 0) return false;
   const MlcExpr *lane = iter_var(t, p->j);
-  if (uses(a, lane) == uses(b, lane)) return false;
-  p->lane_operand = uses(a, lane) ? a : b;
+  if (mlc_sch_default_uses(a, lane) == mlc_sch_default_uses(b, lane)) return false;
+  p->lane_operand = mlc_sch_default_uses(a, lane) ? a : b;
   p->lanes = lanes(r, t->store->store.buf->dtype, t->ext[p->j]);
   p->i = pick_rows(t, p->j, p->lane_operand);
   if (p->i < 0) return false;
@@ -690,7 +690,7 @@ static int dim_of(const MlcExpr *load, const MlcExpr *var) {
   int at = -1;
   for (int d = 0; d < load->load.n; d++) {
     if (load->load.idx[d] == var && at < 0) at = d;
-    else if (uses(load->load.idx[d], var)) return -1;
+    else if (mlc_sch_default_uses(load->load.idx[d], var)) return -1;
   }
   return at;
 }
@@ -705,10 +705,10 @@ static bool plan_channels(Rules *r, const Nest *t, ChanTile *p) {
   for (p->o = 0; p->o < t->n; p->o++) {
     if (p->o == p->j || kind_of(t, p->o) != MLC_ITER_SPATIAL) continue;
     const MlcExpr *v = iter_var(t, p->o);
-    if (uses(a, v) == uses(b, v)) continue;
-    const MlcExpr *w = strip_cast(uses(a, v) ? a : b), *x = uses(a, v) ? b : a;
-    if (w->kind != MLC_EXPR_LOAD || uses(x, iter_var(t, p->j)) == false) continue;
-    if (uses(w, iter_var(t, p->j)) || !layout_free_param(r->s, w->load.buf)) continue;
+    if (mlc_sch_default_uses(a, v) == mlc_sch_default_uses(b, v)) continue;
+    const MlcExpr *w = strip_cast(mlc_sch_default_uses(a, v) ? a : b), *x = mlc_sch_default_uses(a, v) ? b : a;
+    if (w->kind != MLC_EXPR_LOAD || mlc_sch_default_uses(x, iter_var(t, p->j)) == false) continue;
+    if (mlc_sch_default_uses(w, iter_var(t, p->j)) || !layout_free_param(r->s, w->load.buf)) continue;
     p->w = w->load.buf, p->w_dim = dim_of(w, v);
     p->out_dim = -1;
     for (int d = 0; d < t->store->store.n; d++)
@@ -769,9 +769,10 @@ static bool window_visit(MlcVisitor *v, const MlcExpr *e) {
   Window *w = v->user;
   if (e->kind != MLC_EXPR_LOAD) return !w->found;
   for (int d = 0; d < e->load.n && !w->found; d++) {
-    if (e->load.idx[d] == w->var || !uses(e->load.idx[d], w->var)) continue;
+    if (e->load.idx[d] == w->var || !mlc_sch_default_uses(e->load.idx[d], w->var)) continue;
     for (int i = 0; i < w->t->n; i++)
-      if (kind_of(w->t, i) == MLC_ITER_SPATIAL && uses(e->load.idx[d], iter_var(w->t, i))) w->found = true;
+      if (kind_of(w->t, i) == MLC_ITER_SPATIAL && mlc_sch_default_uses(e->load.idx[d], iter_var(w->t, i)))
+        w->found = true;
   }
   return !w->found;
 }

@@ -42,20 +42,6 @@ enum {
 
 /* ---- looking at the block ------------------------------------------------------- */
 
-typedef struct Uses { const MlcExpr *var; bool found; } Uses;
-
-static bool uses_visit(MlcVisitor *v, const MlcExpr *e) {
-  Uses *u = v->user;
-  if (e == u->var) u->found = true;
-  return !u->found;
-}
-
-static bool uses(const MlcExpr *e, const MlcExpr *var) {
-  Uses u = {var, false};
-  MlcVisitor vis = {.user = &u, .expr = uses_visit};
-  if (e) mlc_visit_expr(&vis, e);
-  return u.found;
-}
 
 typedef struct Loads { const MlcBuffer *skip; const MlcExpr *found; int n; bool guarded; } Loads;
 
@@ -292,9 +278,9 @@ static bool is_pooling(const Win *w, const MlcExpr **x) {
   if (l.n != 1 || l.guarded || l.found->load.n < 2) return false;
   const MlcExpr *last = l.found->load.idx[l.found->load.n - 1];
   bool reduce = false;
-  for (int i = w->n_spatial; i < w->n; i++) reduce |= uses(last, w->iter[i]);
+  for (int i = w->n_spatial; i < w->n; i++) reduce |= mlc_sch_default_uses(last, w->iter[i]);
   *x = l.found;
-  return reduce && uses(last, w->iter[w->n_spatial - 1]);
+  return reduce && mlc_sch_default_uses(last, w->iter[w->n_spatial - 1]);
 }
 
 /* Per plane: the padding, then rows of the output; a row split to the
@@ -333,18 +319,19 @@ static bool is_depthwise(const Win *w, const MlcExpr **input) {
   const MlcExpr *a = strip_cast(prod->bin.a), *b = strip_cast(prod->bin.b);
   if (a->kind != MLC_EXPR_LOAD || b->kind != MLC_EXPR_LOAD) return false;
   const MlcExpr *col = w->iter[w->n_spatial - 1];
-  if (uses(a, col) == uses(b, col)) return false;
-  if (uses(b, col)) {
+  if (mlc_sch_default_uses(a, col) == mlc_sch_default_uses(b, col)) return false;
+  if (mlc_sch_default_uses(b, col)) {
     const MlcExpr *tmp = a;
     a = b, b = tmp;
   }
   bool shared = false, window = false;
-  for (int i = 0; i < w->n_plane; i++) shared |= w->ext[i] > 1 && uses(a, w->iter[i]) && uses(b, w->iter[i]);
+  for (int i = 0; i < w->n_plane; i++)
+    shared |= w->ext[i] > 1 && mlc_sch_default_uses(a, w->iter[i]) && mlc_sch_default_uses(b, w->iter[i]);
   /* the input's row slides with a reduce loop (a batched matmul's does not) */
   const MlcExpr *last = a->load.n ? a->load.idx[a->load.n - 1] : NULL;
-  for (int i = w->n_spatial; i < w->n; i++) window |= uses(last, w->iter[i]);
+  for (int i = w->n_spatial; i < w->n; i++) window |= mlc_sch_default_uses(last, w->iter[i]);
   *input = a;
-  return shared && window && !uses(b, w->iter[w->n_spatial - 2]);
+  return shared && window && !mlc_sch_default_uses(b, w->iter[w->n_spatial - 2]);
 }
 
 /* Does the epilogue, moved under the plane loop, sit in three loops (the
