@@ -72,7 +72,7 @@ static bool round_trips(const MlcGExpr *c) {
 
 static OpcBuf buf(int ndim, const int64_t *shape, double *v) {
   OpcBuf b = {.ndim = ndim, .v = v};
-  memcpy(b.shape, shape, (size_t)ndim * sizeof *shape);
+  if (ndim) memcpy(b.shape, shape, (size_t)ndim * sizeof *shape); /* a scalar passes no shape */
   return b;
 }
 
