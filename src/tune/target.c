@@ -92,7 +92,9 @@ static void gpu_device_name(int32_t api, char *buf, size_t cap) {
 void mlc_tune_target_gpu(MlcTuneTarget *t, MlcGpuApi api) {
   memset(t, 0, sizeof *t);
   gpu_device_name(api == MLC_GPU_CUDA ? MLCRT_GPU_CUDA : MLCRT_GPU_OPENCL, t->cpu, sizeof t->cpu);
-  snprintf(t->features, sizeof t->features, "%s", mlc_gpu_api_name(api));
+  /* the API by the name its code generator goes by (mlc_gpu_api_name; not
+   * called here, so the records' reader needs nothing from codegen) */
+  snprintf(t->features, sizeof t->features, "%s", api == MLC_GPU_CUDA ? "cuda" : "opencl");
   t->threads = 1;
 }
 
