@@ -61,10 +61,17 @@ static bool deform_plan(MlcCtx *ctx, const MlcOpArgs *a, Deform *p) {
     return mlc_op_fail(ctx, a, "offset %s must have offset_groups * kh * kw * 2 = %lld channels", mlc_op_sinfo_str(ctx, off),
                        (long long)(p->ogroups * taps * 2));
   int64_t dims[2] = {p->h, p->w}, ks[2] = {p->kh, p->kw};
+  const int64_t lim = INT64_C(1) << 31; /* attribute sizes, so the arithmetic below cannot overflow */
+  for (int d = 0; d < 2; d++)
+    if (p->stride[d] < 1 || p->stride[d] > lim || p->dil[d] < 1 || p->dil[d] > lim || p->pad[d] < 0 ||
+        p->pad[d] > lim || p->pad[d + 2] < 0 || p->pad[d + 2] > lim || dims[d] > lim || ks[d] > lim)
+      return mlc_op_fail(ctx, a, "strides and dilations must be in 1 .. 2^31 and paddings in 0 .. 2^31");
   for (int d = 0; d < 2; d++) {
     int64_t o = (dims[d] + p->pad[d] + p->pad[d + 2] - p->dil[d] * (ks[d] - 1) - 1) / p->stride[d] + 1;
     if (o < 1) return mlc_op_fail(ctx, a, "the kernel (dilated) is bigger than the padded data %s", mlc_op_sinfo_str(ctx, x));
     p->out[d] = i64(ctx, o);
+  }
+  for (int d = 0; d < 2; d++) {
     if (!mlc_op_dim_equal(off->tensor.shape[2 + d], p->out[d]))
       return mlc_op_fail(ctx, a, "offset %s must cover the output's %s positions", mlc_op_sinfo_str(ctx, off),
                          mlc_op_shape_str(ctx, p->out, 2));
