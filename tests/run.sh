@@ -249,6 +249,12 @@ cli "--input-shape of the input" 0 out "R.Tensor((1, 16)" import "$onnx" --input
 printf 'not a model' >"$tmp/m.onnx"
 cli "an ONNX error names the file once" 2 err "$tmp/m.onnx: error: not a valid ONNX model" import "$tmp/m.onnx"
 
+# a model's summary prints 16- and 8-bit floats as numbers
+mlcc build "$GOLDEN/cli/small_floats.py" -o "$tmp/sf"
+cli "run prints float16 values" 0 out "output_0: float16 (3,) [1.5, 1.5, 1.5]" run "$tmp/sf" --fill zeros
+cli "run prints bfloat16 values" 0 out "output_1: bfloat16 (3,) [-2.25, -2.25, -2.25]" run "$tmp/sf" --fill zeros
+cli "run prints float8 values" 0 out "output_2: float8_e4m3fn (3,) [0.375, 0.375, 0.375]" run "$tmp/sf" --fill zeros
+
 # one byte over the limit (a sparse file: nothing is written to disk)
 if dd if=/dev/null of="$tmp/big.py" bs=1 seek=67108865 2>/dev/null; then
   cli "input over 64 MiB refused" 2 err "error:" fmt "$tmp/big.py"

@@ -104,14 +104,30 @@ static int inputs_filled(RunModel *r) {
 
 /* ---- outputs ----------------------------------------------------------------- */
 
-/* element i of a compact tensor as text; the dtypes .npy holds */
+/* an 8- or 4-bit float element (one byte) as text; false for other dtypes */
+static bool minifloat_value(DLDataType dt, const unsigned char *p, char *buf, size_t cap) {
+#define X(tc, name, nbits, eb, mb, bias, kind, dl)                                         \
+  if (dt.code == (dl)) {                                                                  \
+    snprintf(buf, cap, "%g", (double)mlc_minifloat_decode(MLC_DT(tc, nbits, 1), *p));     \
+    return true;                                                                          \
+  }
+  MLC_MINIFLOATS(X)
+#undef X
+  return false;
+}
+
+/* element i of a compact tensor as text */
 static void format_value(const DLTensor *t, int64_t i, char *buf, size_t cap) {
   const char *p = (const char *)t->data + t->byte_offset + (size_t)i * mlcrt_dtype_bytes(t->dtype);
   int bits = t->dtype.bits < 8 ? 8 : t->dtype.bits; /* sub-byte integers: a byte each, extended */
   if (t->dtype.lanes != 1) snprintf(buf, cap, "?");
   else if (t->dtype.code == kDLFloat && bits == 32) snprintf(buf, cap, "%g", (double)*(const float *)(const void *)p);
   else if (t->dtype.code == kDLFloat && bits == 64) snprintf(buf, cap, "%g", *(const double *)(const void *)p);
-  else if (t->dtype.code == kDLBool) snprintf(buf, cap, "%s", *p ? "True" : "False");
+  else if ((t->dtype.code == kDLFloat || t->dtype.code == kDLBfloat) && bits == 16) {
+    uint16_t h;
+    memcpy(&h, p, 2);
+    snprintf(buf, cap, "%g", (double)(t->dtype.code == kDLFloat ? mlc_f16_to_f32(h) : mlc_bf16_to_f32(h)));
+  } else if (t->dtype.code == kDLBool) snprintf(buf, cap, "%s", *p ? "True" : "False");
   else if (t->dtype.code == kDLInt || t->dtype.code == kDLUInt) {
     int64_t v = 0;
     uint64_t u = 0;
@@ -120,7 +136,7 @@ static void format_value(const DLTensor *t, int64_t i, char *buf, size_t cap) {
     memcpy(&v, &u, sizeof v);
     if (t->dtype.code == kDLInt) snprintf(buf, cap, "%lld", (long long)v);
     else snprintf(buf, cap, "%llu", (unsigned long long)u);
-  } else snprintf(buf, cap, "?");
+  } else if (!minifloat_value(t->dtype, (const unsigned char *)p, buf, cap)) snprintf(buf, cap, "?");
 }
 
 static void print_summary(const MlcrtParamDesc *p, const DLTensor *t) {
