@@ -13,48 +13,16 @@
 #include "mlcc/text.h"
 #include "mlcc/interp.h"
 #include "mlcc/tune.h"
+#include "tune_fixture.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-static const char *src =
-    "from tvm.script import ir as I\n"
-    "from tvm.script import tir as T\n"
-    "@I.ir_module\n"
-    "class Module:\n"
-    "    @T.prim_func\n"
-    "    def mm_relu(A: T.Buffer((16, 32), \"float32\"), B: T.Buffer((32, 24), \"float32\"), C: T.Buffer((16, 24), \"float32\")):\n"
-    "        Y = T.alloc_buffer((16, 24), \"float32\")\n"
-    "        for i, j, k in T.grid(16, 24, 32):\n"
-    "            with T.block(\"Y\"):\n"
-    "                vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n"
-    "                with T.init():\n"
-    "                    Y[vi, vj] = T.float32(0)\n"
-    "                Y[vi, vj] = Y[vi, vj] + A[vi, vk] * B[vk, vj]\n"
-    "        for i, j in T.grid(16, 24):\n"
-    "            with T.block(\"C\"):\n"
-    "                vi, vj = T.axis.remap(\"SS\", [i, j])\n"
-    "                C[vi, vj] = T.max(Y[vi, vj], T.float32(0))\n";
-
-static const char *split_trace = "b0 = sch.get_block(\"C\")\n"
-                                 "l1, l2 = sch.get_loops(block=b0)\n"
-                                 "l3, l4 = sch.split(loop=l2, factors=[None, 8])\n"
-                                 "sch.vectorize(loop=l4)\n";
 static const char *reorder_trace = "b0 = sch.get_block(\"Y\")\n"
                                    "l1, l2, l3 = sch.get_loops(block=b0)\n"
                                    "sch.reorder(l1, l3, l2)\n";
-
-static char tmpdir[64];
-
-static const char *tmp_path(const char *name) {
-  static char buf[4][128];
-  static int k;
-  k = (k + 1) % 4;
-  snprintf(buf[k], sizeof buf[k], "%s/%s", tmpdir, name);
-  return buf[k];
-}
 
 static bool write_text(const char *path, const char *text) {
   FILE *f = fopen(path, "w");
@@ -63,27 +31,8 @@ static bool write_text(const char *path, const char *text) {
   return fclose(f) == 0 && ok;
 }
 
-/* interpreted C (16 x 24) of f on fixed random inputs */
-static bool run_interp(MlcCtx *ctx, const MlcPrimFunc *f, float *c) {
-  static float a[16 * 32], b[32 * 24];
-  uint64_t st = 777;
-  for (int i = 0; i < 16 * 32; i++) st = st * 6364136223846793005ull + 1, a[i] = (float)((st >> 40) % 200) / 100 - 1;
-  for (int i = 0; i < 32 * 24; i++) st = st * 6364136223846793005ull + 1, b[i] = (float)((st >> 40) % 200) / 100 - 1;
-  int64_t sa[2] = {16, 32}, sb[2] = {32, 24}, sc[2] = {16, 24};
-  MlcInterpArg args[3] = {{true, a, 2, sa, 0, 0}, {true, b, 2, sb, 0, 0}, {true, c, 2, sc, 0, 0}};
-  return mlc_interp_run(ctx, f, args, 3);
-}
-
-static bool same_result(MlcCtx *ctx, const MlcPrimFunc *ref, const MlcPrimFunc *f) {
-  static float x[16 * 24], y[16 * 24];
-  if (!run_interp(ctx, ref, x) || !run_interp(ctx, f, y)) return false;
-  for (int i = 0; i < 16 * 24; i++)
-    if (fabsf(x[i] - y[i]) > 1e-4f * (1 + fabsf(x[i]))) return false;
-  return true;
-}
-
 static MlcTuneCandidate cand(uint64_t w, const char *func, const char *trace, int space, const char *dec) {
-  return (MlcTuneCandidate){.program = src, .func = func, .trace = trace, .workload = w, .space = space,
+  return (MlcTuneCandidate){.program = mm_relu_src, .func = func, .trace = trace, .workload = w, .space = space,
                             .decisions = dec, .flops = 2.0 * 16 * 24 * 32, .weight = 1};
 }
 
@@ -92,7 +41,7 @@ static const MlcTuneMeasureOptions quick = {.repeat = 2, .min_repeat_ms = 1, .ti
 /* build, measure, merge, apply */
 static void test_artifact_roundtrip(void) {
   MlcCtx *ctx = mlc_ctx_new();
-  MlcModule *m = mlc_read_module(ctx, "mm_relu.py", src, strlen(src));
+  MlcModule *m = mlc_read_module(ctx, "mm_relu.py", mm_relu_src, strlen(mm_relu_src));
   CHECK(m);
   if (!m) return mlc_ctx_free(ctx);
   uint64_t w = mlc_tune_workload_hash(ctx, m->funcs[0].prim);
@@ -169,7 +118,7 @@ static void test_artifact_bad_files(void) {
 /* with the caches flushed before each timed call, candidates still time */
 static void test_flush_cache(void) {
   MlcCtx *ctx = mlc_ctx_new();
-  MlcModule *m = mlc_read_module(ctx, "mm_relu.py", src, strlen(src));
+  MlcModule *m = mlc_read_module(ctx, "mm_relu.py", mm_relu_src, strlen(mm_relu_src));
   CHECK(m);
   if (!m) return mlc_ctx_free(ctx);
   const MlcPrimFunc *c[2] = {m->funcs[0].prim, m->funcs[0].prim};
@@ -203,7 +152,7 @@ static void test_launcher(void) {
     return;
   }
   MlcCtx *ctx = mlc_ctx_new();
-  MlcModule *m = mlc_read_module(ctx, "mm_relu.py", src, strlen(src));
+  MlcModule *m = mlc_read_module(ctx, "mm_relu.py", mm_relu_src, strlen(mm_relu_src));
   CHECK(m);
   if (!m) return mlc_ctx_free(ctx);
   const char *log = tmp_path("launch.log"), *db_path = tmp_path("launched.jsonl");
@@ -229,7 +178,7 @@ static void test_launcher(void) {
   CHECK(!mlc_tune_launcher_target(ctx, &broken, &host, &o.measure, &tt));
   CHECK(strstr(mlc_error_msg(ctx), "exited with status 1") != NULL);
   mlc_clear_error(ctx);
-  MlcTuneCandidate c = {.program = src, .func = "mm_relu", .trace = split_trace, .workload = 1, .decisions = "[]"};
+  MlcTuneCandidate c = {.program = mm_relu_src, .func = "mm_relu", .trace = split_trace, .workload = 1, .decisions = "[]"};
   MlcTuneResult r;
   CHECK(!mlc_tune_measure_launched(ctx, &idle, &c, 1, &o.measure, &r, NULL));
   CHECK(strstr(mlc_error_msg(ctx), "brought no results back") != NULL);
