@@ -22,12 +22,12 @@
  * the generated code's. */
 #include "build_util.h"
 #include "check.h"
+#include "dual_run.h"
 #include "mlcc/interp.h"
 #include "mlcc/transform.h"
 
 #include <math.h>
 
-enum { MAX_PARAMS = 8 };
 
 static MlcCtx *ctx;
 static char tmpdir[4096];
@@ -144,81 +144,19 @@ static const char PRIMS[] =
     "                vi = T.axis.spatial(64, i)\n"
     "                C[vi] = A[vi] * s\n";
 
-/* one call's arguments: each buffer three times (the inputs, the
- * interpreter's copy, the compiled code's copy) */
-typedef struct Args {
-  const MlcPrimFunc *f;
-  int n;
-  int64_t shape[MAX_PARAMS][2];
-  size_t count[MAX_PARAMS], bytes[MAX_PARAMS];
-  void *interp[MAX_PARAMS], *compiled[MAX_PARAMS];
-  MlcInterpArg arg[MAX_PARAMS];
-  DLTensor tensor[MAX_PARAMS];
-  MlcrtValue value[MAX_PARAMS];
-} Args;
-
-static DLDataType dl_of(MlcDType t) {
-  return (DLDataType){t.code == MLC_TC_BFLOAT ? kDLBfloat : kDLFloat, (uint8_t)t.bits, 1};
-}
-
 /* random inputs: floats in [-2, 2), bfloat16 ones rounded from such floats;
  * a scalar param gets 0.3, which is no bfloat16 (both sides round it) */
-static bool make_args(const char *name, Args *a) {
-  const MlcFunc *fn = mlc_module_find(module, mlc_intern(ctx, name));
-  memset(a, 0, sizeof *a);
-  if (!fn || fn->kind != MLC_FUNC_PRIM || fn->prim->n_params > MAX_PARAMS) return false;
-  a->f = fn->prim;
-  a->n = a->f->n_params;
-  for (int i = 0; i < a->n; i++) {
-    const MlcBuffer *b = a->f->params[i].buf;
-    if (!b) {
-      a->arg[i] = (MlcInterpArg){.is_buffer = false, .f = 0.3};
-      a->value[i].f = 0.3;
-      continue;
-    }
-    size_t count = 1;
-    for (int d = 0; d < b->ndim; d++) count *= (size_t)(a->shape[i][d] = b->shape[d]->int_val);
-    size_t esize = mlc_dtype_bytes(b->dtype);
-    a->count[i] = count;
-    a->bytes[i] = count * esize;
-    a->interp[i] = malloc(a->bytes[i]);
-    a->compiled[i] = malloc(a->bytes[i]);
-    for (size_t k = 0; k < count; k++) {
-      float f = frand();
-      if (b->dtype.code == MLC_TC_BFLOAT) ((uint16_t *)a->interp[i])[k] = f32_to_bf16(f);
-      else ((float *)a->interp[i])[k] = f;
-    }
-    memcpy(a->compiled[i], a->interp[i], a->bytes[i]);
-    a->arg[i] = (MlcInterpArg){.is_buffer = true, .data = a->interp[i], .ndim = b->ndim, .shape = a->shape[i]};
-    a->tensor[i] = (DLTensor){.data = a->compiled[i], .device = {kDLCPU, 0}, .ndim = b->ndim,
-                              .dtype = dl_of(b->dtype), .shape = a->shape[i]};
-    a->value[i].tensor = &a->tensor[i];
+static void fill_bf16(MlcDType t, void *data, size_t count) {
+  for (size_t k = 0; k < count; k++) {
+    float f = frand();
+    if (t.code == MLC_TC_BFLOAT) ((uint16_t *)data)[k] = f32_to_bf16(f);
+    else ((float *)data)[k] = f;
   }
-  return true;
-}
-
-static void free_args(Args *a) {
-  for (int i = 0; i < a->n; i++) free(a->interp[i]), free(a->compiled[i]);
-}
-
-/* run both; false (printed) when either fails */
-static bool run_both(Args *a) {
-  mlc_clear_error(ctx);
-  if (!mlc_interp_run(ctx, a->f, a->arg, a->n)) {
-    bu_print_error(ctx, a->f->name);
-    return false;
-  }
-  const MlcrtFunc *fn = mod ? mlcrt_module_get_func(mod, a->f->name) : NULL;
-  if (!fn || mlcrt_func_call(fn, a->value, a->n) != 0) {
-    printf("    %s: %s\n", a->f->name, mlcrt_last_error());
-    return false;
-  }
-  return true;
 }
 
 /* every buffer of a, compiled against interpreted: bfloat16 within
  * max_ulps, float32 bit for bit (NaN matching NaN) */
-static bool same_buffers(const Args *a, int max_ulps) {
+static bool same_buffers(const DualArgs *a, int max_ulps) {
   for (int i = 0; i < a->n; i++) {
     const MlcBuffer *b = a->f->params[i].buf;
     for (size_t k = 0; b && k < a->count[i]; k++) {
@@ -243,11 +181,11 @@ static bool same_buffers(const Args *a, int max_ulps) {
 }
 
 static void check_prim(const char *name, int max_ulps) {
-  Args a;
-  CHECK(mod && make_args(name, &a));
+  DualArgs a;
+  CHECK(mod && dual_make(ctx, module, name, fill_bf16, 0.3, &a));
   if (check__failed_now) return;
-  CHECK(run_both(&a) && same_buffers(&a, max_ulps));
-  free_args(&a);
+  CHECK(dual_run(ctx, mod, &a) && same_buffers(&a, max_ulps));
+  dual_free(&a);
 }
 
 /* sums and products of bfloat16 values are exact in float: one rounding */
@@ -299,11 +237,11 @@ static void test_cast_roundtrip(void) {
       {0x7fc00000u, 0x7fc0}, /* a quiet NaN */
   };
   enum { N_EDGE = sizeof edge / sizeof edge[0] };
-  Args a;
-  CHECK(mod && make_args("cast_rt", &a));
+  DualArgs a;
+  CHECK(mod && dual_make(ctx, module, "cast_rt", fill_bf16, 0.3, &a));
   if (check__failed_now) return;
   for (int k = 0; k < N_EDGE; k++) ((float *)a.interp[0])[k] = ((float *)a.compiled[0])[k] = bits_f32(edge[k].in);
-  CHECK(run_both(&a) && same_buffers(&a, 0));
+  CHECK(dual_run(ctx, mod, &a) && same_buffers(&a, 0));
   const uint16_t *bits = a.compiled[1];
   const float *back = a.compiled[2];
   for (int k = 0; k < N_EDGE && !check__failed_now; k++) {
@@ -315,7 +253,7 @@ static void test_cast_roundtrip(void) {
   /* the random rest against the rounding written here */
   for (int k = N_EDGE; k < 64 && !check__failed_now; k++)
     CHECK(bits[k] == f32_to_bf16(((const float *)a.compiled[0])[k]));
-  free_args(&a);
+  dual_free(&a);
 }
 
 /* ---- a model ------------------------------------------------------------------------------- */

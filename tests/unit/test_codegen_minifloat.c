@@ -12,11 +12,12 @@
  * results wrap at their width on both sides. */
 #include "build_util.h"
 #include "check.h"
+#include "dual_run.h"
 #include "mlcc/interp.h"
 
 #include <math.h>
 
-enum { MAX_PARAMS = 4, N = 512 };
+enum { N = 512 };
 
 static MlcCtx *ctx;
 static char tmpdir[4096];
@@ -79,25 +80,6 @@ static const char PRIMS[] =
     "                C[vi] = T.Cast(\"uint2\", A[vi]) * T.uint2(3)\n"
     "                D[vi] = T.Cast(\"int8\", B[vi]) - T.Cast(\"int8\", C[vi])\n";
 
-typedef struct Args {
-  const MlcPrimFunc *f;
-  int n;
-  int64_t shape[MAX_PARAMS][2];
-  size_t count[MAX_PARAMS], bytes[MAX_PARAMS];
-  void *interp[MAX_PARAMS], *compiled[MAX_PARAMS];
-  MlcInterpArg arg[MAX_PARAMS];
-  DLTensor tensor[MAX_PARAMS];
-  MlcrtValue value[MAX_PARAMS];
-} Args;
-
-static DLDataType dl_of(MlcDType t) {
-#define X(tc, name, nbits, eb, mb, bias, kind, dl) \
-  if (t.code == (tc)) return (DLDataType){dl, nbits, 1};
-  MLC_MINIFLOATS(X)
-#undef X
-  return (DLDataType){t.code == MLC_TC_INT ? kDLInt : t.code == MLC_TC_UINT ? kDLUInt : kDLFloat, t.bits, 1};
-}
-
 /* a float32 input: random magnitudes from 2^-20 to 2^20 (both signs, some
  * integers for the integer casts), and the specials */
 static float float_input(size_t k) {
@@ -110,58 +92,20 @@ static float float_input(size_t k) {
   return (r & 1 ? -1 : 1) * ldexpf(m, (int)((r >> 1) % 41) - 20);
 }
 
-static bool make_args(const char *name, Args *a) {
-  const MlcFunc *fn = mlc_module_find(module, mlc_intern(ctx, name));
-  memset(a, 0, sizeof *a);
-  if (!fn || fn->kind != MLC_FUNC_PRIM || fn->prim->n_params > MAX_PARAMS) return false;
-  a->f = fn->prim;
-  a->n = a->f->n_params;
-  for (int i = 0; i < a->n; i++) {
-    const MlcBuffer *b = a->f->params[i].buf;
-    size_t count = 1;
-    a->shape[i][1] = 1;
-    for (int d = 0; d < b->ndim; d++) count *= (size_t)(a->shape[i][d] = b->shape[d]->int_val);
-    size_t esize = mlc_dtype_bytes(b->dtype);
-    a->count[i] = count;
-    a->bytes[i] = count * esize;
-    a->interp[i] = malloc(a->bytes[i]);
-    a->compiled[i] = malloc(a->bytes[i]);
-    for (size_t k = 0; k < count; k++) {
-      if (mlc_dtype_is_minifloat(b->dtype)) ((uint8_t *)a->interp[i])[k] = (uint8_t)(next32() >> (b->dtype.bits == 4 ? 28 : 24));
-      else if (esize == 1) ((uint8_t *)a->interp[i])[k] = 0;
-      else ((float *)a->interp[i])[k] = float_input(k);
-    }
-    memcpy(a->compiled[i], a->interp[i], a->bytes[i]);
-    a->arg[i] = (MlcInterpArg){.is_buffer = true, .data = a->interp[i], .ndim = b->ndim, .shape = a->shape[i]};
-    a->tensor[i] = (DLTensor){.data = a->compiled[i], .device = {kDLCPU, 0}, .ndim = b->ndim,
-                              .dtype = dl_of(b->dtype), .shape = a->shape[i]};
-    a->value[i].tensor = &a->tensor[i];
+/* random codes for the 8- and 4-bit floats, zeros for other 1-byte types,
+ * float_input for float32 */
+static void fill_minifloat(MlcDType t, void *data, size_t count) {
+  for (size_t k = 0; k < count; k++) {
+    if (mlc_dtype_is_minifloat(t)) ((uint8_t *)data)[k] = (uint8_t)(next32() >> (t.bits == 4 ? 28 : 24));
+    else if (mlc_dtype_bytes(t) == 1) ((uint8_t *)data)[k] = 0;
+    else ((float *)data)[k] = float_input(k);
   }
-  return true;
-}
-
-static void free_args(Args *a) {
-  for (int i = 0; i < a->n; i++) free(a->interp[i]), free(a->compiled[i]);
-}
-
-static bool run_both(Args *a) {
-  mlc_clear_error(ctx);
-  if (!mlc_interp_run(ctx, a->f, a->arg, a->n)) {
-    bu_print_error(ctx, a->f->name);
-    return false;
-  }
-  const MlcrtFunc *fn = mod ? mlcrt_module_get_func(mod, a->f->name) : NULL;
-  if (!fn || mlcrt_func_call(fn, a->value, a->n) != 0) {
-    printf("    %s: %s\n", a->f->name, mlcrt_last_error());
-    return false;
-  }
-  return true;
 }
 
 /* every buffer, compiled against interpreted: minifloat codes equal (any
  * NaN matching any NaN), float32 bits equal (NaN matching NaN), bytes of
  * the integer types equal */
-static bool same_buffers(const Args *a) {
+static bool same_buffers(const DualArgs *a) {
   for (int i = 0; i < a->n; i++) {
     const MlcBuffer *b = a->f->params[i].buf;
     MlcDType t = mlc_dtype_elem(b->dtype);
@@ -187,11 +131,11 @@ static bool same_buffers(const Args *a) {
 }
 
 static void check_prim(const char *name) {
-  Args a;
-  CHECK(mod && make_args(name, &a));
+  DualArgs a;
+  CHECK(mod && dual_make(ctx, module, name, fill_minifloat, 0, &a));
   if (check__failed_now) return;
-  CHECK(run_both(&a) && same_buffers(&a));
-  free_args(&a);
+  CHECK(dual_run(ctx, mod, &a) && same_buffers(&a));
+  dual_free(&a);
 }
 
 #define FORMAT_TESTS(F)                                             \
@@ -209,14 +153,14 @@ static void test_sub_byte_ints(void) { check_prim("ints"); }
 /* the stored codes of the cast, checked once against the library's
  * encoder (itself checked against the definitions in test_minifloat) */
 static void test_cast_codes(void) {
-  Args a;
-  CHECK(mod && make_args("cast_float8_e4m3fn", &a));
+  DualArgs a;
+  CHECK(mod && dual_make(ctx, module, "cast_float8_e4m3fn", fill_minifloat, 0, &a));
   if (check__failed_now) return;
-  CHECK(run_both(&a));
+  CHECK(dual_run(ctx, mod, &a));
   MlcDType t = MLC_DT(MLC_TC_F8E4M3FN, 8, 1);
   for (size_t k = 0; k < N && !check__failed_now; k++)
     CHECK(((const uint8_t *)a.compiled[1])[k] == mlc_minifloat_encode(t, ((const float *)a.compiled[0])[k]));
-  free_args(&a);
+  dual_free(&a);
 }
 
 int main(void) {
