@@ -86,9 +86,10 @@ static inline void free_value(Onnx__ValueInfoProto *v) {
   free(v);
 }
 
-/* one node (op in domain, inputs, outputs, attributes) over float32 graph
- * inputs ins[0..n_gin) (or gins[0..n_gin)) of dims in_dims, the other
- * inputs initializers;
+/* one node (op in domain, inputs, outputs, attributes) over graph inputs
+ * ins[0..n_gin) (or gins[0..n_gin)) of dims in_dims (float32, or, with
+ * pack_one_node_typed, the ONNX element types given), the other inputs
+ * initializers;
  * the model packed (free it) */
 typedef struct OneNode {
   const char *op, *domain;
@@ -102,7 +103,8 @@ typedef struct OneNode {
   char **gins;                      /* the graph inputs' names when not ins[0..n_gin) */
 } OneNode;
 
-static inline uint8_t *pack_one_node(const OneNode *o, size_t *len) {
+/* in_elem: the graph inputs' ONNX element types (NULL: all float32) */
+static inline uint8_t *pack_one_node_typed(const OneNode *o, const int *in_elem, size_t *len) {
   Onnx__TensorProto **tps = calloc((size_t)o->n_inits + 1, sizeof *tps);
   for (int i = 0; i < o->n_inits; i++) tps[i] = tensor(&o->inits[i]);
   Onnx__NodeProto node;
@@ -112,7 +114,10 @@ static inline uint8_t *pack_one_node(const OneNode *o, size_t *len) {
   node.attribute = o->attrs, node.n_attribute = (size_t)o->n_attrs;
   Onnx__NodeProto *nodes[1] = {&node};
   Onnx__ValueInfoProto **gin = calloc((size_t)o->n_gin + 1, sizeof *gin), **gout = calloc((size_t)o->n_out + 1, sizeof *gout);
-  for (int i = 0; i < o->n_gin; i++) gin[i] = value(o->gins ? o->gins[i] : o->ins[i], o->in_dims[i], o->in_rank[i]);
+  for (int i = 0; i < o->n_gin; i++) {
+    gin[i] = value(o->gins ? o->gins[i] : o->ins[i], o->in_dims[i], o->in_rank[i]);
+    if (in_elem) gin[i]->type->tensor_type->elem_type = in_elem[i];
+  }
   int n_gout = 0; /* the node's outputs that are named */
   for (int i = 0; i < o->n_out; i++)
     if (*o->outs[i]) gout[n_gout++] = value(o->outs[i], NULL, 0);
@@ -137,6 +142,8 @@ static inline uint8_t *pack_one_node(const OneNode *o, size_t *len) {
   free(tps), free(gin), free(gout);
   return buf;
 }
+
+static inline uint8_t *pack_one_node(const OneNode *o, size_t *len) { return pack_one_node_typed(o, NULL, len); }
 
 /* the packed model imported, compiled and built into dir and loaded; NULL
  * (the reason printed) when a stage fails */

@@ -21,13 +21,6 @@
 
 #define X_N 24 /* the float input: (2, 3, 4) */
 
-/* a graph input of ONNX element type elem and static dims */
-static Onnx__ValueInfoProto *typed_value(const char *name, int elem, const int64_t *dims, int nd) {
-  Onnx__ValueInfoProto *v = value(name, dims, nd);
-  v->type->tensor_type->elem_type = elem;
-  return v;
-}
-
 /* out = op(x, s): x float32 of x_dims (or none when x_rank < 0), s int64 of
  * s_len values; n_out outputs y0, y1, ... (one, y, when 0) */
 typedef struct Model {
@@ -42,39 +35,23 @@ typedef struct Model {
 
 #define MAX_OUT 4
 
+enum { F32 = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, I64 = ONNX__TENSOR_PROTO__DATA_TYPE__INT64 };
+
 static uint8_t *pack(const Model *md, size_t *len) {
-  char *ins2[2] = {"x", "s"}, *ins1[1] = {"s"}, *outs[MAX_OUT] = {"y"}, *many[MAX_OUT] = {"y0", "y1", "y2", "y3"};
+  char *ins[2] = {"x", "s"}, *outs[MAX_OUT] = {"y"}, *many[MAX_OUT] = {"y0", "y1", "y2", "y3"};
   bool has_x = md->x_rank >= 0;
-  int64_t s_dims[1] = {md->s_len};
   int n_out = md->n_out ? md->n_out : 1;
   if (md->n_out) memcpy(outs, many, sizeof outs);
-  Onnx__ValueInfoProto *gin[2], *gout[MAX_OUT];
-  for (int i = 0; i < n_out; i++) gout[i] = value(outs[i], NULL, 0);
-  int n_gin = 0;
-  if (has_x) gin[n_gin++] = typed_value("x", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, md->x_dims, md->x_rank);
-  gin[n_gin++] = typed_value("s", ONNX__TENSOR_PROTO__DATA_TYPE__INT64, s_dims, 1);
-  Onnx__NodeProto node;
-  onnx__node_proto__init(&node);
-  node.op_type = (char *)md->op, node.name = "node0", node.domain = "";
-  node.input = has_x ? ins2 : ins1, node.n_input = has_x ? 2 : 1, node.output = outs, node.n_output = (size_t)n_out;
-  node.attribute = md->attrs, node.n_attribute = (size_t)md->n_attrs;
-  Onnx__NodeProto *nodes[1] = {&node};
-  Onnx__GraphProto g;
-  onnx__graph_proto__init(&g);
-  g.name = "g", g.node = nodes, g.n_node = 1, g.input = gin, g.n_input = (size_t)n_gin, g.output = gout;
-  g.n_output = (size_t)n_out;
-  Onnx__OperatorSetIdProto os, *osp[1] = {&os};
-  onnx__operator_set_id_proto__init(&os);
-  os.domain = "", os.has_version = 1, os.version = 18;
-  Onnx__ModelProto m;
-  onnx__model_proto__init(&m);
-  m.has_ir_version = 1, m.ir_version = 8, m.graph = &g, m.opset_import = osp, m.n_opset_import = 1;
-  *len = onnx__model_proto__get_packed_size(&m);
-  uint8_t *buf = malloc(*len);
-  onnx__model_proto__pack(&m, buf);
-  for (int i = 0; i < n_gin; i++) free_value(gin[i]);
-  for (int i = 0; i < n_out; i++) free_value(gout[i]);
-  return buf;
+  int64_t dims[2][4] = {{0}};
+  int rank[2], elem[2], n = 0;
+  if (has_x) {
+    memcpy(dims[n], md->x_dims, (size_t)md->x_rank * sizeof(int64_t));
+    rank[n] = md->x_rank, elem[n++] = F32;
+  }
+  dims[n][0] = md->s_len, rank[n] = 1, elem[n++] = I64;
+  return pack_one_node_typed(&(OneNode){md->op, NULL, 18, has_x ? ins : ins + 1, n, outs, n_out, md->attrs, md->n_attrs, n,
+                                        (const int64_t(*)[4])dims, rank, NULL, 0, NULL},
+                             elem, len);
 }
 
 typedef struct Built {
@@ -331,28 +308,9 @@ static void test_split(void) {
 /* y = Range(start, limit, delta): three int64 scalar graph inputs */
 static uint8_t *pack_range(size_t *len) {
   char *ins[3] = {"start", "limit", "delta"}, *outs[1] = {"y"};
-  Onnx__ValueInfoProto *gin[3], *gout[1] = {value("y", NULL, 0)};
-  for (int i = 0; i < 3; i++) gin[i] = typed_value(ins[i], ONNX__TENSOR_PROTO__DATA_TYPE__INT64, X_DIMS, 0);
-  Onnx__NodeProto node;
-  onnx__node_proto__init(&node);
-  node.op_type = "Range", node.name = "node0", node.domain = "";
-  node.input = ins, node.n_input = 3, node.output = outs, node.n_output = 1;
-  Onnx__NodeProto *nodes[1] = {&node};
-  Onnx__GraphProto g;
-  onnx__graph_proto__init(&g);
-  g.name = "g", g.node = nodes, g.n_node = 1, g.input = gin, g.n_input = 3, g.output = gout, g.n_output = 1;
-  Onnx__OperatorSetIdProto os, *osp[1] = {&os};
-  onnx__operator_set_id_proto__init(&os);
-  os.domain = "", os.has_version = 1, os.version = 18;
-  Onnx__ModelProto m;
-  onnx__model_proto__init(&m);
-  m.has_ir_version = 1, m.ir_version = 8, m.graph = &g, m.opset_import = osp, m.n_opset_import = 1;
-  *len = onnx__model_proto__get_packed_size(&m);
-  uint8_t *buf = malloc(*len);
-  onnx__model_proto__pack(&m, buf);
-  for (int i = 0; i < 3; i++) free_value(gin[i]);
-  free_value(gout[0]);
-  return buf;
+  static const int64_t dims[3][4];
+  static const int rank[3], elem[3] = {I64, I64, I64};
+  return pack_one_node_typed(&(OneNode){"Range", NULL, 18, ins, 3, outs, 1, NULL, 0, 3, dims, rank, NULL, 0, NULL}, elem, len);
 }
 
 static int run_range(MlcrtModel *model, int64_t start, int64_t limit, int64_t delta, DLTensor **y) {
@@ -430,30 +388,9 @@ static void test_pad(void) {
 /* y = Slice(x, starts, ends, axes, steps): x float (2, 3, 4), the rest int64 (2,) graph inputs */
 static uint8_t *pack_slice(size_t *len) {
   char *ins[5] = {"x", "starts", "ends", "axes", "steps"}, *outs[1] = {"y"};
-  static const int64_t two[1] = {2};
-  Onnx__ValueInfoProto *gin[5], *gout[1] = {value("y", NULL, 0)};
-  gin[0] = typed_value("x", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, X_DIMS, 3);
-  for (int i = 1; i < 5; i++) gin[i] = typed_value(ins[i], ONNX__TENSOR_PROTO__DATA_TYPE__INT64, two, 1);
-  Onnx__NodeProto node;
-  onnx__node_proto__init(&node);
-  node.op_type = "Slice", node.name = "node0", node.domain = "";
-  node.input = ins, node.n_input = 5, node.output = outs, node.n_output = 1;
-  Onnx__NodeProto *nodes[1] = {&node};
-  Onnx__GraphProto g;
-  onnx__graph_proto__init(&g);
-  g.name = "g", g.node = nodes, g.n_node = 1, g.input = gin, g.n_input = 5, g.output = gout, g.n_output = 1;
-  Onnx__OperatorSetIdProto os, *osp[1] = {&os};
-  onnx__operator_set_id_proto__init(&os);
-  os.domain = "", os.has_version = 1, os.version = 18;
-  Onnx__ModelProto m;
-  onnx__model_proto__init(&m);
-  m.has_ir_version = 1, m.ir_version = 8, m.graph = &g, m.opset_import = osp, m.n_opset_import = 1;
-  *len = onnx__model_proto__get_packed_size(&m);
-  uint8_t *buf = malloc(*len);
-  onnx__model_proto__pack(&m, buf);
-  for (int i = 0; i < 5; i++) free_value(gin[i]);
-  free_value(gout[0]);
-  return buf;
+  static const int64_t dims[5][4] = {{2, 3, 4}, {2}, {2}, {2}, {2}};
+  static const int rank[5] = {3, 1, 1, 1, 1}, elem[5] = {F32, I64, I64, I64, I64};
+  return pack_one_node_typed(&(OneNode){"Slice", NULL, 18, ins, 5, outs, 1, NULL, 0, 5, dims, rank, NULL, 0, NULL}, elem, len);
 }
 
 /* v: starts, ends, axes, steps (2 each) */
