@@ -53,6 +53,14 @@ void mlcc_context_free(MlccContext *ctx);
 const char *mlcc_last_error(const MlccContext *ctx);
 void mlcc_free(void *p);
 
+/* ---- element types numpy lacks ---------------------------------------------- */
+/* decodes n elements of a float type that has no C or numpy equivalent
+ * ("bfloat16": two bytes each; the 8- and 4-bit floats such as
+ * "float8_e4m3fn": one byte each, the code in the low bits) into float32,
+ * exactly as compiled code computes with them; 0, or -1 for a dtype that is
+ * not one of these */
+int mlcc_small_float_decode(const char *dtype, const void *src, int64_t n, float *dst);
+
 /* ---- values: arguments of schedule primitives and op attributes ------------ */
 typedef enum MlccValueKind {
   MLCC_V_NONE, MLCC_V_BLOCK, MLCC_V_LOOP, MLCC_V_INTRV, MLCC_V_INT, MLCC_V_FLOAT,

@@ -96,6 +96,7 @@ _API = {
     "mlcc_context_free": (None, [P]),
     "mlcc_last_error": (S, [P]),
     "mlcc_free": (None, [P]),
+    "mlcc_small_float_decode": (I, [S, P, c_int64, P]),
     "mlcc_module_parse": (P, [P, S, S, c_size_t]),
     "mlcc_module_load": (P, [P, S]),
     "mlcc_module_print": ("str", [P, P]),

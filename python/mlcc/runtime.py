@@ -44,15 +44,51 @@ def _dltensor(arr, keep):
     return t
 
 
-def _from_dltensor(t):
-    """a numpy copy of a tensor the library owns"""
+# DLPack codes of the float types numpy lacks (bfloat16, the 8- and 4-bit
+# floats; docs/runtime.md): their names, which mlcc_small_float_decode takes
+_SMALL_FLOATS = {4: "bfloat16", 10: "float8_e4m3fn", 11: "float8_e4m3fnuz", 12: "float8_e5m2",
+                 13: "float8_e5m2fnuz", 14: "float8_e8m0fnu", 17: "float4_e2m1fn"}
+
+
+def _storage(t):
+    """the numpy dtype of a tensor's storage: its own for the types numpy
+    has, raw codes (uint16 for bfloat16, a byte for the 8- and 4-bit floats
+    and for int4/int2, which are stored a byte each) for the others"""
     np = _np()
-    kind = {0: "i", 1: "u", 2: "f", 6: "b"}[t.dtype.code]
-    dtype = np.dtype(np.bool_) if kind == "b" else np.dtype("%s%d" % (kind, t.dtype.bits // 8))
-    shape = tuple(t.shape[i] for i in range(t.ndim))
-    n = int(np.prod(shape)) if shape else 1
-    buf = (ctypes.c_char * (n * dtype.itemsize)).from_address(t.data + t.byte_offset)
-    return np.frombuffer(buf, dtype=dtype).reshape(shape).copy()
+    code, bits = t.dtype.code, t.dtype.bits
+    if code == 6:
+        return np.dtype(np.bool_)
+    if code in _SMALL_FLOATS:
+        return np.dtype(np.uint16 if code == 4 else np.uint8)
+    kind = {0: "i", 1: "u", 2: "f"}.get(code)
+    if kind is None:
+        raise TypeError("a tensor of DLPack type code %d has no numpy equivalent" % code)
+    return np.dtype("%s%d" % (kind, max(bits, 8) // 8))
+
+
+def _view(t):
+    """a numpy view of a tensor's storage"""
+    np = _np()
+    dtype = _storage(t)
+    shape = tuple(t.shape[k] for k in range(t.ndim))
+    count = int(np.prod(shape)) if shape else 1
+    buf = (ctypes.c_char * (count * dtype.itemsize)).from_address(t.data + t.byte_offset)
+    return np.frombuffer(buf, dtype=dtype).reshape(shape)
+
+
+def _from_dltensor(t):
+    """a numpy copy of a tensor the library owns; bfloat16 and the 8- and
+    4-bit floats decoded into float32"""
+    np = _np()
+    raw = _view(t)
+    name = _SMALL_FLOATS.get(t.dtype.code)
+    if name is None:
+        return raw.copy()
+    raw = np.ascontiguousarray(raw)
+    out = np.empty(raw.shape, dtype=np.float32)
+    if api.small_float_decode(name, raw.ctypes.data, raw.size, out.ctypes.data) != 0:
+        raise TypeError("cannot decode %s" % name)
+    return out
 
 
 def _tensor_array(tensors):
@@ -391,19 +427,12 @@ def register_func(name, func=None):
     writes the outputs in place.  Usable as a decorator."""
     if func is None:
         return lambda f: register_func(name, f)
-    np = _np()
 
     def trampoline(args, n, env):
         try:
             arrays = []
             for i in range(n):
-                t = args[i].contents
-                kind = {0: "i", 1: "u", 2: "f", 6: "b"}[t.dtype.code]
-                dtype = np.dtype(np.bool_) if kind == "b" else np.dtype("%s%d" % (kind, t.dtype.bits // 8))
-                shape = tuple(t.shape[k] for k in range(t.ndim))
-                count = int(np.prod(shape)) if shape else 1
-                buf = (ctypes.c_char * (count * dtype.itemsize)).from_address(t.data + t.byte_offset)
-                arrays.append(np.frombuffer(buf, dtype=dtype).reshape(shape))
+                arrays.append(_view(args[i].contents))
             func(*arrays)
             return 0
         except BaseException as e:  # report, never unwind through C

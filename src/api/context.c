@@ -23,6 +23,22 @@ const char *mlcc_last_error(const MlccContext *c) { return c && c->msg ? c->msg 
 
 void mlcc_free(void *p) { free(p); }
 
+int mlcc_small_float_decode(const char *dtype, const void *src, int64_t n, float *dst) {
+  MlcDType t;
+  if (!dtype || !mlc_dtype_parse(dtype, &t) || t.lanes != 1 || n < 0 || (n && (!src || !dst))) return -1;
+  if (t.code == MLC_TC_BFLOAT && t.bits == 16) {
+    for (int64_t i = 0; i < n; i++) {
+      uint16_t h;
+      memcpy(&h, (const char *)src + 2 * i, 2);
+      dst[i] = mlc_bf16_to_f32(h);
+    }
+    return 0;
+  }
+  if (!mlc_dtype_is_minifloat(t)) return -1;
+  for (int64_t i = 0; i < n; i++) dst[i] = mlc_minifloat_decode(t, ((const unsigned char *)src)[i]);
+  return 0;
+}
+
 void api_begin(MlccContext *c) {
   mlc_clear_error(c->ctx);
   free(c->msg);
