@@ -157,7 +157,7 @@ int mlcrt_tensor_fill(DLTensor *t, double value);
  *   env      the runtime's services, valid for the duration of the call.
  * It returns 0, or non-zero after env->set_error(message) to fail the call. */
 #define MLCRT_ABI_VERSION 1u
-#define MLCRT_ENV_VERSION 4u
+#define MLCRT_ENV_VERSION 5u
 
 struct MlcrtExtern;
 struct MlcrtGpu;
@@ -188,7 +188,9 @@ typedef struct MlcrtEnv {
   void *profile_data;
   /* version >= 4: the GPU services of one API (MLCRT_GPU_OPENCL or
    * MLCRT_GPU_CUDA), set up on first use; NULL with the message set when
-   * the API's library or a device is missing (see "GPU services") */
+   * the API's library or a device is missing (see "GPU services"); from
+   * version 5 the services end with keep and forget (weights kept on the
+   * device), which compiled GPU modules rely on */
   const struct MlcrtGpu *(*gpu)(int32_t api);
 } MlcrtEnv;
 

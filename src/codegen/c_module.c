@@ -83,7 +83,7 @@ static const char PREAMBLE[] =
     "  int32_t (*get_extern)(const char *name, struct MlcrtExtern *out); /* version >= 2 */\n"
     "  void (*profile)(void *profile_data, int32_t site, int32_t end); /* version >= 3 */\n"
     "  void *profile_data;\n"
-    "  const struct MlcrtGpu *(*gpu)(int32_t api); /* version >= 4 */\n"
+    "  const struct MlcrtGpu *(*gpu)(int32_t api); /* version >= 4 (keep/forget: 5) */\n"
     "} MlcrtEnv;\n"
     "typedef struct { const char *name; int32_t is_buffer; mlc_dtype dtype; int32_t ndim; const int64_t *dims; int32_t align; } mlc_param_desc;\n"
     "typedef struct { const char *name; int32_t n_params; const mlc_param_desc *params; int32_t n_syms;\n"
