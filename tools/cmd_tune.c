@@ -88,8 +88,6 @@ static int parse(TuneArgs *a, int argc, char **argv) {
   }
   if (!a->in) return cli_bad_usage("tune: missing MODEL.onnx or MODULE.py", NULL);
   if (!a->out && !a->print_space) return cli_bad_usage("tune: missing -o DB.jsonl (or --print-space)", NULL);
-  if (a->launcher && a->gpu != MLC_GPU_NONE)
-    return cli_bad_usage("tune: --launcher measures on the launched side's CPU; it does not take --target", a->launcher);
   return EXIT_YES;
 }
 

@@ -1,16 +1,17 @@
 /* cmd_tune_steps.c - the tuner's build and measure steps as commands over
  * files, for measuring on other machines (docs/tuning.md):
  *
- *   mlcc tune-build CANDIDATES.jsonl -o ARTIFACT [--jobs N]
+ *   mlcc tune-build CANDIDATES.jsonl -o ARTIFACT [--jobs N] [--target opencl|cuda]
  *   mlcc tune-measure ARTIFACT -o RESULTS.jsonl [--threads N] [--timeout 10s]
  *                     [--repeat N] [--min-repeat-ms MS] [--flush-cache]
- *   mlcc tune-measure --print-target [--threads N]
+ *   mlcc tune-measure --print-target [--threads N] [--target opencl|cuda]
  *
- * RESULTS.jsonl holds tuning records (the target: this machine's CPU), so
- * `--records RESULTS.jsonl` merges them into a tuning run or a build.
- * `mlcc tune --launcher CMD` runs tune-measure through CMD; --print-target
- * is how it learns the CPU on the launched side.  Interrupting tune-measure
- * writes the times measured so far. */
+ * RESULTS.jsonl holds tuning records (the target: this machine's CPU, or
+ * its device of the GPU API the artifact was built for), so `--records
+ * RESULTS.jsonl` merges them into a tuning run or a build.  `mlcc tune
+ * --launcher CMD` runs tune-measure through CMD; --print-target is how it
+ * learns the CPU (or device) on the launched side.  Interrupting
+ * tune-measure writes the times measured so far. */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -45,9 +46,15 @@ bool cli_parse_int(const char *s, long lo, long hi, long *out) {
 int cmd_tune_build(int argc, char **argv) {
   const char *in = NULL, *out = NULL;
   MlcTuneMeasureOptions o = {0};
+  MlcBuildOptions gpu_build = {.target = MLC_TARGET_NATIVE};
   for (int i = 0; i < argc; i++) {
     long v;
     if (!strcmp(argv[i], "-o") && i + 1 < argc) out = argv[++i];
+    else if (!strcmp(argv[i], "--target") && i + 1 < argc) {
+      if (!mlc_tune_gpu_from_name(argv[++i], &gpu_build.gpu))
+        return cli_bad_usage("tune-build: --target takes opencl or cuda (the CPU is the default)", argv[i]);
+      o.build = &gpu_build;
+    }
     else if (!strcmp(argv[i], "--jobs") && i + 1 < argc) {
       if (!cli_parse_int(argv[++i], 1, 63, &v)) return cli_bad_usage("tune-build: --jobs takes 1 to 63", argv[i]);
       o.build_jobs = (int)v;
@@ -66,9 +73,10 @@ int cmd_tune_build(int argc, char **argv) {
 static volatile int stop_flag;
 static void on_stop(int sig) { (void)sig, stop_flag = 1; }
 
-static int print_target(int threads) {
+static int print_target(int threads, MlcGpuApi gpu) {
   MlcTuneTarget t;
-  mlc_tune_target_host(&t, threads);
+  if (gpu != MLC_GPU_NONE) mlc_tune_target_gpu(&t, gpu);
+  else mlc_tune_target_host(&t, threads);
   /* the names are the system's; escape what JSON needs */
   MlcStrBuf sb = {0};
   mlc_sb_puts(&sb, "{\"cpu\":\"");
@@ -85,6 +93,7 @@ static int print_target(int threads) {
 int cmd_tune_measure(int argc, char **argv) {
   const char *in = NULL, *out = NULL;
   bool target_only = false;
+  MlcGpuApi gpu = MLC_GPU_NONE;
   MlcTuneMeasureOptions o = {0};
   for (int i = 0; i < argc; i++) {
     const char *s = argv[i];
@@ -94,6 +103,10 @@ int cmd_tune_measure(int argc, char **argv) {
     if (!strcmp(s, "-o") && next) out = argv[++i];
     else if (!strcmp(s, "--print-target")) target_only = true;
     else if (!strcmp(s, "--flush-cache")) o.flush_cache = true;
+    else if (!strcmp(s, "--target") && next) {
+      if (!mlc_tune_gpu_from_name(argv[++i], &gpu))
+        return cli_bad_usage("tune-measure: --target takes opencl or cuda (with --print-target)", argv[i]);
+    }
     else if (!strcmp(s, "--threads") && next) {
       if (!cli_parse_int(argv[++i], 1, 4096, &v)) return cli_bad_usage("tune-measure: --threads takes 1 to 4096", argv[i]);
       o.threads = (int)v;
@@ -113,7 +126,9 @@ int cmd_tune_measure(int argc, char **argv) {
     else return cli_bad_usage("tune-measure: unexpected argument", s);
   }
   if (target_only) return in || out ? cli_bad_usage("tune-measure: --print-target takes no files", in ? in : out)
-                                    : print_target(o.threads);
+                                    : print_target(o.threads, gpu);
+  if (gpu != MLC_GPU_NONE)
+    return cli_bad_usage("tune-measure: --target goes with --print-target (an artifact says what it was built for)", NULL);
   if (!in || !out) return cli_bad_usage("tune-measure: needs ARTIFACT -o RESULTS.jsonl", NULL);
   MlcCtx *ctx = mlc_ctx_new();
   o.stop = &stop_flag;

@@ -55,11 +55,11 @@
     "search schedules for every kernel (design spaces, evolutionary search, XGBoost cost model, measured in\n" \
     "      a child process, or through --launcher CMD: srun, ssh node ...) and append the records to DB.jsonl;\n" \
     "      `build`/`compile --records DB.jsonl` apply them") \
-  X("tune-build", cmd_tune_build, "-o --jobs", "CANDIDATES.jsonl -o ARTIFACT [--jobs N]", \
+  X("tune-build", cmd_tune_build, "-o --jobs --target", "CANDIDATES.jsonl -o ARTIFACT [--jobs N] [--target opencl|cuda]", \
     "replay and compile tuning candidates (JSON lines: program, trace, ...) into an artifact directory") \
-  X("tune-measure", cmd_tune_measure, "-o --threads --timeout --repeat --min-repeat-ms", "ARTIFACT -o RESULTS.jsonl [--threads N] [--timeout 10s] [--repeat N]\n" \
+  X("tune-measure", cmd_tune_measure, "-o --threads --timeout --repeat --min-repeat-ms --target", "ARTIFACT -o RESULTS.jsonl [--threads N] [--timeout 10s] [--repeat N]\n" \
     "      [--min-repeat-ms MS] [--flush-cache]\n" \
-    "  mlcc tune-measure --print-target [--threads N]", \
+    "  mlcc tune-measure --print-target [--threads N] [--target opencl|cuda]", \
     "time an artifact's candidates on this machine and write tuning records (merge them with --records)")
 
 typedef struct Command {
@@ -108,9 +108,17 @@ static bool takes_value(const char *list, const char *arg) {
   return false;
 }
 
+/* the command running (its usage is what a bad argument of it shows) */
+static const Command *running;
+
 int cli_bad_usage(const char *what, const char *arg) {
   fprintf(stderr, "mlcc: %s%s%s\n", what, arg ? ": " : "", arg ? arg : "");
-  cli_usage(stderr);
+  if (running) {
+    fprintf(stderr, "usage:\n");
+    command_usage(stderr, running);
+  } else {
+    cli_usage(stderr);
+  }
   return EXIT_ERR;
 }
 
@@ -185,5 +193,6 @@ int main(int argc, char **argv) {
     }
     if (takes_value(c->value_opts, argv[i])) i++; /* its value may look like anything */
   }
+  running = c;
   return c->run(argc - 2, argv + 2);
 }

@@ -40,6 +40,8 @@ bool mlc_tune_target_equal(const MlcTuneTarget *a, const MlcTuneTarget *b);
  * API ("opencl", "cuda"), threads 1.  Records of a CPU target never apply
  * to a GPU build, nor the other way round. */
 void mlc_tune_target_gpu(MlcTuneTarget *t, MlcGpuApi api);
+/* "opencl" / "cuda" (the names of --target and of an artifact's index) */
+bool mlc_tune_gpu_from_name(const char *s, MlcGpuApi *out);
 
 
 /* The workload key of f: its structural hash with the name and attributes
@@ -279,7 +281,8 @@ typedef struct MlcTuneLauncher {
 } MlcTuneLauncher;
 
 /* The CPU the launched side measures on (`MLCC tune-measure --print-target`
- * through the launcher): out is t with its cpu replaced. */
+ * through the launcher), or its device of the GPU API o->build names
+ * (`--print-target --target opencl|cuda`): out is t with its cpu replaced. */
 bool mlc_tune_launcher_target(MlcCtx *ctx, const MlcTuneLauncher *l, const MlcTuneTarget *t,
                               const MlcTuneMeasureOptions *o, MlcTuneTarget *out);
 /* Measure the candidates through the launcher: a candidates file in

@@ -141,6 +141,21 @@ static bool get_candidate(MlcCtx *ctx, const char *path, int line, const cJSON *
   return true;
 }
 
+/* ---- the GPU API of an artifact ---------------------------------------------------------------
+ * Candidates built for a GPU (the build options' API) carry "gpu": "opencl"
+ * or "cuda" in the index; the measuring side stamps their records with its
+ * own device of that API (mlc_tune_target_gpu), not with a CPU. */
+
+static const char *gpu_name(MlcGpuApi api) {
+  return api == MLC_GPU_OPENCL ? "opencl" : api == MLC_GPU_CUDA ? "cuda" : NULL;
+}
+
+bool mlc_tune_gpu_from_name(const char *s, MlcGpuApi *out) {
+  if (s && !strcmp(s, "opencl")) return *out = MLC_GPU_OPENCL, true;
+  if (s && !strcmp(s, "cuda")) return *out = MLC_GPU_CUDA, true;
+  return false;
+}
+
 /* ---- building ------------------------------------------------------------------------------ */
 
 /* Where each built candidate went: so (a file name in the artifact) and
@@ -291,11 +306,13 @@ bool mlc_tune_build_artifact(MlcCtx *ctx, const char *candidates_path, const cha
   if (ok) { /* the index: each candidate without its program, where it is, or why not */
     MlcTuneTarget host;
     mlc_tune_target_host(&host, 0);
+    const char *gpu = o.build ? gpu_name(o.build->gpu) : NULL;
     cJSON **objs = mlc_xcalloc((size_t)(ls.n ? ls.n : 1), sizeof *objs);
     for (int i = 0; i < ls.n; i++) {
       objs[i] = cJSON_CreateObject();
       put_common(objs[i], &c[i]);
-      cJSON_AddStringToObject(objs[i], "features", host.features);
+      if (gpu && !c[i].library) cJSON_AddStringToObject(objs[i], "gpu", gpu);
+      else cJSON_AddStringToObject(objs[i], "features", host.features);
       if (c[i].library && pl[i].n_shapes >= 0) {
         cJSON_AddItemToObject(objs[i], "shapes", shapes_json(&pl[i]));
       } else if (pl[i].so) {
@@ -365,16 +382,29 @@ bool mlc_tune_measure_artifact(MlcCtx *ctx, const char *artifact, const char *re
   MlcTuneTarget tt;
   mlc_tune_target_host(&tt, o.threads);
   bool stopped = o.stop && *o.stop;
+  MlcTuneTarget on_gpu[3];
+  bool gpu_target[3] = {false};
   MlcTuneDB *db = mlc_tune_db_new();
   for (int i = 0; i < n && ok; i++) {
     if (stopped && res[i].seconds <= 0) continue; /* stopped: only the times stand */
-    const char *feat = str_field(ls.objs[i], "features");
+    const char *feat = str_field(ls.objs[i], "features"), *gpu = str_field(ls.objs[i], "gpu");
+    MlcGpuApi api = MLC_GPU_NONE;
+    if (gpu && !mlc_tune_gpu_from_name(gpu, &api)) {
+      ok = mlc_error(ctx, NOLOC, "%s:%d: \"gpu\" must be \"opencl\" or \"cuda\"", index, ls.line[i]);
+      break;
+    }
     MlcTuneRecord r = {.workload = c[i].workload, .target = tt, .func = c[i].func, .trace = c[i].trace,
                        .space = c[i].space, .decisions = c[i].decisions, .seconds = res[i].seconds,
                        .error = res[i].seconds > 0 ? NULL : res[i].error[0] ? res[i].error : "no time",
                        .weight = c[i].weight, .library = c[i].library};
-    /* the features the code was compiled for, not this machine's */
-    if (feat) snprintf(r.target.features, sizeof r.target.features, "%s", feat);
+    /* the device of this machine that ran it; for the CPU, the features
+     * the code was compiled for, not this machine's */
+    if (api != MLC_GPU_NONE) {
+      if (!gpu_target[api]) gpu_target[api] = true, mlc_tune_target_gpu(&on_gpu[api], api);
+      r.target = on_gpu[api];
+    } else if (feat) {
+      snprintf(r.target.features, sizeof r.target.features, "%s", feat);
+    }
     if (r.seconds > 0 && c[i].flops > 0) r.gflops = c[i].flops / r.seconds * 1e-9;
     mlc_tune_db_add(db, &r);
   }

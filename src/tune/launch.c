@@ -141,7 +141,10 @@ bool mlc_tune_launcher_target(MlcCtx *ctx, const MlcTuneLauncher *l, const MlcTu
   if (!dir) return false;
   const char *file = mlc_internf(ctx, "%s/target.json", dir);
   MlcStrBuf rest = {0};
-  mlc_sb_puts(&rest, " tune-measure --print-target >");
+  mlc_sb_puts(&rest, " tune-measure --print-target");
+  MlcGpuApi api = o->build ? o->build->gpu : MLC_GPU_NONE;
+  if (api != MLC_GPU_NONE) mlc_sb_puts(&rest, api == MLC_GPU_CUDA ? " --target cuda" : " --target opencl");
+  mlc_sb_puts(&rest, " >");
   quote(&rest, file);
   const char *cmd = launch_line(ctx, l, mlc_sb_cstr(&rest));
   mlc_vec_free(&rest);
