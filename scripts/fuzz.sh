@@ -1,6 +1,10 @@
 #!/bin/sh
 # fuzz.sh SECONDS [TARGET...] - run libFuzzer targets for SECONDS each
-# (default targets: reader onnx npy records schedule).
+# fuzz.sh --runs N [TARGET...] - run each until it has executed N inputs (the
+#           seed corpus included), however long that takes: the campaign
+#           that counts executions
+# (default targets: reader onnx npy records schedule).  Each prints its
+# executions, the CPU seconds they took and the rate.
 #
 #   reader  the TVMScript reader and printer; its corpus (build/fuzz/corpus)
 #           is seeded from the golden test files each time, so a fresh
@@ -26,11 +30,19 @@
 # error; crash inputs are left in build/fuzz/.
 set -eu
 
-secs=${1:-60}
-case "$secs" in
-  ''|*[!0-9]*) echo "usage: scripts/fuzz.sh SECONDS [TARGET...]" >&2; exit 2 ;;
+usage() { echo "usage: scripts/fuzz.sh SECONDS [TARGET...] | --runs N [TARGET...]" >&2; exit 2; }
+if [ "${1:-}" = --runs ]; then
+  [ $# -ge 2 ] || usage
+  runs=$2 secs=0
+  shift 2
+else
+  runs=-1 secs=${1:-60}
+  [ $# -gt 0 ] && shift
+fi
+case "$secs$runs" in
+  *[!0-9-]*|-*) usage ;;
 esac
-[ $# -gt 0 ] && shift
+[ "$runs" = 0 ] && usage
 targets=${*:-reader onnx npy records schedule}
 
 cd "$(dirname "$0")/.."
@@ -89,6 +101,15 @@ seed_schedule() {
   done
 }
 
+# CPU seconds (user + system) the finished children of this shell have used:
+# a rate per CPU second compares runs on a loaded machine, where wall time
+# depends on what else runs
+# (`times` runs in this shell, not in a $(...) subshell, which has no children)
+cpu_seconds() {
+  times >build/fuzz/times.txt
+  cpu=$(awk 'NR == 2 { split($1 " " $2, a, /[ms]/); print int(a[1] * 60 + a[2] + a[3] * 60 + a[4]) }' build/fuzz/times.txt)
+}
+
 status=0
 for t in $targets; do
   case "$t" in
@@ -104,11 +125,16 @@ for t in $targets; do
   log=build/fuzz/fuzz_$t.log
   st=0
   start=$(date +%s)
-  "build/fuzz/fuzz_$t" -max_total_time="$secs" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
+  cpu_seconds
+  cpu0=$cpu
+  "build/fuzz/fuzz_$t" -max_total_time="$secs" -runs="$runs" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
     -artifact_prefix=build/fuzz/ -print_final_stats=1 "$corpus" >"$log" 2>&1 || st=$?
+  cpu_seconds
+  cpu=$((cpu - cpu0))
   execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
   cov=$(grep -o 'cov: [0-9]* ft: [0-9]*' "$log" | tail -n 1)
-  echo "fuzz_$t: ${execs:-0} executions in $(($(date +%s) - start))s (${cov:-no coverage line})"
+  echo "fuzz_$t: ${execs:-0} executions in $(($(date +%s) - start))s, ${cpu}s of CPU" \
+    "($(( ${execs:-0} / (cpu > 0 ? cpu : 1) )) per CPU second; ${cov:-no coverage line})"
   if [ "$st" -ne 0 ]; then
     echo "fuzz_$t: FAILED (exit $st); the end of $log:" >&2
     tail -n 40 "$log" >&2

@@ -37,6 +37,7 @@ typedef struct MlcArenaChunk MlcArenaChunk;
 typedef struct MlcArena {
   MlcArenaChunk *head;
   size_t used_total;
+  size_t n_made; /* chunks ever made: each chunk's serial number */
 } MlcArena;
 
 void mlc_arena_init(MlcArena *a);
@@ -49,6 +50,15 @@ void *mlc_arena_try_alloc(MlcArena *a, size_t n);
 void *mlc_arena_array(MlcArena *a, size_t count, size_t elem);
 void *mlc_arena_dup(MlcArena *a, const void *src, size_t n);
 char *mlc_arena_strndup(MlcArena *a, const char *s, size_t n);
+/* What an arena holds at one moment; mlc_arena_rollback frees everything
+ * allocated since (the memory is reused, zeroed, by later allocations).
+ * Rolling back past a mark invalidates the marks taken after it. */
+typedef struct MlcArenaMark {
+  MlcArenaChunk *head;
+  size_t head_used, used_total, n_made;
+} MlcArenaMark;
+MlcArenaMark mlc_arena_mark(const MlcArena *a);
+void mlc_arena_rollback(MlcArena *a, MlcArenaMark mark);
 
 /* ---- growable arrays (malloc-backed, for building) ------------------------ */
 
@@ -85,6 +95,8 @@ void mlc_map_free(MlcMap *m);
 void *mlc_map_get(const MlcMap *m, const void *key);
 bool mlc_map_has(const MlcMap *m, const void *key);
 void mlc_map_put(MlcMap *m, const void *key, void *val);
+/* *dst (freed first) becomes a copy of src with its own arrays */
+void mlc_map_copy(MlcMap *dst, const MlcMap *src);
 uint64_t mlc_hash_bytes(const void *p, size_t n, uint64_t seed);
 uint64_t mlc_hash_combine(uint64_t h, uint64_t v);
 
@@ -113,6 +125,23 @@ typedef struct MlcCtx {
 
 MlcCtx *mlc_ctx_new(void);
 void mlc_ctx_free(MlcCtx *ctx);
+
+/* A context as it was at one moment.  mlc_ctx_rollback frees every node,
+ * interned string and source text made since the mark, clears the error and
+ * restores the fresh-name counter, so one context can try many things from
+ * a common start (a module read once) in bounded memory.  Anything made
+ * after the mark must not be used after the rollback.  The mark is taken
+ * with no error recorded and stays valid for further rollbacks until it is
+ * freed. */
+typedef struct MlcCtxMark {
+  MlcArenaMark arena;
+  MlcMap interned, sources; /* copies */
+  MlcLoc build_loc;
+  unsigned fresh_counter;
+} MlcCtxMark;
+void mlc_ctx_mark(const MlcCtx *ctx, MlcCtxMark *mark);
+void mlc_ctx_rollback(MlcCtx *ctx, const MlcCtxMark *mark);
+void mlc_ctx_mark_free(MlcCtxMark *mark);
 
 /* Interned strings: equal contents give the same pointer, so names compare with
  * ==.  The text is owned by the context. */

@@ -36,6 +36,31 @@ void mlc_ctx_free(MlcCtx *ctx) {
   free(ctx);
 }
 
+void mlc_ctx_mark(const MlcCtx *ctx, MlcCtxMark *mark) {
+  memset(mark, 0, sizeof *mark);
+  mark->arena = mlc_arena_mark(&ctx->arena);
+  mlc_map_copy(&mark->interned, &ctx->interned);
+  mlc_map_copy(&mark->sources, &ctx->sources);
+  mark->build_loc = ctx->build_loc;
+  mark->fresh_counter = ctx->fresh_counter;
+}
+
+/* The interned map's chains only ever gain nodes at their heads, and those
+ * come after the mark, so its copy's heads are the chains of the mark. */
+void mlc_ctx_rollback(MlcCtx *ctx, const MlcCtxMark *mark) {
+  mlc_clear_error(ctx);
+  mlc_map_copy(&ctx->interned, &mark->interned);
+  mlc_map_copy(&ctx->sources, &mark->sources);
+  mlc_arena_rollback(&ctx->arena, mark->arena);
+  ctx->build_loc = mark->build_loc;
+  ctx->fresh_counter = mark->fresh_counter;
+}
+
+void mlc_ctx_mark_free(MlcCtxMark *mark) {
+  mlc_map_free(&mark->interned);
+  mlc_map_free(&mark->sources);
+}
+
 const char *mlc_intern_n(MlcCtx *ctx, const char *s, size_t n) {
   uint64_t h = mlc_hash_bytes(s, n, 0);
   const void *key = (const void *)(uintptr_t)h;

@@ -85,6 +85,24 @@ void mlc_map_put(MlcMap *m, const void *key, void *val) {
   m->len++;
 }
 
+void mlc_map_copy(MlcMap *dst, const MlcMap *src) {
+  if (dst == src) return;
+  mlc_map_free(dst);
+  if (src->cap) {
+    dst->keys = mlc_xmalloc(src->cap * sizeof *dst->keys);
+    dst->vals = mlc_xmalloc(src->cap * sizeof *dst->vals);
+    memcpy(dst->keys, src->keys, src->len * sizeof *dst->keys);
+    memcpy(dst->vals, src->vals, src->len * sizeof *dst->vals);
+  }
+  if (src->nslots) {
+    dst->slots = mlc_xmalloc(src->nslots * sizeof *dst->slots);
+    memcpy(dst->slots, src->slots, src->nslots * sizeof *dst->slots);
+  }
+  dst->len = src->len;
+  dst->cap = src->cap;
+  dst->nslots = src->nslots;
+}
+
 void mlc_map_free(MlcMap *m) {
   free(m->keys);
   free(m->vals);

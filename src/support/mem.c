@@ -51,10 +51,11 @@ enum { ARENA_CHUNK = 64 * 1024, ARENA_ALIGN = 16 };
 struct MlcArenaChunk {
   MlcArenaChunk *next;
   size_t size, used;
+  size_t serial; /* order of making, for rollback */
   _Alignas(16) unsigned char data[];
 };
 
-void mlc_arena_init(MlcArena *a) { a->head = NULL; a->used_total = 0; }
+void mlc_arena_init(MlcArena *a) { a->head = NULL; a->used_total = 0; a->n_made = 0; }
 
 void mlc_arena_free(MlcArena *a) {
   for (MlcArenaChunk *c = a->head, *next; c; c = next) {
@@ -63,6 +64,29 @@ void mlc_arena_free(MlcArena *a) {
   }
   a->head = NULL;
   a->used_total = 0;
+}
+
+MlcArenaMark mlc_arena_mark(const MlcArena *a) {
+  return (MlcArenaMark){a->head, a->head ? a->head->used : 0, a->used_total, a->n_made};
+}
+
+/* The chunks made since the mark are unlinked wherever they sit (a big one
+ * goes in after the head of its time); what is left is the list of the mark,
+ * whose head only grew. */
+void mlc_arena_rollback(MlcArena *a, MlcArenaMark mark) {
+  for (MlcArenaChunk **link = &a->head; *link;) {
+    MlcArenaChunk *c = *link;
+    if (c->serial >= mark.n_made) {
+      *link = c->next;
+      free(c);
+    } else {
+      link = &c->next;
+    }
+  }
+  a->head = mark.head;
+  if (a->head) a->head->used = mark.head_used;
+  a->used_total = mark.used_total;
+  a->n_made = mark.n_made;
 }
 
 /* NULL when the system has no memory for n bytes: what a size read from
@@ -78,6 +102,7 @@ void *mlc_arena_try_alloc(MlcArena *a, size_t n) {
     if (!fresh) return NULL;
     fresh->size = size;
     fresh->used = 0;
+    fresh->serial = a->n_made++;
     if (size == n && c) { /* a big request: keep filling the current chunk */
       fresh->next = c->next;
       c->next = fresh;

@@ -12,6 +12,7 @@
  * error, because the parser may look one token ahead of where it fails. */
 #include "text/lex.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,33 @@ typedef struct Spelled {
 static const Spelled puncts[] = {MLC_TOKENS_PUNCT(MLC_TOK_SPELLED)};
 static const Spelled keywords[] = {MLC_TOKENS_KEYWORD(MLC_TOK_SPELLED)};
 #undef MLC_TOK_SPELLED
+enum { N_PUNCTS = sizeof puncts / sizeof *puncts, N_KEYWORDS = sizeof keywords / sizeof *keywords };
+
+/* The spellings of each table chained by first byte, longest first, so a
+ * token is matched against the few entries that start like it (the lexer
+ * runs for every byte of every program read).  Built once per process. */
+typedef struct SpelledIndex {
+  signed char head[128];  /* first entry starting with the byte; -1 if none */
+  signed char next[64];   /* the next one with the same first byte */
+} SpelledIndex;
+static SpelledIndex punct_index, keyword_index;
+static pthread_once_t index_once = PTHREAD_ONCE_INIT;
+_Static_assert(N_PUNCTS <= 64 && N_KEYWORDS <= 64, "SpelledIndex.next is too small");
+
+static void index_table(SpelledIndex *ix, const Spelled *tab, int n) {
+  memset(ix->head, -1, sizeof ix->head);
+  for (int i = n - 1; i >= 0; i--) {
+    signed char *link = &ix->head[(unsigned char)tab[i].s[0] & 127];
+    while (*link >= 0 && tab[*link].n > tab[i].n) link = &ix->next[*link];
+    ix->next[i] = *link;
+    *link = (signed char)i;
+  }
+}
+
+static void build_indexes(void) {
+  index_table(&punct_index, puncts, N_PUNCTS);
+  index_table(&keyword_index, keywords, N_KEYWORDS);
+}
 
 static const char *const spellings[TK__COUNT] = {
 #define MLC_TOK_NAME(k, s) [k] = s,
@@ -238,7 +266,7 @@ static void lex_name(MlcLexer *lx, MlcTok *t) {
   if (string_prefix(lx, t, start)) return;
   size_t n = lx->pos - start;
   const char *s = lx->src + start;
-  for (size_t i = 0; i < sizeof keywords / sizeof *keywords; i++) {
+  for (int i = keyword_index.head[(unsigned char)s[0] & 127]; i >= 0; i = keyword_index.next[i]) {
     if (keywords[i].n == n && memcmp(keywords[i].s, s, n) == 0) {
       emit(lx, t, keywords[i].kind, loc_at(lx, start), start);
       return;
@@ -509,10 +537,12 @@ static bool lex_bracket(MlcLexer *lx, MlcTok *t, char c, MlcLoc loc) {
 
 static bool lex_punct(MlcLexer *lx, MlcTok *t) {
   const Spelled *best = NULL;
-  for (size_t i = 0; i < sizeof puncts / sizeof *puncts; i++) {
+  unsigned char c = (unsigned char)lx->src[lx->pos];
+  if (c >= 128) return false;
+  /* longest first: the first that matches is the longest match */
+  for (int i = punct_index.head[c]; i >= 0 && !best; i = punct_index.next[i]) {
     const Spelled *p = &puncts[i];
-    if ((!best || p->n > best->n) && p->n <= lx->len - lx->pos && memcmp(lx->src + lx->pos, p->s, p->n) == 0)
-      best = p;
+    if (p->n <= lx->len - lx->pos && memcmp(lx->src + lx->pos, p->s, p->n) == 0) best = p;
   }
   if (!best) return false;
   size_t start = lx->pos;
@@ -601,6 +631,7 @@ void mlc_lex_next(MlcLexer *lx, MlcTok *out) {
 }
 
 void mlc_lex_init(MlcLexer *lx, MlcCtx *ctx, const char *file, const char *src, size_t len) {
+  pthread_once(&index_once, build_indexes);
   memset(lx, 0, sizeof *lx);
   lx->ctx = ctx;
   lx->file = file;

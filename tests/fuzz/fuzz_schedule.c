@@ -5,7 +5,13 @@
  * stop with a located error, never crash; a refused line must leave the
  * schedule as it was; and the scheduled module must print and read back
  * structurally equal, so a primitive that builds IR the printer or reader
- * cannot carry aborts and the fuzzer keeps the input. */
+ * cannot carry aborts and the fuzzer keeps the input.
+ *
+ * The module is read once per process; every execution schedules it in the
+ * same context and rolls the context back to the mark taken after reading,
+ * which frees all it built.  Primitives never write into the module they
+ * are given; its structural hash is checked after each execution, so one
+ * that did would abort here rather than taint the executions after it. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +21,7 @@
 #include "mlcc/text.h"
 #include "mlcc/schedule.h"
 
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char MODULE[] =
@@ -44,11 +51,29 @@ static void fail(const char *what, MlcCtx *ctx, const char *text) {
   abort();
 }
 
+static MlcCtx *ctx;
+static const MlcModule *m;
+static uint64_t m_hash;
+static MlcCtxMark after_read;
+
+static void finish(void) {
+  mlc_ctx_mark_free(&after_read);
+  mlc_ctx_free(ctx);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv) {
+  (void)argc, (void)argv;
+  ctx = mlc_ctx_new();
+  m = mlc_read_module(ctx, "module.py", MODULE, sizeof MODULE - 1);
+  if (!m) fail("the fixed module does not read", ctx, NULL);
+  m_hash = mlc_module_hash(m);
+  mlc_ctx_mark(ctx, &after_read);
+  atexit(finish);
+  return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size > 4096) return 0; /* long scripts only repeat what short ones do */
-  MlcCtx *ctx = mlc_ctx_new();
-  const MlcModule *m = mlc_read_module(ctx, "module.py", MODULE, sizeof MODULE - 1);
-  if (!m) fail("the fixed module does not read", ctx, NULL);
   MlcSchedule *s = mlc_sch_new(ctx, m, "mm_relu", 1);
   if (!s) fail("no schedule", ctx, NULL);
   mlc_sch_run_script(s, "script.py", (const char *)data, size);
@@ -62,6 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!mlc_module_equal(out, back)) fail("the scheduled module reads back different", ctx, mlc_sb_cstr(&text));
   mlc_vec_free(&text);
   mlc_sch_free(s);
-  mlc_ctx_free(ctx);
+  mlc_ctx_rollback(ctx, &after_read);
+  if (mlc_module_hash(m) != m_hash) fail("a primitive changed the module it was given", ctx, NULL);
   return 0;
 }

@@ -77,6 +77,73 @@ static void test_error_caret(void) {
   mlc_ctx_free(ctx);
 }
 
+/* allocations after a mark, small ones and chunk-sized ones, are undone by
+ * a rollback, as often as wanted; what came before stays */
+static void test_arena_rollback(void) {
+  MlcArena a;
+  mlc_arena_init(&a);
+  char *before = mlc_arena_strndup(&a, "kept", 4);
+  MlcArenaMark mark = mlc_arena_mark(&a);
+  size_t used = a.used_total;
+  for (int round = 0; round < 3; round++) {
+    for (int i = 0; i < 100; i++) mlc_arena_alloc(&a, 1000); /* several chunks */
+    char *big = mlc_arena_alloc(&a, 1 << 20);
+    big[0] = 1;
+    char *small = mlc_arena_alloc(&a, 32);
+    small[0] = 1;
+    CHECK(a.used_total > used);
+    mlc_arena_rollback(&a, mark);
+    CHECK(a.used_total == used);
+    CHECK_STR(before, "kept");
+    /* the space after the mark is handed out again, zeroed */
+    char *again = mlc_arena_alloc(&a, 16);
+    CHECK(again == before + 16);
+    CHECK(again[0] == 0);
+    mlc_arena_rollback(&a, mark);
+  }
+  /* a mark of an empty arena rolls back to nothing */
+  MlcArena b;
+  mlc_arena_init(&b);
+  MlcArenaMark empty = mlc_arena_mark(&b);
+  mlc_arena_alloc(&b, 1 << 20);
+  mlc_arena_alloc(&b, 8);
+  mlc_arena_rollback(&b, empty);
+  CHECK(b.head == NULL && b.used_total == 0);
+  mlc_arena_free(&b);
+  mlc_arena_free(&a);
+}
+
+static void test_ctx_rollback(void) {
+  MlcCtx *ctx = mlc_ctx_new();
+  const char *old = mlc_intern(ctx, "old");
+  mlc_ctx_add_source(ctx, "a.py", "x = 1\n", 6);
+  unsigned counter = ctx->fresh_counter;
+  MlcCtxMark mark;
+  mlc_ctx_mark(ctx, &mark);
+  size_t interned = ctx->interned.len;
+  for (int round = 0; round < 2; round++) {
+    char name[32];
+    for (int i = 0; i < 1000; i++) {
+      snprintf(name, sizeof name, "new%d", i);
+      mlc_intern(ctx, name);
+    }
+    mlc_ctx_add_source(ctx, "b.py", "y = 2\n", 6);
+    ctx->fresh_counter += 7;
+    mlc_error(ctx, (MlcLoc){mlc_intern(ctx, "b.py"), 1, 1}, "failed");
+    mlc_ctx_rollback(ctx, &mark);
+    CHECK(!mlc_has_error(ctx));
+    CHECK(ctx->fresh_counter == counter);
+    CHECK(ctx->interned.len == interned);
+    CHECK(mlc_intern(ctx, "old") == old);
+    CHECK(ctx->interned.len == interned);
+    CHECK(mlc_map_get(&ctx->sources, mlc_intern(ctx, "a.py")) != NULL);
+    CHECK(ctx->sources.len == 1);
+    mlc_ctx_rollback(ctx, &mark); /* "b.py" was interned by the line above */
+  }
+  mlc_ctx_mark_free(&mark);
+  mlc_ctx_free(ctx);
+}
+
 static void test_read_file_errors(void) {
   MlcCtx *ctx = mlc_ctx_new();
   size_t n;
@@ -87,6 +154,8 @@ static void test_read_file_errors(void) {
 
 int main(void) {
   RUN(test_arena);
+  RUN(test_arena_rollback);
+  RUN(test_ctx_rollback);
   RUN(test_vec_and_strbuf);
   RUN(test_map);
   RUN(test_intern);
