@@ -50,10 +50,13 @@ static const char *const rounding_names[] = {RESIZE_ROUNDINGS(NAME_ITEM) NULL};
 #undef ENUM_ITEM
 #undef NAME_ITEM
 
+/* one spatial dim's mapping: sizes (int64) and float64 quantities, as
+ * constants (resize2d, resize2d_scaled) or as expressions that read the
+ * parameters tensor and the output's size vars (resize2d_dynamic) */
 typedef struct ResizeDim {
-  int64_t in, out;
-  double scale, out_f; /* out_f: in * scale, the size the mapping assumes */
-  double r0, r1;       /* tf_crop_and_resize's region, as fractions of the dim */
+  MlcExpr *in, *out;      /* int64 */
+  MlcExpr *scale, *out_f; /* out_f: in * scale, the size the mapping assumes */
+  MlcExpr *r0, *r1;       /* tf_crop_and_resize's region, as fractions of the dim */
 } ResizeDim;
 
 typedef struct Resize {
@@ -130,13 +133,15 @@ static bool resize_plan(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo *x, Resi
   }
   for (int d = 0; d < 2; d++) {
     ResizeDim *r = &p->dim[d];
-    if (!mlc_e_is_const_int(x->tensor.shape[2 + d], &r->in) || r->in < 1)
+    int64_t in;
+    if (!mlc_e_is_const_int(x->tensor.shape[2 + d], &in) || in < 1)
       return mlc_op_fail(ctx, a, "the spatial dims of data %s must be positive constants", mlc_op_sinfo_str(ctx, x));
-    r->out = size[d];
-    r->scale = scaled ? scales[d] : (double)r->out / (double)r->in;
-    if (!(r->scale > 0) || !isfinite(r->scale)) return mlc_op_fail(ctx, a, "scales must be positive");
-    r->out_f = scaled ? r->scale * (double)r->in : (double)r->out;
-    r->r0 = roi[d], r->r1 = roi[2 + d];
+    double scale = scaled ? scales[d] : (double)size[d] / (double)in;
+    if (!(scale > 0) || !isfinite(scale)) return mlc_op_fail(ctx, a, "scales must be positive");
+    r->in = i64(ctx, in), r->out = i64(ctx, size[d]);
+    r->scale = f64(ctx, scale);
+    r->out_f = f64(ctx, scaled ? scale * (double)in : (double)size[d]);
+    r->r0 = f64(ctx, roi[d]), r->r1 = f64(ctx, roi[2 + d]);
   }
   return true;
 }
@@ -145,42 +150,83 @@ MlcSInfo *mlc_op_infer_resize2d(MlcCtx *ctx, const MlcOpArgs *a) {
   const MlcSInfo *x = mlc_op_rank4(ctx, a, 0, "data (NCHW)");
   Resize p;
   if (!x || !resize_plan(ctx, a, x, &p)) return NULL;
-  MlcExpr *s[4] = {x->tensor.shape[0], x->tensor.shape[1], i64(ctx, p.dim[0].out), i64(ctx, p.dim[1].out)};
+  MlcExpr *s[4] = {x->tensor.shape[0], x->tensor.shape[1], p.dim[0].out, p.dim[1].out};
   return mlc_op_tensor_sinfo(ctx, s, 4, x->tensor.dtype);
 }
 
-static MlcExpr *fadd(MlcCtx *ctx, MlcExpr *x, double v) { return bin(ctx, MLC_BIN_ADD, x, f64(ctx, v)); }
-static MlcExpr *fmul(MlcCtx *ctx, MlcExpr *x, double v) { return bin(ctx, MLC_BIN_MUL, x, f64(ctx, v)); }
-static MlcExpr *fdiv(MlcCtx *ctx, MlcExpr *x, double v) { return bin(ctx, MLC_BIN_DIV, x, f64(ctx, v)); }
+/* float64 arithmetic, folded in double where both sides are constants (so
+ * that the constant plans compute what they always did, at compile time) */
+static bool fconst(const MlcExpr *e, double *v) {
+  if (e->kind != MLC_EXPR_FLOAT) return false;
+  *v = e->float_val;
+  return true;
+}
+
+static MlcExpr *fop(MlcCtx *ctx, MlcBinOp op, MlcExpr *x, MlcExpr *y) {
+  double a, b;
+  if (fconst(x, &a) && fconst(y, &b)) {
+    switch (op) {
+    case MLC_BIN_ADD: return f64(ctx, a + b);
+    case MLC_BIN_SUB: return f64(ctx, a - b);
+    case MLC_BIN_MUL: return f64(ctx, a * b);
+    case MLC_BIN_DIV: return f64(ctx, a / b);
+    default: break;
+    }
+  }
+  return bin(ctx, op, x, y);
+}
+
+static MlcExpr *fadd(MlcCtx *ctx, MlcExpr *x, double v) { return fop(ctx, MLC_BIN_ADD, x, f64(ctx, v)); }
+static MlcExpr *fmul(MlcCtx *ctx, MlcExpr *x, double v) { return fop(ctx, MLC_BIN_MUL, x, f64(ctx, v)); }
+
+/* the int64 size e as float64 */
+static MlcExpr *as_f64(MlcCtx *ctx, MlcExpr *e) {
+  int64_t v;
+  return mlc_e_is_const_int(e, &v) ? f64(ctx, (double)v) : mlc_e_cast(ctx, MLC_F64, e);
+}
+
+/* one_v where out_f is 1, else other (chosen here when out_f is a constant) */
+static MlcExpr *if_out1(MlcCtx *ctx, const ResizeDim *r, MlcExpr *one_v, MlcExpr *other) {
+  double v;
+  if (fconst(r->out_f, &v)) return v == 1 ? one_v : other;
+  return mlc_e_select(ctx, bin(ctx, MLC_BIN_EQ, r->out_f, f64(ctx, 1)), one_v, other);
+}
 
 /* the source coordinate (float64) of output index o along r, as ONNX
  * writes it per mode */
 static MlcExpr *src_coord(MlcCtx *ctx, const Resize *p, const ResizeDim *r, MlcExpr *o) {
-  MlcExpr *x = mlc_e_cast(ctx, MLC_F64, o);
-  double in1 = (double)(r->in - 1);
+  MlcExpr *x = mlc_e_cast(ctx, MLC_F64, o), *in = as_f64(ctx, r->in);
+  MlcExpr *in1 = fadd(ctx, in, -1), *of1 = fadd(ctx, r->out_f, -1);
   switch (p->coord) {
-  case R_ALIGN_CORNERS: return r->out_f == 1 ? f64(ctx, 0) : fdiv(ctx, fmul(ctx, x, in1), r->out_f - 1);
-  case R_ASYMMETRIC: return fdiv(ctx, x, r->scale);
+  case R_ALIGN_CORNERS: return if_out1(ctx, r, f64(ctx, 0), fop(ctx, MLC_BIN_DIV, fop(ctx, MLC_BIN_MUL, x, in1), of1));
+  case R_ASYMMETRIC: return fop(ctx, MLC_BIN_DIV, x, r->scale);
   case R_PYTORCH_HALF_PIXEL:
-    if (r->out_f == 1) return f64(ctx, -0.5);
-    return fadd(ctx, fdiv(ctx, fadd(ctx, x, 0.5), r->scale), -0.5);
-  case R_TF_HALF_PIXEL_FOR_NN: return fdiv(ctx, fadd(ctx, x, 0.5), r->scale);
+    return if_out1(ctx, r, f64(ctx, -0.5), fadd(ctx, fop(ctx, MLC_BIN_DIV, fadd(ctx, x, 0.5), r->scale), -0.5));
+  case R_TF_HALF_PIXEL_FOR_NN: return fop(ctx, MLC_BIN_DIV, fadd(ctx, x, 0.5), r->scale);
   case R_TF_CROP_AND_RESIZE: {
-    MlcExpr *c = r->out_f == 1 ? f64(ctx, (r->r1 - r->r0) * in1 / 2)
-                               : fdiv(ctx, fmul(ctx, fmul(ctx, x, r->r1 - r->r0), in1), r->out_f - 1);
-    return fadd(ctx, c, r->r0 * in1);
+    MlcExpr *span = fop(ctx, MLC_BIN_SUB, r->r1, r->r0);
+    MlcExpr *c = if_out1(ctx, r, fop(ctx, MLC_BIN_DIV, fop(ctx, MLC_BIN_MUL, span, in1), f64(ctx, 2)),
+                         fop(ctx, MLC_BIN_DIV, fop(ctx, MLC_BIN_MUL, fop(ctx, MLC_BIN_MUL, x, span), in1), of1));
+    return fop(ctx, MLC_BIN_ADD, c, fop(ctx, MLC_BIN_MUL, r->r0, in1));
   }
   case R_HALF_PIXEL_SYMMETRIC: {
-    double adjust = (double)r->out / r->out_f, offset = (double)r->in / 2 * (1 - adjust);
-    MlcExpr *c = bin(ctx, MLC_BIN_ADD, f64(ctx, offset), fdiv(ctx, fadd(ctx, x, 0.5), r->scale));
+    MlcExpr *adjust = fop(ctx, MLC_BIN_DIV, as_f64(ctx, r->out), r->out_f);
+    MlcExpr *offset = fop(ctx, MLC_BIN_MUL, fop(ctx, MLC_BIN_DIV, in, f64(ctx, 2)), fop(ctx, MLC_BIN_SUB, f64(ctx, 1), adjust));
+    MlcExpr *c = fop(ctx, MLC_BIN_ADD, offset, fop(ctx, MLC_BIN_DIV, fadd(ctx, x, 0.5), r->scale));
     return fadd(ctx, c, -0.5);
   }
-  default: return fadd(ctx, fdiv(ctx, fadd(ctx, x, 0.5), r->scale), -0.5);
+  default: return fadd(ctx, fop(ctx, MLC_BIN_DIV, fadd(ctx, x, 0.5), r->scale), -0.5);
   }
 }
 
-static MlcExpr *clamp_index(MlcCtx *ctx, MlcExpr *e, int64_t extent) {
-  return bin(ctx, MLC_BIN_MIN, bin(ctx, MLC_BIN_MAX, e, i64(ctx, 0)), i64(ctx, extent - 1));
+/* the int64 size e minus 1 */
+static MlcExpr *isub1(MlcCtx *ctx, MlcExpr *e) {
+  int64_t v;
+  return mlc_e_is_const_int(e, &v) ? i64(ctx, v - 1) : bin(ctx, MLC_BIN_SUB, e, i64(ctx, 1));
+}
+
+static MlcExpr *clamp_index(MlcCtx *ctx, MlcExpr *e, MlcExpr *extent) {
+  return bin(ctx, MLC_BIN_MIN, bin(ctx, MLC_BIN_MAX, e, i64(ctx, 0)), isub1(ctx, extent));
 }
 
 /* the first tap's position: nearest rounds, linear and cubic floor (cubic
@@ -221,9 +267,9 @@ static MlcExpr *tap_weight(MlcCtx *ctx, const Resize *p, int t, MlcExpr *r) {
 }
 
 /* 1.0 when tap t (from first) lies inside the dim, else 0.0 */
-static MlcExpr *tap_inside(MlcCtx *ctx, MlcExpr *first, int t, int64_t in) {
+static MlcExpr *tap_inside(MlcCtx *ctx, MlcExpr *first, int t, MlcExpr *in) {
   MlcExpr *pos = bin(ctx, MLC_BIN_ADD, first, i64(ctx, t));
-  MlcExpr *c = bin(ctx, MLC_BIN_AND, bin(ctx, MLC_BIN_GE, pos, i64(ctx, 0)), bin(ctx, MLC_BIN_LT, pos, i64(ctx, in)));
+  MlcExpr *c = bin(ctx, MLC_BIN_AND, bin(ctx, MLC_BIN_GE, pos, i64(ctx, 0)), bin(ctx, MLC_BIN_LT, pos, in));
   return mlc_e_select(ctx, c, f64(ctx, 1), f64(ctx, 0));
 }
 
@@ -234,7 +280,7 @@ typedef struct DimTables {
 static bool dim_tables(MlcCtx *ctx, const Resize *p, int d, DimTables *t) {
   const ResizeDim *r = &p->dim[d];
   const char *hw = d ? "w" : "h";
-  MlcExpr *shape[2] = {i64(ctx, r->out), i64(ctx, p->taps)}, *ax[2], *ax1[1];
+  MlcExpr *shape[2] = {r->out, i64(ctx, p->taps)}, *ax[2], *ax1[1];
   mlc_op_axes(ctx, 2, ax);
   MlcExpr *c = src_coord(ctx, p, r, ax[0]), *first = first_tap(ctx, p, c);
   MlcExpr *pos = clamp_index(ctx, p->taps > 1 ? bin(ctx, MLC_BIN_ADD, first, ax[1]) : first, r->in);
@@ -262,7 +308,7 @@ static bool dim_tables(MlcCtx *ctx, const Resize *p, int d, DimTables *t) {
     mlc_op_axes(ctx, 1, ax1);
     c = src_coord(ctx, p, r, ax1[0]);
     MlcExpr *ok = bin(ctx, MLC_BIN_AND, bin(ctx, MLC_BIN_GE, c, f64(ctx, 0)),
-                      bin(ctx, MLC_BIN_LE, c, f64(ctx, (double)(r->in - 1))));
+                      bin(ctx, MLC_BIN_LE, c, fadd(ctx, as_f64(ctx, r->in), -1)));
     t->inside = mlc_te_compute(ctx, mlc_internf(ctx, "resize_inside_%s", hw), shape, 1, ax1,
                                mlc_e_select(ctx, ok, i64(ctx, 1), i64(ctx, 0)));
     if (!t->inside) return false;
@@ -275,15 +321,12 @@ static MlcExpr *read2(MlcCtx *ctx, const MlcTeTensor *t, MlcExpr *a0, int64_t a1
   return mlc_te_read(ctx, t, idx, 2);
 }
 
-bool mlc_op_te_resize2d(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_in, MlcTeTensor **outs,
-                        int *n_outs) {
-  const MlcSInfo *out = mlc_op_infer_resize2d(ctx, a), *xs = mlc_op_tensor(ctx, a, 0, true);
-  Resize p;
+/* the output (shape oshape) of x resized by plan p */
+static bool resize_kernel(MlcCtx *ctx, const Resize *pp, const MlcTeTensor *x, MlcExpr **oshape, MlcTeTensor **outs,
+                          int *n_outs) {
+  Resize p = *pp;
   DimTables tab[2];
-  if (!out || !xs || !resize_plan(ctx, a, xs, &p) || !dim_tables(ctx, &p, 0, &tab[0]) ||
-      !dim_tables(ctx, &p, 1, &tab[1]))
-    return false;
-  const MlcTeTensor *x = in[0];
+  if (!dim_tables(ctx, &p, 0, &tab[0]) || !dim_tables(ctx, &p, 1, &tab[1])) return false;
   MlcExpr **ax = earr(ctx, 4), *sum = NULL;
   mlc_op_axes(ctx, 4, ax);
   for (int i = 0; i < p.taps; i++)
@@ -303,7 +346,15 @@ bool mlc_op_te_resize2d(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n
     MlcExpr *ok = bin(ctx, MLC_BIN_AND, bin(ctx, MLC_BIN_EQ, ih, i64(ctx, 1)), bin(ctx, MLC_BIN_EQ, iw, i64(ctx, 1)));
     body = mlc_op_select(ctx, ok, body, mlc_op_const(ctx, x->dtype, p.extrap));
   }
-  outs[0] = mlc_te_compute(ctx, "resize2d", out->tensor.shape, 4, ax, body);
+  outs[0] = mlc_te_compute(ctx, "resize2d", oshape, 4, ax, body);
   *n_outs = 1;
   return outs[0] != NULL;
+}
+
+bool mlc_op_te_resize2d(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_in, MlcTeTensor **outs,
+                        int *n_outs) {
+  const MlcSInfo *out = mlc_op_infer_resize2d(ctx, a), *xs = mlc_op_tensor(ctx, a, 0, true);
+  Resize p;
+  if (!out || !xs || !resize_plan(ctx, a, xs, &p)) return false;
+  return resize_kernel(ctx, &p, in[0], out->tensor.shape, outs, n_outs);
 }
