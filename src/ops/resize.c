@@ -358,3 +358,107 @@ bool mlc_op_te_resize2d(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n
   if (!out || !xs || !resize_plan(ctx, a, xs, &p)) return false;
   return resize_kernel(ctx, &p, in[0], out->tensor.shape, outs, n_outs);
 }
+
+/* ======================================================================== */
+/* image.resize2d_dynamic                                                   */
+/* ======================================================================== */
+
+/* resize2d_dynamic(data, params, shape=[n, c, oh, ow], policy=..., axes=...)
+ * reads its scales (or sizes) and region when the model runs, from the
+ * float64 tensor params = [kind, mask, v0..v3, roi starts 0..3, roi ends
+ * 0..3] (what tensor_to_shape mode "resize" reads to bind oh and ow, so
+ * both see the same values): v are the scales (policy "scales") or sizes
+ * ("sizes", "not_larger", "not_smaller") of the 4 dims, those of the dims
+ * outside `axes` unused.  The output dims come in as shape; the mapping's
+ * scale of a resized dim is v (scales), out / in (sizes) or the least
+ * ("not_larger") or greatest ("not_smaller") of v_a / in_a over the axes.
+ * kind and mask are the executor's copy of policy and axes. */
+#define RESIZE_POLICIES(X) X(SCALES, "scales") X(SIZES, "sizes") X(NOT_LARGER, "not_larger") X(NOT_SMALLER, "not_smaller")
+#define POLICY_ENUM(id, s) P_##id,
+#define POLICY_NAME(id, s) s,
+typedef enum { RESIZE_POLICIES(POLICY_ENUM) } ResizePolicy;
+static const char *const policy_names[] = {RESIZE_POLICIES(POLICY_NAME) NULL};
+#undef POLICY_ENUM
+#undef POLICY_NAME
+
+enum { DYN_PARAMS = 14 };
+
+typedef struct DynResize {
+  const MlcSInfo *x;
+  MlcExpr **shape;
+  int policy;
+  bool listed[4];
+} DynResize;
+
+static bool dyn_args(MlcCtx *ctx, const MlcOpArgs *a, DynResize *q) {
+  const MlcSInfo *pr;
+  const char *pol;
+  int n, na;
+  bool present;
+  int64_t axes[4];
+  if (!(q->x = mlc_op_rank4(ctx, a, 0, "data (NCHW)")) || !(pr = mlc_op_tensor(ctx, a, 1, true)) ||
+      !mlc_op_attr_shape(ctx, a, "shape", &q->shape, &n) || !mlc_op_attr_str(ctx, a, "policy", "scales", &pol) ||
+      !mlc_op_attr_ints(ctx, a, "axes", axes, 4, &na, &present))
+    return false;
+  int64_t len;
+  if (!mlc_dtype_eq(pr->tensor.dtype, MLC_F64) || pr->tensor.ndim != 1 || !pr->tensor.shape ||
+      !mlc_e_is_const_int(pr->tensor.shape[0], &len) || len != DYN_PARAMS)
+    return mlc_op_fail(ctx, a, "params: expected %d float64 values, got %s", DYN_PARAMS, mlc_op_sinfo_str(ctx, pr));
+  if (n != 4) return mlc_op_fail(ctx, a, "shape: expected 4 dims, got %d", n);
+  q->policy = -1;
+  for (int i = 0; policy_names[i]; i++)
+    if (!strcmp(policy_names[i], pol)) q->policy = i;
+  if (q->policy < 0)
+    return mlc_op_fail(ctx, a, "policy must be one of \"scales\", \"sizes\", \"not_larger\", \"not_smaller\", not \"%s\"", pol);
+  for (int d = 0; d < 4; d++) q->listed[d] = !present;
+  for (int i = 0; present && i < na; i++) {
+    if (axes[i] < 0 || axes[i] > 3 || q->listed[axes[i]])
+      return mlc_op_fail(ctx, a, "axes: %lld is out of range or given twice", (long long)axes[i]);
+    q->listed[axes[i]] = true;
+  }
+  return true;
+}
+
+MlcSInfo *mlc_op_infer_resize2d_dynamic(MlcCtx *ctx, const MlcOpArgs *a) {
+  DynResize q;
+  Resize p;
+  if (!dyn_args(ctx, a, &q) || !resize_choices(ctx, a, &p)) return NULL;
+  if (!q.x->tensor.shape) return mlc_op_fail(ctx, a, "data needs known dims"), NULL;
+  return mlc_op_tensor_sinfo(ctx, q.shape, 4, q.x->tensor.dtype);
+}
+
+static MlcExpr *param(MlcCtx *ctx, const MlcTeTensor *pt, int i) {
+  MlcExpr *k = i64(ctx, i);
+  return mlc_te_read(ctx, pt, &k, 1);
+}
+
+bool mlc_op_te_resize2d_dynamic(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_in, MlcTeTensor **outs,
+                                int *n_outs) {
+  DynResize q;
+  Resize p;
+  if (!mlc_op_infer_resize2d_dynamic(ctx, a) || !dyn_args(ctx, a, &q) || !resize_choices(ctx, a, &p)) return false;
+  const MlcTeTensor *x = in[0], *pt = in[1];
+  MlcExpr *s = NULL; /* the one scale of the aspect-keeping policies */
+  for (int d = 0; d < 4 && q.policy >= P_NOT_LARGER; d++) {
+    if (!q.listed[d]) continue;
+    MlcExpr *v = bin(ctx, MLC_BIN_DIV, param(ctx, pt, 2 + d), as_f64(ctx, x->shape[d]));
+    s = !s ? v : bin(ctx, q.policy == P_NOT_LARGER ? MLC_BIN_MIN : MLC_BIN_MAX, s, v);
+  }
+  for (int d = 0; d < 2; d++) {
+    ResizeDim *r = &p.dim[d];
+    int ax = 2 + d;
+    MlcExpr *in_f = as_f64(ctx, x->shape[ax]);
+    r->in = x->shape[ax], r->out = q.shape[ax];
+    r->r0 = param(ctx, pt, 6 + ax), r->r1 = param(ctx, pt, 10 + ax);
+    if (!q.listed[ax]) {
+      r->scale = f64(ctx, 1), r->out_f = in_f;
+    } else if (q.policy == P_SCALES) {
+      r->scale = param(ctx, pt, 2 + ax), r->out_f = bin(ctx, MLC_BIN_MUL, r->scale, in_f);
+    } else if (q.policy == P_SIZES) {
+      r->out_f = as_f64(ctx, r->out), r->scale = bin(ctx, MLC_BIN_DIV, r->out_f, in_f);
+    } else {
+      r->scale = s, r->out_f = bin(ctx, MLC_BIN_MUL, s, in_f);
+    }
+  }
+  return resize_kernel(ctx, &p, x, q.shape, outs, n_outs);
+}
