@@ -4,9 +4,8 @@
  * time, they are cast to float64 and gathered into image.resize2d_dynamic's
  * params (src/ops/resize.c), from which tensor_to_shape mode "resize" binds
  * the output's dims when the model runs; the batch and channel dims must
- * come out unchanged (checked there).  Antialiasing of linear and cubic
- * resizing, and static resizing of the batch or channel dims, are refused
- * with "not supported". */
+ * come out unchanged (checked there).  Static resizing of the batch or
+ * channel dims is refused with "not supported". */
 #include <math.h>
 #include <string.h>
 
@@ -64,12 +63,12 @@ typedef struct ResizeReq {
   bool scaled, has_roi;
   const char *method, *coord, *rounding;
   double alpha, extrap;
-  int64_t exclude;
+  int64_t exclude, antialias;
 } ResizeReq;
 
 static bool emit_resize(MlcOnnxNode *n, MlcGExpr *x, const ResizeReq *r) {
   MlcCtx *ctx = n->im->ctx;
-  MlcAttr a[11];
+  MlcAttr a[12];
   int k = 0;
   a[k++] = attr("size", mlc_onnx__av_ints(ctx, r->size, 2));
   if (r->scaled) a[k++] = attr("scales", av_floats(ctx, r->scales, 2));
@@ -80,6 +79,7 @@ static bool emit_resize(MlcOnnxNode *n, MlcGExpr *x, const ResizeReq *r) {
   a[k++] = attr("cubic_alpha", mlc_onnx__av_float(r->alpha));
   a[k++] = attr("cubic_exclude", mlc_onnx__av_int(r->exclude));
   a[k++] = attr("extrapolation_value", mlc_onnx__av_float(r->extrap));
+  a[k++] = attr("antialias", mlc_onnx__av_int(r->antialias));
   const char *op = r->scaled ? "image.resize2d_scaled" : "image.resize2d";
   return (n->out[0] = mlc_onnx__emit_attrs(n, op, &x, 1, k, a)) != NULL;
 }
@@ -151,13 +151,11 @@ static bool from_sizes(MlcOnnxNode *n, const int64_t *dims, const double *sz, co
 }
 
 static bool resize_attrs(MlcOnnxNode *n, ResizeReq *r) {
-  int64_t antialias = 0;
   if (!resize_method(n, mlc_onnx__attr_str(n, "mode", "nearest"), r) ||
       !mlc_onnx__attr_float(n, "cubic_coeff_a", -0.75, &r->alpha) ||
       !mlc_onnx__attr_int(n, "exclude_outside", 0, &r->exclude) ||
-      !mlc_onnx__attr_float(n, "extrapolation_value", 0.0, &r->extrap) || !mlc_onnx__attr_int(n, "antialias", 0, &antialias))
+      !mlc_onnx__attr_float(n, "extrapolation_value", 0.0, &r->extrap) || !mlc_onnx__attr_int(n, "antialias", 0, &r->antialias))
     return false;
-  if (antialias && strcmp(r->method, "nearest_neighbor")) return mlc_onnx__node_fail(n, "antialias is not supported");
   r->coord = mlc_onnx__attr_str(n, "coordinate_transformation_mode", "half_pixel");
   r->rounding = mlc_onnx__attr_str(n, "nearest_mode", "round_prefer_floor");
   return true;
@@ -249,7 +247,7 @@ static bool resize_runtime(MlcOnnxNode *n, MlcGExpr *x, const ResizeReq *r, int 
   MlcGExpr *args[2] = {params, x};
   MlcAttr ta[2] = {attr("shape", mlc_onnx__av_exprs(ctx, dims, 4)), attr("mode", mlc_onnx__av_str(ctx, "resize"))};
   if (!mlc_onnx__emit_attrs(n, "tensor_to_shape", args, 2, 2, ta)) return false;
-  MlcAttr a[10];
+  MlcAttr a[11];
   int k = 0;
   a[k++] = attr("shape", mlc_onnx__av_exprs(ctx, dims, 4));
   a[k++] = attr("policy", mlc_onnx__av_str(ctx, policy_ops[kind]));
@@ -260,6 +258,7 @@ static bool resize_runtime(MlcOnnxNode *n, MlcGExpr *x, const ResizeReq *r, int 
   a[k++] = attr("cubic_alpha", mlc_onnx__av_float(r->alpha));
   a[k++] = attr("cubic_exclude", mlc_onnx__av_int(r->exclude));
   a[k++] = attr("extrapolation_value", mlc_onnx__av_float(r->extrap));
+  a[k++] = attr("antialias", mlc_onnx__av_int(r->antialias));
   MlcGExpr *xp[2] = {x, params};
   return (n->out[0] = mlc_onnx__emit_attrs(n, "image.resize2d_dynamic", xp, 2, k, a)) != NULL;
 }

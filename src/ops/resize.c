@@ -64,7 +64,7 @@ typedef struct Resize {
   ResizeChoice method, coord, rounding;
   int taps;
   double alpha, extrap;
-  bool exclude;
+  bool exclude, antialias;
 } Resize;
 
 /* the choice among names (its position plus base), or an error listing them */
@@ -105,15 +105,17 @@ static bool read_floats(MlcCtx *ctx, const MlcOpArgs *a, const char *name, doubl
 }
 
 static bool resize_choices(MlcCtx *ctx, const MlcOpArgs *a, Resize *p) {
-  int64_t excl;
+  int64_t excl, aa;
   if (!mlc_op_need_layout(ctx, a, "layout", "NCHW") || !choose(ctx, a, "method", method_names, R_NEAREST, "linear", &p->method) ||
       !choose(ctx, a, "coordinate_transformation_mode", coord_names, R_HALF_PIXEL, "half_pixel", &p->coord) ||
       !choose(ctx, a, "rounding_method", rounding_names, R_PREFER_FLOOR, "round_prefer_floor", &p->rounding) ||
       !mlc_op_attr_float(ctx, a, "cubic_alpha", -0.75, &p->alpha) ||
       !mlc_op_attr_int(ctx, a, "cubic_exclude", 0, &excl) ||
-      !mlc_op_attr_float(ctx, a, "extrapolation_value", 0.0, &p->extrap))
+      !mlc_op_attr_float(ctx, a, "extrapolation_value", 0.0, &p->extrap) ||
+      !mlc_op_attr_int(ctx, a, "antialias", 0, &aa))
     return false;
   p->exclude = excl != 0;
+  p->antialias = aa != 0 && p->method != R_NEAREST;
   p->taps = p->method == R_NEAREST ? 1 : p->method == R_LINEAR ? 2 : 4;
   return true;
 }
@@ -321,6 +323,91 @@ static MlcExpr *read2(MlcCtx *ctx, const MlcTeTensor *t, MlcExpr *a0, int64_t a1
   return mlc_te_read(ctx, t, idx, 2);
 }
 
+/* ---- antialiasing ------------------------------------------------------------------------------- */
+
+/* ONNX's antialias (linear and cubic): the filter is stretched by 1 / scale
+ * where the scale is below 1, so a dim's taps reach ceil(support / scale)
+ * positions either side of the coordinate, a count that a scale read at
+ * run time decides.  Each output position therefore sums over a window of
+ * 2 H positions around floor(coordinate), H = 4 in + 4 (enough for the
+ * smallest scale an output of at least one element allows, 1 / (2 in)),
+ * where the filter is zero past its reach.  The weights are normalized per
+ * output position (after exclude_outside zeroes those outside the input),
+ * positions outside read the edge, and the dims are resized one after the
+ * other, W then H, in float64, as ONNX's reference does. */
+typedef struct AaTables {
+  MlcTeTensor *base, *w; /* (out,) int64: the window's first position; (out, 2 H) float64 */
+  MlcExpr *win;          /* 2 H */
+} AaTables;
+
+/* the filter's value at distance u >= 0 (in input positions times the scale) */
+static MlcExpr *aa_filter(MlcCtx *ctx, const Resize *p, MlcExpr *u) {
+  if (p->method == R_LINEAR) return bin(ctx, MLC_BIN_MAX, bin(ctx, MLC_BIN_SUB, f64(ctx, 1), u), f64(ctx, 0));
+  double A = p->alpha;
+  MlcExpr *near = fadd(ctx, bin(ctx, MLC_BIN_MUL, bin(ctx, MLC_BIN_MUL, fadd(ctx, fmul(ctx, u, A + 2), -(A + 3)), u), u), 1);
+  MlcExpr *q = fadd(ctx, fmul(ctx, u, A), -5 * A);
+  q = fadd(ctx, bin(ctx, MLC_BIN_MUL, q, u), 8 * A);
+  MlcExpr *far = fadd(ctx, bin(ctx, MLC_BIN_MUL, q, u), -4 * A);
+  return mlc_e_select(ctx, bin(ctx, MLC_BIN_LE, u, f64(ctx, 1)), near,
+                      mlc_e_select(ctx, bin(ctx, MLC_BIN_LT, u, f64(ctx, 2)), far, f64(ctx, 0)));
+}
+
+static bool aa_tables(MlcCtx *ctx, const Resize *p, int d, AaTables *t) {
+  const ResizeDim *r = &p->dim[d];
+  const char *hw = d ? "w" : "h";
+  MlcExpr *half = bin(ctx, MLC_BIN_ADD, bin(ctx, MLC_BIN_MUL, r->in, i64(ctx, 4)), i64(ctx, 4));
+  t->win = bin(ctx, MLC_BIN_MUL, half, i64(ctx, 2));
+  MlcExpr *ax1[1], *ax[2], *shape[2] = {r->out, t->win};
+  mlc_op_axes(ctx, 1, ax1);
+  MlcExpr *fl = mlc_e_cast(ctx, MLC_I64, call1(ctx, MLC_INTRIN_FLOOR, src_coord(ctx, p, r, ax1[0])));
+  MlcExpr *oshape[1] = {r->out};
+  t->base = mlc_te_compute(ctx, mlc_internf(ctx, "resize_aa_base_%s", hw), oshape, 1, ax1, bin(ctx, MLC_BIN_SUB, fl, half));
+  mlc_op_axes(ctx, 2, ax);
+  MlcExpr *c = src_coord(ctx, p, r, ax[0]), *cf = call1(ctx, MLC_INTRIN_FLOOR, c);
+  MlcExpr *ratio = bin(ctx, MLC_BIN_SUB, c, cf), *s = bin(ctx, MLC_BIN_MIN, r->scale, f64(ctx, 1));
+  MlcExpr *off = mlc_e_cast(ctx, MLC_F64, bin(ctx, MLC_BIN_SUB, ax[1], half));
+  MlcExpr *u = call1(ctx, MLC_INTRIN_FABS, bin(ctx, MLC_BIN_MUL, bin(ctx, MLC_BIN_SUB, off, ratio), s));
+  MlcExpr *w = aa_filter(ctx, p, u);
+  if (p->exclude) {
+    MlcExpr *pos = bin(ctx, MLC_BIN_ADD, bin(ctx, MLC_BIN_SUB, mlc_e_cast(ctx, MLC_I64, cf), half), ax[1]);
+    w = bin(ctx, MLC_BIN_MUL, w, tap_inside(ctx, pos, 0, r->in));
+  }
+  MlcTeTensor *raw = mlc_te_compute(ctx, mlc_internf(ctx, "resize_aa_raw_%s", hw), shape, 2, ax, w);
+  if (!t->base || !raw) return false;
+  MlcExpr *k = mlc_te_var(ctx, "k"), *o[1], *win = t->win;
+  mlc_op_axes(ctx, 1, o);
+  MlcExpr *ri[2] = {o[0], k};
+  MlcTeTensor *norm = mlc_te_reduce(ctx, mlc_internf(ctx, "resize_aa_norm_%s", hw), oshape, 1, o, MLC_TE_SUM,
+                                    mlc_te_read(ctx, raw, ri, 2), &k, &win, 1);
+  if (!norm) return false;
+  mlc_op_axes(ctx, 2, ax);
+  MlcExpr *wn = bin(ctx, MLC_BIN_DIV, mlc_te_read(ctx, raw, ax, 2), mlc_te_read(ctx, norm, ax, 1));
+  t->w = mlc_te_compute(ctx, mlc_internf(ctx, "resize_aa_weight_%s", hw), shape, 2, ax, wn);
+  return t->w != NULL;
+}
+
+/* sum over the window of t along dim `dim` of src (4-D, read as float64) into shape */
+static MlcTeTensor *aa_pass(MlcCtx *ctx, const char *name, const AaTables *t, const MlcTeTensor *src, int dim,
+                            MlcExpr *in, MlcExpr **shape) {
+  MlcExpr **ax = earr(ctx, 4), *k = mlc_te_var(ctx, "k"), *xi[4], *ti[2], *win = t->win;
+  mlc_op_axes(ctx, 4, ax);
+  ti[0] = ax[dim], ti[1] = k;
+  MlcExpr *pos = clamp_index(ctx, bin(ctx, MLC_BIN_ADD, mlc_te_read(ctx, t->base, &ax[dim], 1), k), in);
+  for (int i = 0; i < 4; i++) xi[i] = i == dim ? pos : ax[i];
+  MlcExpr *body =
+      bin(ctx, MLC_BIN_MUL, mlc_te_read(ctx, t->w, ti, 2), mlc_op_cast(ctx, MLC_F64, mlc_te_read(ctx, src, xi, 4)));
+  return mlc_te_reduce(ctx, name, shape, 4, ax, MLC_TE_SUM, body, &k, &win, 1);
+}
+
+/* the antialiased output (shape oshape) of x, in float64 */
+static MlcTeTensor *aa_resize(MlcCtx *ctx, const Resize *p, const MlcTeTensor *x, MlcExpr **oshape) {
+  AaTables th, tw;
+  if (!aa_tables(ctx, p, 0, &th) || !aa_tables(ctx, p, 1, &tw)) return NULL;
+  MlcExpr *mid[4] = {oshape[0], oshape[1], x->shape[2], oshape[3]};
+  MlcTeTensor *t = aa_pass(ctx, "resize_aa_w", &tw, x, 3, x->shape[3], mid);
+  return t ? aa_pass(ctx, "resize_aa_h", &th, t, 2, x->shape[2], oshape) : NULL;
+}
+
 /* the output (shape oshape) of x resized by plan p */
 static bool resize_kernel(MlcCtx *ctx, const Resize *pp, const MlcTeTensor *x, MlcExpr **oshape, MlcTeTensor **outs,
                           int *n_outs) {
@@ -329,7 +416,12 @@ static bool resize_kernel(MlcCtx *ctx, const Resize *pp, const MlcTeTensor *x, M
   if (!dim_tables(ctx, &p, 0, &tab[0]) || !dim_tables(ctx, &p, 1, &tab[1])) return false;
   MlcExpr **ax = earr(ctx, 4), *sum = NULL;
   mlc_op_axes(ctx, 4, ax);
-  for (int i = 0; i < p.taps; i++)
+  if (p.antialias) {
+    MlcTeTensor *t = aa_resize(ctx, &p, x, oshape);
+    if (!t) return false;
+    sum = mlc_te_read(ctx, t, ax, 4);
+  }
+  for (int i = 0; i < p.taps && !p.antialias; i++)
     for (int j = 0; j < p.taps; j++) {
       MlcExpr *xi[4] = {ax[0], ax[1], read2(ctx, tab[0].idx, ax[2], i), read2(ctx, tab[1].idx, ax[3], j)};
       MlcExpr *v = mlc_te_read(ctx, x, xi, 4);
@@ -372,7 +464,8 @@ bool mlc_op_te_resize2d(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n
  * outside `axes` unused.  The output dims come in as shape; the mapping's
  * scale of a resized dim is v (scales), out / in (sizes) or the least
  * ("not_larger") or greatest ("not_smaller") of v_a / in_a over the axes.
- * kind and mask are the executor's copy of policy and axes. */
+ * kind and mask are the executor's copy of policy and axes.  NCHW only
+ * (no layout attribute). */
 #define RESIZE_POLICIES(X) X(SCALES, "scales") X(SIZES, "sizes") X(NOT_LARGER, "not_larger") X(NOT_SMALLER, "not_smaller")
 #define POLICY_ENUM(id, s) P_##id,
 #define POLICY_NAME(id, s) s,
