@@ -130,7 +130,8 @@ static void resize_case(const RefMode *m, int64_t h, int64_t w, int64_t oh, int6
   if (scaled) k += snprintf(call + k, sizeof call - (size_t)k, "scales=[%.17g, %.17g], ", sh, sw);
   snprintf(call + k, sizeof call - (size_t)k,
            "method=\"%s\", coordinate_transformation_mode=\"%s\", rounding_method=\"%s\", cubic_alpha=%g, "
-           "cubic_exclude=%d)", m->method, m->coord, m->rounding, m->alpha, m->exclude ? 1 : 0);
+           "cubic_exclude=%d, antialias=%d)", m->method, m->coord, m->rounding, m->alpha, m->exclude ? 1 : 0,
+           ref_antialias ? 1 : 0);
   OpcBuf in = opc_buf(4, (int64_t[]){1, 1, h, w}, x), wb = opc_buf(4, (int64_t[]){1, 1, oh, ow}, want);
   opc_check_run(params, call, &in, 1, &wb, 1, 1e-5);
 }
@@ -149,6 +150,11 @@ static void test_resize_run(void) {
   resize_case(&linear_ac, 3, 4, 5, 7, 5.0 / 3, 7.0 / 4, false);
   resize_case(&cubic, 4, 4, 8, 6, 2.0, 1.5, false);
   resize_case(&cubic_ex, 4, 4, 3, 3, 0.8, 0.8, true);
+  ref_antialias = true;
+  resize_case(&linear, 6, 8, 3, 3, 0.5, 0.375, true);
+  resize_case(&cubic, 5, 7, 2, 3, 2.0 / 5, 3.0 / 7, false);
+  resize_case(&cubic_ex, 6, 6, 4, 2, 2.0 / 3, 1.0 / 3, false);
+  ref_antialias = false;
 }
 
 /* ======================================================================== */
