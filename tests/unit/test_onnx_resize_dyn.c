@@ -1,4 +1,4 @@
-/* test_onnx_resize_dyn.c - ONNX Resize whose scales are a graph input, so
+/* test_onnx_resize_dyn.c - ONNX Resize (opsets 10, 13, 19) whose scales are a graph input, so
  * that only the compiled model's executor sees them: the output's shape
  * follows the values of each run, its elements match linear resizing
  * computed here in plain C, and values Resize does not allow (a scale that
@@ -19,9 +19,11 @@
 
 static float x_data[H * W];
 
-/* ONNX's linear weights along one dim (half_pixel, edges repeated): out[o] from in[0..n) */
+static bool asymmetric; /* Resize-10's coordinates, else half_pixel */
+
+/* ONNX's linear weights along one dim (edges repeated): out[o] from in[0..n) */
 static double lin1(const double *in, int n, double scale, int o) {
-  double c = ((double)o + 0.5) / scale - 0.5, f = floor(c), r = c - f;
+  double c = asymmetric ? (double)o / scale : ((double)o + 0.5) / scale - 0.5, f = floor(c), r = c - f;
   int i0 = (int)f, i1 = i0 + 1;
   i0 = i0 < 0 ? 0 : i0 > n - 1 ? n - 1 : i0;
   i1 = i1 < 0 ? 0 : i1 > n - 1 ? n - 1 : i1;
@@ -57,12 +59,13 @@ static bool fails_with(MlcrtModel *m, const float s[4], const char *want) {
   return strstr(mlcrt_last_error(), want) != NULL;
 }
 
-static void test_resize_scales(void) {
-  char *ins[3] = {"x", "", "s"}, *gins[2] = {"x", "s"}, *outs[1] = {"y"};
+static void check_resize_scales(int opset) {
+  char *ins[3] = {"x", "", "s"}, *ins10[2] = {"x", "s"}, *gins[2] = {"x", "s"}, *outs[1] = {"y"};
   const int64_t dims[2][4] = {{1, 1, H, W}, {4}};
   const int rank[2] = {4, 1};
   Onnx__AttributeProto *attrs[1] = {str_attr("mode", "linear")};
-  OneNode o = {.op = "Resize", .opset = 19, .ins = ins, .n_in = 3, .outs = outs, .n_out = 1, .attrs = attrs,
+  asymmetric = opset < 11;
+  OneNode o = {.op = "Resize", .opset = opset, .ins = opset < 11 ? ins10 : ins, .n_in = opset < 11 ? 2 : 3, .outs = outs, .n_out = 1, .attrs = attrs,
                .n_attrs = 1, .n_gin = 2, .in_dims = dims, .in_rank = rank, .gins = gins};
   size_t len;
   uint8_t *buf = pack_one_node(&o, &len);
@@ -95,6 +98,12 @@ static void test_resize_scales(void) {
     mlcrt_model_free(m);
   }
   bu_remove_dir(dir);
+}
+
+static void test_resize_scales(void) {
+  check_resize_scales(10);
+  check_resize_scales(13);
+  check_resize_scales(19);
 }
 
 int main(void) {
