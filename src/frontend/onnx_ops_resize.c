@@ -161,7 +161,6 @@ static bool resize_attrs(MlcOnnxNode *n, ResizeReq *r) {
   return true;
 }
 
-
 /* ---- scales, sizes or region computed at run time ------------------------------------------------------ */
 
 /* a 1-D float64 constant */

@@ -1,4 +1,4 @@
-/* resize.c - image.resize2d (also resize2d_scaled): struct-info inference
+/* resize.c - image.resize2d (also resize2d_scaled, resize2d_dynamic): struct-info inference
  * and TE definition, NCHW only.
  *
  * resize2d follows ONNX Resize: per spatial dim, an output index maps to a
@@ -9,8 +9,12 @@
  * (out, taps)); the output reads the tables and sums taps_h * taps_w
  * terms unrolled.  Taps outside the input read the edge (ONNX pads with
  * edge values); cubic's exclude_outside zeroes them and renormalizes.
- * Sizes of the spatial dims must be constants: the coordinate constants
- * are computed here. */
+ * For resize2d and resize2d_scaled the spatial dims must be constants: the
+ * mapping's constants are computed here.  resize2d_dynamic builds the same
+ * kernel from expressions that read its scales (or sizes) and region from a
+ * tensor and take the output's sizes as vars bound when the model runs.
+ * Antialiasing (linear and cubic) sums a window per output position
+ * instead of fixed taps (aa_tables below). */
 #include <math.h>
 #include <string.h>
 
