@@ -550,6 +550,62 @@ static const char DYN_PREAMBLE[] =
     "  env->set_error(msg);\n"
     "  return -1;\n"
     "}\n"
+    "/* out[0..r): the dims like[0..r) resized by v = [kind, mask, v (r), roi (2r)],\n"
+    " * image.resize2d_dynamic's params: the dims in the bit mask by the scales v\n"
+    " * (kind 0), to the sizes v (1), or by the least (2) or greatest (3) of\n"
+    " * v_d / like[d] over them */\n"
+    "static int32_t mlc_dyn_resize(const double *v, int k, const int64_t *like, int r, int64_t *out, const char *what,\n"
+    "                              const MlcrtEnv *env) {\n"
+    "  char msg[256];\n"
+    "  int64_t numel = 1;\n"
+    "  if (k != 2 + 3 * r || r > 16 || !(v[0] >= 0 && v[0] <= 3) || !(v[1] >= 0 && v[1] < 65536)) {\n"
+    "    snprintf(msg, sizeof msg, \"%s: malformed resize parameters\", what);\n"
+    "    goto fail;\n"
+    "  }\n"
+    "  int kind = (int)v[0];\n"
+    "  long mask = (long)v[1];\n"
+    "  double s = kind == 2 ? INFINITY : 0;\n"
+    "  for (int d = 0; d < 2 * r; d++)\n"
+    "    if (!(fabs(v[2 + r + d]) <= 1048576)) {\n"
+    "      snprintf(msg, sizeof msg, \"%s: roi value %d (%g) is not a number of magnitude at most 2^20\", what, d,\n"
+    "               v[2 + r + d]);\n"
+    "      goto fail;\n"
+    "    }\n"
+    "  for (int d = 0; d < r; d++) {\n"
+    "    double z = v[2 + d];\n"
+    "    if (!(mask >> d & 1)) continue;\n"
+    "    if (kind == 0 ? !(z > 0 && z <= (double)MLC_DYN_MAX_DIM) : !(z >= 1 && z <= (double)MLC_DYN_MAX_DIM)) {\n"
+    "      snprintf(msg, sizeof msg, \"%s: %s %g of dim %d is not a positive %s of at most %lld\", what,\n"
+    "               kind ? \"size\" : \"scale\", z, d, kind ? \"integer\" : \"number\", (long long)MLC_DYN_MAX_DIM);\n"
+    "      goto fail;\n"
+    "    }\n"
+    "    if (kind >= 2 && like[d] < 1) {\n"
+    "      snprintf(msg, sizeof msg, \"%s: dim %d is empty, so its aspect ratio cannot be kept\", what, d);\n"
+    "      goto fail;\n"
+    "    }\n"
+    "    if (kind >= 2) s = kind == 2 ? fmin(s, z / (double)like[d]) : fmax(s, z / (double)like[d]);\n"
+    "  }\n"
+    "  for (int d = 0; d < r; d++) {\n"
+    "    double o = !(mask >> d & 1) ? (double)like[d] : kind == 0 ? floor((double)like[d] * v[2 + d])\n"
+    "             : kind == 1 ? v[2 + d] : nearbyint(s * (double)like[d]);\n"
+    "    if ((mask >> d & 1) && !(o >= 1 && o <= (double)MLC_DYN_MAX_DIM)) {\n"
+    "      snprintf(msg, sizeof msg, \"%s: dim %d would be resized to %g, not a size from 1 to %lld\", what, d, o,\n"
+    "               (long long)MLC_DYN_MAX_DIM);\n"
+    "      goto fail;\n"
+    "    }\n"
+    "    out[d] = (int64_t)o;\n"
+    "    if (out[d] && numel > MLC_DYN_MAX_NUMEL / out[d]) {\n"
+    "      snprintf(msg, sizeof msg, \"%s: a resized shape of more elements than a shape read at run time may hold \"\n"
+    "               \"(%lld)\", what, (long long)MLC_DYN_MAX_NUMEL);\n"
+    "      goto fail;\n"
+    "    }\n"
+    "    numel *= out[d];\n"
+    "  }\n"
+    "  return 0;\n"
+    "fail:\n"
+    "  env->set_error(msg);\n"
+    "  return -1;\n"
+    "}\n"
     "/* out[0]: the length of a range v = (start, limit, delta) */\n"
     "static int32_t mlc_dyn_range(const double *v, int64_t *out, const char *what, const MlcrtEnv *env) {\n"
     "  char msg[256];\n"
@@ -599,7 +655,7 @@ static int64_t int_attr(G *g, const MlcGExpr *call, const char *key, int64_t dfl
 static GVal *tensor_to_shape(G *g, const MlcGExpr *call) {
   static const char *const modes[] = {"values", "reshape", "reshape_allowzero", "expand", "reduce_keep", "reduce_drop",
                                       "squeeze", "unsqueeze", "range", "tile", "at_most", "split",
-                                      "slice", "pad", "pad_copy"};
+                                      "slice", "pad", "pad_copy", "resize"};
   const MlcSInfo *s = call->sinfo;
   const char *mode_s = str_attr(g, call, "mode", "values");
   int mode = -1;
@@ -611,13 +667,13 @@ static GVal *tensor_to_shape(G *g, const MlcGExpr *call) {
   GVal *d = resolve_tensor(g, call->call.args[0], "the values of R.tensor_to_shape");
   GVal *like = mode > 0 && mode != 8 ? resolve_tensor(g, call->call.args[1], "the like argument of R.tensor_to_shape") : NULL;
   int64_t k;
-  bool range = mode == 8;
+  bool range = mode == 8, resize = mode == 15;
   if (!d || (mode > 0 && !range && !like)) return NULL;
   if (d->ndim != 1 || !mlc_e_is_const_int(d->shape[0], &k) ||
-      (range ? d->dtype.code != MLC_TC_FLOAT || d->dtype.bits != 64 || k != 3 || s->shape.ndim != 1
+      (range || resize ? d->dtype.code != MLC_TC_FLOAT || d->dtype.bits != 64 || (range && (k != 3 || s->shape.ndim != 1))
              : d->dtype.code != MLC_TC_INT || (d->dtype.bits != 32 && d->dtype.bits != 64)))
     return gerr(g, "binding '%s': R.tensor_to_shape reads a 1-D int32 or int64 tensor of static length (3 float64 "
-                   "values in mode \"range\")", g->bname), NULL;
+                   "values in modes \"range\" and \"resize\")", g->bname), NULL;
   int n = s->shape.ndim;
   if (k > DYN_MAX_VALUES || n > DYN_MAX_VALUES)
     return gerr(g, "binding '%s': R.tensor_to_shape of more than %d values or dims", g->bname, DYN_MAX_VALUES), NULL;
@@ -628,6 +684,11 @@ static GVal *tensor_to_shape(G *g, const MlcGExpr *call) {
   if (range) {
     mlc_sb_printf(&g->body, "    int64_t mlc_o[1];\n    if ((rc = mlc_dyn_range((const double *)%s, mlc_o, \"%s: binding '%s'\", "
                             "env)) != 0) goto mlc_done;\n", d->data, g->fn->name, g->bname);
+  } else if (resize) {
+    mlc_sb_printf(&g->body, "    int64_t mlc_o[%d];\n    const int64_t mlc_l[] = ", n ? n : 1);
+    if (!c_dims(g, like, &g->body)) return NULL;
+    mlc_sb_printf(&g->body, ";\n    if ((rc = mlc_dyn_resize((const double *)%s, %lld, mlc_l, %d, mlc_o, \"%s: binding '%s'\", "
+                            "env)) != 0) goto mlc_done;\n", d->data, (long long)k, like->ndim, g->fn->name, g->bname);
   } else {
     mlc_sb_printf(&g->body, "    const int%d_t *mlc_p = (const int%d_t *)%s;\n    int64_t mlc_v[%lld], mlc_o[%d];\n",
                   d->dtype.bits, d->dtype.bits, d->data, (long long)(k ? k : 1), n ? n : 1);

@@ -43,7 +43,16 @@
  *                        empty (edge, reflect and wrap copy from it);
  *   "range"              float64 values (start, limit, delta): one dim, the
  *                        length of ONNX Range, max(ceil((limit - start) /
- *                        delta), 0), with delta checked non-zero.
+ *                        delta), 0), with delta checked non-zero;
+ *   "resize"             float64 values [kind, mask, v (r), roi (2r)] for
+ *                        like of rank r (image.resize2d_dynamic's params,
+ *                        src/ops/resize.c): like's shape with each dim in
+ *                        the bit mask resized as ONNX Resize does, by the
+ *                        scales v (kind 0: floor(in * v)), to the sizes v
+ *                        (kind 1), or by the least (2) or greatest (3) of
+ *                        v_d / in_d over those dims (round(in * that)); a
+ *                        scale must be positive and finite, a size and
+ *                        every resized dim at least 1, the region finite.
  * The executor also caps every value (MLC_DYN_MAX_DIM) and the product of
  * all of them (MLC_DYN_MAX_NUMEL), so a hostile tensor cannot make the
  * model allocate without bound; a failed check is the run's error.
@@ -94,7 +103,7 @@ static bool shape_data(MlcCtx *ctx, const MlcOpArgs *a, bool range, int64_t *len
   if (!d) return false;
   MlcDType t = d->tensor.dtype;
   if (range && (t.code != MLC_TC_FLOAT || t.bits != 64 || t.lanes != 1))
-    return mlc_op_fail(ctx, a, "data: expected float64 values in mode \"range\"");
+    return mlc_op_fail(ctx, a, "data: expected float64 values in modes \"range\" and \"resize\"");
   if (!range && (t.code != MLC_TC_INT || (t.bits != 32 && t.bits != 64) || t.lanes != 1))
     return mlc_op_fail(ctx, a, "data: expected int32 or int64 values");
   if (d->tensor.ndim != 1 || !d->tensor.shape || !mlc_e_is_const_int(d->tensor.shape[0], len))
@@ -107,12 +116,20 @@ MlcSInfo *mlc_op_infer_tensor_to_shape(MlcCtx *ctx, const MlcOpArgs *a) {
   int n;
   int64_t len;
   const char *mode;
-  if (!mlc_op_attr_str(ctx, a, "mode", "values", &mode) || !shape_data(ctx, a, !strcmp(mode, "range"), &len) ||
+  if (!mlc_op_attr_str(ctx, a, "mode", "values", &mode) ||
+      !shape_data(ctx, a, !strcmp(mode, "range") || !strcmp(mode, "resize"), &len) ||
       !mlc_op_attr_shape(ctx, a, "shape", &shape, &n))
     return NULL;
   if (!strcmp(mode, "range")) {
     if (len != 3 || n != 1 || a->val[mlc_op_param(a, "like")])
       return mlc_op_fail(ctx, a, "mode \"range\" reads 3 values (start, limit, delta) into 1 dim"), NULL;
+    return mlc_sinfo_shape(ctx, shape, n);
+  }
+  if (!strcmp(mode, "resize")) {
+    const MlcSInfo *like = mlc_op_tensor(ctx, a, mlc_op_param(a, "like"), false);
+    if (!like) return NULL;
+    if (!like->tensor.shape || like->tensor.ndim != n || len != 2 + 3 * (int64_t)n)
+      return mlc_op_fail(ctx, a, "mode \"resize\": like's dims, and 2 + 3 * rank values, are expected"), NULL;
     return mlc_sinfo_shape(ctx, shape, n);
   }
   bool values = !strcmp(mode, "values"), expand = !strcmp(mode, "expand");
@@ -123,7 +140,7 @@ MlcSInfo *mlc_op_infer_tensor_to_shape(MlcCtx *ctx, const MlcOpArgs *a) {
   if (!values && !expand && !reshape && !keep && !drop && !unsqueeze && !tile && !at_most && !split && !slice && !pad)
     return mlc_op_fail(ctx, a, "mode: expected \"values\", \"reshape\", \"reshape_allowzero\", \"expand\", "
                                "\"reduce_keep\", \"reduce_drop\", \"squeeze\", \"unsqueeze\", \"tile\", \"at_most\", "
-                               "\"split\", \"slice\", \"pad\", \"pad_copy\" or \"range\", got \"%s\"", mode), NULL;
+                               "\"split\", \"slice\", \"pad\", \"pad_copy\", \"range\" or \"resize\", got \"%s\"", mode), NULL;
   int li = mlc_op_param(a, "like");
   const MlcSInfo *like = NULL;
   if (values && a->val[li]) return mlc_op_fail(ctx, a, "like: not taken in mode \"values\""), NULL;

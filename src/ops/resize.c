@@ -1,4 +1,4 @@
-/* resize.c - image.resize2d (also resize2d_scaled): struct-info inference
+/* resize.c - image.resize2d (also resize2d_scaled, resize2d_dynamic): struct-info inference
  * and TE definition, NCHW only.
  *
  * resize2d follows ONNX Resize: per spatial dim, an output index maps to a
@@ -9,8 +9,12 @@
  * (out, taps)); the output reads the tables and sums taps_h * taps_w
  * terms unrolled.  Taps outside the input read the edge (ONNX pads with
  * edge values); cubic's exclude_outside zeroes them and renormalizes.
- * Sizes of the spatial dims must be constants: the coordinate constants
- * are computed here. */
+ * For resize2d and resize2d_scaled the spatial dims must be constants: the
+ * mapping's constants are computed here.  resize2d_dynamic builds the same
+ * kernel from expressions that read its scales (or sizes) and region from a
+ * tensor and take the output's sizes as vars bound when the model runs.
+ * Antialiasing (linear and cubic) sums a window per output position
+ * instead of fixed taps (aa_tables below). */
 #include <math.h>
 #include <string.h>
 
@@ -50,10 +54,13 @@ static const char *const rounding_names[] = {RESIZE_ROUNDINGS(NAME_ITEM) NULL};
 #undef ENUM_ITEM
 #undef NAME_ITEM
 
+/* one spatial dim's mapping: sizes (int64) and float64 quantities, as
+ * constants (resize2d, resize2d_scaled) or as expressions that read the
+ * parameters tensor and the output's size vars (resize2d_dynamic) */
 typedef struct ResizeDim {
-  int64_t in, out;
-  double scale, out_f; /* out_f: in * scale, the size the mapping assumes */
-  double r0, r1;       /* tf_crop_and_resize's region, as fractions of the dim */
+  MlcExpr *in, *out;      /* int64 */
+  MlcExpr *scale, *out_f; /* out_f: in * scale, the size the mapping assumes */
+  MlcExpr *r0, *r1;       /* tf_crop_and_resize's region, as fractions of the dim */
 } ResizeDim;
 
 typedef struct Resize {
@@ -61,7 +68,7 @@ typedef struct Resize {
   ResizeChoice method, coord, rounding;
   int taps;
   double alpha, extrap;
-  bool exclude;
+  bool exclude, antialias;
 } Resize;
 
 /* the choice among names (its position plus base), or an error listing them */
@@ -102,15 +109,17 @@ static bool read_floats(MlcCtx *ctx, const MlcOpArgs *a, const char *name, doubl
 }
 
 static bool resize_choices(MlcCtx *ctx, const MlcOpArgs *a, Resize *p) {
-  int64_t excl;
+  int64_t excl, aa;
   if (!mlc_op_need_layout(ctx, a, "layout", "NCHW") || !choose(ctx, a, "method", method_names, R_NEAREST, "linear", &p->method) ||
       !choose(ctx, a, "coordinate_transformation_mode", coord_names, R_HALF_PIXEL, "half_pixel", &p->coord) ||
       !choose(ctx, a, "rounding_method", rounding_names, R_PREFER_FLOOR, "round_prefer_floor", &p->rounding) ||
       !mlc_op_attr_float(ctx, a, "cubic_alpha", -0.75, &p->alpha) ||
       !mlc_op_attr_int(ctx, a, "cubic_exclude", 0, &excl) ||
-      !mlc_op_attr_float(ctx, a, "extrapolation_value", 0.0, &p->extrap))
+      !mlc_op_attr_float(ctx, a, "extrapolation_value", 0.0, &p->extrap) ||
+      !mlc_op_attr_int(ctx, a, "antialias", 0, &aa))
     return false;
   p->exclude = excl != 0;
+  p->antialias = aa != 0 && p->method != R_NEAREST;
   p->taps = p->method == R_NEAREST ? 1 : p->method == R_LINEAR ? 2 : 4;
   return true;
 }
@@ -130,13 +139,15 @@ static bool resize_plan(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo *x, Resi
   }
   for (int d = 0; d < 2; d++) {
     ResizeDim *r = &p->dim[d];
-    if (!mlc_e_is_const_int(x->tensor.shape[2 + d], &r->in) || r->in < 1)
+    int64_t in;
+    if (!mlc_e_is_const_int(x->tensor.shape[2 + d], &in) || in < 1)
       return mlc_op_fail(ctx, a, "the spatial dims of data %s must be positive constants", mlc_op_sinfo_str(ctx, x));
-    r->out = size[d];
-    r->scale = scaled ? scales[d] : (double)r->out / (double)r->in;
-    if (!(r->scale > 0) || !isfinite(r->scale)) return mlc_op_fail(ctx, a, "scales must be positive");
-    r->out_f = scaled ? r->scale * (double)r->in : (double)r->out;
-    r->r0 = roi[d], r->r1 = roi[2 + d];
+    double scale = scaled ? scales[d] : (double)size[d] / (double)in;
+    if (!(scale > 0) || !isfinite(scale)) return mlc_op_fail(ctx, a, "scales must be positive");
+    r->in = i64(ctx, in), r->out = i64(ctx, size[d]);
+    r->scale = f64(ctx, scale);
+    r->out_f = f64(ctx, scaled ? scale * (double)in : (double)size[d]);
+    r->r0 = f64(ctx, roi[d]), r->r1 = f64(ctx, roi[2 + d]);
   }
   return true;
 }
@@ -145,42 +156,83 @@ MlcSInfo *mlc_op_infer_resize2d(MlcCtx *ctx, const MlcOpArgs *a) {
   const MlcSInfo *x = mlc_op_rank4(ctx, a, 0, "data (NCHW)");
   Resize p;
   if (!x || !resize_plan(ctx, a, x, &p)) return NULL;
-  MlcExpr *s[4] = {x->tensor.shape[0], x->tensor.shape[1], i64(ctx, p.dim[0].out), i64(ctx, p.dim[1].out)};
+  MlcExpr *s[4] = {x->tensor.shape[0], x->tensor.shape[1], p.dim[0].out, p.dim[1].out};
   return mlc_op_tensor_sinfo(ctx, s, 4, x->tensor.dtype);
 }
 
-static MlcExpr *fadd(MlcCtx *ctx, MlcExpr *x, double v) { return bin(ctx, MLC_BIN_ADD, x, f64(ctx, v)); }
-static MlcExpr *fmul(MlcCtx *ctx, MlcExpr *x, double v) { return bin(ctx, MLC_BIN_MUL, x, f64(ctx, v)); }
-static MlcExpr *fdiv(MlcCtx *ctx, MlcExpr *x, double v) { return bin(ctx, MLC_BIN_DIV, x, f64(ctx, v)); }
+/* float64 arithmetic, folded in double where both sides are constants (so
+ * that the constant plans compute what they always did, at compile time) */
+static bool fconst(const MlcExpr *e, double *v) {
+  if (e->kind != MLC_EXPR_FLOAT) return false;
+  *v = e->float_val;
+  return true;
+}
+
+static MlcExpr *fop(MlcCtx *ctx, MlcBinOp op, MlcExpr *x, MlcExpr *y) {
+  double a, b;
+  if (fconst(x, &a) && fconst(y, &b)) {
+    switch (op) {
+    case MLC_BIN_ADD: return f64(ctx, a + b);
+    case MLC_BIN_SUB: return f64(ctx, a - b);
+    case MLC_BIN_MUL: return f64(ctx, a * b);
+    case MLC_BIN_DIV: return f64(ctx, a / b);
+    default: break;
+    }
+  }
+  return bin(ctx, op, x, y);
+}
+
+static MlcExpr *fadd(MlcCtx *ctx, MlcExpr *x, double v) { return fop(ctx, MLC_BIN_ADD, x, f64(ctx, v)); }
+static MlcExpr *fmul(MlcCtx *ctx, MlcExpr *x, double v) { return fop(ctx, MLC_BIN_MUL, x, f64(ctx, v)); }
+
+/* the int64 size e as float64 */
+static MlcExpr *as_f64(MlcCtx *ctx, MlcExpr *e) {
+  int64_t v;
+  return mlc_e_is_const_int(e, &v) ? f64(ctx, (double)v) : mlc_e_cast(ctx, MLC_F64, e);
+}
+
+/* one_v where out_f is 1, else other (chosen here when out_f is a constant) */
+static MlcExpr *if_out1(MlcCtx *ctx, const ResizeDim *r, MlcExpr *one_v, MlcExpr *other) {
+  double v;
+  if (fconst(r->out_f, &v)) return v == 1 ? one_v : other;
+  return mlc_e_select(ctx, bin(ctx, MLC_BIN_EQ, r->out_f, f64(ctx, 1)), one_v, other);
+}
 
 /* the source coordinate (float64) of output index o along r, as ONNX
  * writes it per mode */
 static MlcExpr *src_coord(MlcCtx *ctx, const Resize *p, const ResizeDim *r, MlcExpr *o) {
-  MlcExpr *x = mlc_e_cast(ctx, MLC_F64, o);
-  double in1 = (double)(r->in - 1);
+  MlcExpr *x = mlc_e_cast(ctx, MLC_F64, o), *in = as_f64(ctx, r->in);
+  MlcExpr *in1 = fadd(ctx, in, -1), *of1 = fadd(ctx, r->out_f, -1);
   switch (p->coord) {
-  case R_ALIGN_CORNERS: return r->out_f == 1 ? f64(ctx, 0) : fdiv(ctx, fmul(ctx, x, in1), r->out_f - 1);
-  case R_ASYMMETRIC: return fdiv(ctx, x, r->scale);
+  case R_ALIGN_CORNERS: return if_out1(ctx, r, f64(ctx, 0), fop(ctx, MLC_BIN_DIV, fop(ctx, MLC_BIN_MUL, x, in1), of1));
+  case R_ASYMMETRIC: return fop(ctx, MLC_BIN_DIV, x, r->scale);
   case R_PYTORCH_HALF_PIXEL:
-    if (r->out_f == 1) return f64(ctx, -0.5);
-    return fadd(ctx, fdiv(ctx, fadd(ctx, x, 0.5), r->scale), -0.5);
-  case R_TF_HALF_PIXEL_FOR_NN: return fdiv(ctx, fadd(ctx, x, 0.5), r->scale);
+    return if_out1(ctx, r, f64(ctx, -0.5), fadd(ctx, fop(ctx, MLC_BIN_DIV, fadd(ctx, x, 0.5), r->scale), -0.5));
+  case R_TF_HALF_PIXEL_FOR_NN: return fop(ctx, MLC_BIN_DIV, fadd(ctx, x, 0.5), r->scale);
   case R_TF_CROP_AND_RESIZE: {
-    MlcExpr *c = r->out_f == 1 ? f64(ctx, (r->r1 - r->r0) * in1 / 2)
-                               : fdiv(ctx, fmul(ctx, fmul(ctx, x, r->r1 - r->r0), in1), r->out_f - 1);
-    return fadd(ctx, c, r->r0 * in1);
+    MlcExpr *span = fop(ctx, MLC_BIN_SUB, r->r1, r->r0);
+    MlcExpr *c = if_out1(ctx, r, fop(ctx, MLC_BIN_DIV, fop(ctx, MLC_BIN_MUL, span, in1), f64(ctx, 2)),
+                         fop(ctx, MLC_BIN_DIV, fop(ctx, MLC_BIN_MUL, fop(ctx, MLC_BIN_MUL, x, span), in1), of1));
+    return fop(ctx, MLC_BIN_ADD, c, fop(ctx, MLC_BIN_MUL, r->r0, in1));
   }
   case R_HALF_PIXEL_SYMMETRIC: {
-    double adjust = (double)r->out / r->out_f, offset = (double)r->in / 2 * (1 - adjust);
-    MlcExpr *c = bin(ctx, MLC_BIN_ADD, f64(ctx, offset), fdiv(ctx, fadd(ctx, x, 0.5), r->scale));
+    MlcExpr *adjust = fop(ctx, MLC_BIN_DIV, as_f64(ctx, r->out), r->out_f);
+    MlcExpr *offset = fop(ctx, MLC_BIN_MUL, fop(ctx, MLC_BIN_DIV, in, f64(ctx, 2)), fop(ctx, MLC_BIN_SUB, f64(ctx, 1), adjust));
+    MlcExpr *c = fop(ctx, MLC_BIN_ADD, offset, fop(ctx, MLC_BIN_DIV, fadd(ctx, x, 0.5), r->scale));
     return fadd(ctx, c, -0.5);
   }
-  default: return fadd(ctx, fdiv(ctx, fadd(ctx, x, 0.5), r->scale), -0.5);
+  default: return fadd(ctx, fop(ctx, MLC_BIN_DIV, fadd(ctx, x, 0.5), r->scale), -0.5);
   }
 }
 
-static MlcExpr *clamp_index(MlcCtx *ctx, MlcExpr *e, int64_t extent) {
-  return bin(ctx, MLC_BIN_MIN, bin(ctx, MLC_BIN_MAX, e, i64(ctx, 0)), i64(ctx, extent - 1));
+/* the int64 size e minus 1 */
+static MlcExpr *isub1(MlcCtx *ctx, MlcExpr *e) {
+  int64_t v;
+  return mlc_e_is_const_int(e, &v) ? i64(ctx, v - 1) : bin(ctx, MLC_BIN_SUB, e, i64(ctx, 1));
+}
+
+static MlcExpr *clamp_index(MlcCtx *ctx, MlcExpr *e, MlcExpr *extent) {
+  return bin(ctx, MLC_BIN_MIN, bin(ctx, MLC_BIN_MAX, e, i64(ctx, 0)), isub1(ctx, extent));
 }
 
 /* the first tap's position: nearest rounds, linear and cubic floor (cubic
@@ -221,9 +273,9 @@ static MlcExpr *tap_weight(MlcCtx *ctx, const Resize *p, int t, MlcExpr *r) {
 }
 
 /* 1.0 when tap t (from first) lies inside the dim, else 0.0 */
-static MlcExpr *tap_inside(MlcCtx *ctx, MlcExpr *first, int t, int64_t in) {
+static MlcExpr *tap_inside(MlcCtx *ctx, MlcExpr *first, int t, MlcExpr *in) {
   MlcExpr *pos = bin(ctx, MLC_BIN_ADD, first, i64(ctx, t));
-  MlcExpr *c = bin(ctx, MLC_BIN_AND, bin(ctx, MLC_BIN_GE, pos, i64(ctx, 0)), bin(ctx, MLC_BIN_LT, pos, i64(ctx, in)));
+  MlcExpr *c = bin(ctx, MLC_BIN_AND, bin(ctx, MLC_BIN_GE, pos, i64(ctx, 0)), bin(ctx, MLC_BIN_LT, pos, in));
   return mlc_e_select(ctx, c, f64(ctx, 1), f64(ctx, 0));
 }
 
@@ -234,7 +286,7 @@ typedef struct DimTables {
 static bool dim_tables(MlcCtx *ctx, const Resize *p, int d, DimTables *t) {
   const ResizeDim *r = &p->dim[d];
   const char *hw = d ? "w" : "h";
-  MlcExpr *shape[2] = {i64(ctx, r->out), i64(ctx, p->taps)}, *ax[2], *ax1[1];
+  MlcExpr *shape[2] = {r->out, i64(ctx, p->taps)}, *ax[2], *ax1[1];
   mlc_op_axes(ctx, 2, ax);
   MlcExpr *c = src_coord(ctx, p, r, ax[0]), *first = first_tap(ctx, p, c);
   MlcExpr *pos = clamp_index(ctx, p->taps > 1 ? bin(ctx, MLC_BIN_ADD, first, ax[1]) : first, r->in);
@@ -262,7 +314,7 @@ static bool dim_tables(MlcCtx *ctx, const Resize *p, int d, DimTables *t) {
     mlc_op_axes(ctx, 1, ax1);
     c = src_coord(ctx, p, r, ax1[0]);
     MlcExpr *ok = bin(ctx, MLC_BIN_AND, bin(ctx, MLC_BIN_GE, c, f64(ctx, 0)),
-                      bin(ctx, MLC_BIN_LE, c, f64(ctx, (double)(r->in - 1))));
+                      bin(ctx, MLC_BIN_LE, c, fadd(ctx, as_f64(ctx, r->in), -1)));
     t->inside = mlc_te_compute(ctx, mlc_internf(ctx, "resize_inside_%s", hw), shape, 1, ax1,
                                mlc_e_select(ctx, ok, i64(ctx, 1), i64(ctx, 0)));
     if (!t->inside) return false;
@@ -275,18 +327,105 @@ static MlcExpr *read2(MlcCtx *ctx, const MlcTeTensor *t, MlcExpr *a0, int64_t a1
   return mlc_te_read(ctx, t, idx, 2);
 }
 
-bool mlc_op_te_resize2d(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_in, MlcTeTensor **outs,
-                        int *n_outs) {
-  const MlcSInfo *out = mlc_op_infer_resize2d(ctx, a), *xs = mlc_op_tensor(ctx, a, 0, true);
-  Resize p;
+/* ---- antialiasing ------------------------------------------------------------------------------- */
+
+/* ONNX's antialias (linear and cubic): the filter is stretched by 1 / scale
+ * where the scale is below 1, so a dim's taps reach ceil(support / scale)
+ * positions either side of the coordinate, a count that a scale read at
+ * run time decides.  Each output position therefore sums over a window of
+ * 2 H positions around floor(coordinate), H = 4 in + 4 (enough for the
+ * smallest scale an output of at least one element allows, 1 / (2 in)),
+ * where the filter is zero past its reach.  The weights are normalized per
+ * output position (after exclude_outside zeroes those outside the input),
+ * positions outside read the edge, and the dims are resized one after the
+ * other, W then H, in float64, as ONNX's reference does. */
+typedef struct AaTables {
+  MlcTeTensor *base, *w; /* (out,) int64: the window's first position; (out, 2 H) float64 */
+  MlcExpr *win;          /* 2 H */
+} AaTables;
+
+/* the filter's value at distance u >= 0 (in input positions times the scale) */
+static MlcExpr *aa_filter(MlcCtx *ctx, const Resize *p, MlcExpr *u) {
+  if (p->method == R_LINEAR) return bin(ctx, MLC_BIN_MAX, bin(ctx, MLC_BIN_SUB, f64(ctx, 1), u), f64(ctx, 0));
+  double A = p->alpha;
+  MlcExpr *near = fadd(ctx, bin(ctx, MLC_BIN_MUL, bin(ctx, MLC_BIN_MUL, fadd(ctx, fmul(ctx, u, A + 2), -(A + 3)), u), u), 1);
+  MlcExpr *q = fadd(ctx, fmul(ctx, u, A), -5 * A);
+  q = fadd(ctx, bin(ctx, MLC_BIN_MUL, q, u), 8 * A);
+  MlcExpr *far = fadd(ctx, bin(ctx, MLC_BIN_MUL, q, u), -4 * A);
+  return mlc_e_select(ctx, bin(ctx, MLC_BIN_LE, u, f64(ctx, 1)), near,
+                      mlc_e_select(ctx, bin(ctx, MLC_BIN_LT, u, f64(ctx, 2)), far, f64(ctx, 0)));
+}
+
+static bool aa_tables(MlcCtx *ctx, const Resize *p, int d, AaTables *t) {
+  const ResizeDim *r = &p->dim[d];
+  const char *hw = d ? "w" : "h";
+  MlcExpr *half = bin(ctx, MLC_BIN_ADD, bin(ctx, MLC_BIN_MUL, r->in, i64(ctx, 4)), i64(ctx, 4));
+  t->win = bin(ctx, MLC_BIN_MUL, half, i64(ctx, 2));
+  MlcExpr *ax1[1], *ax[2], *shape[2] = {r->out, t->win};
+  mlc_op_axes(ctx, 1, ax1);
+  MlcExpr *fl = mlc_e_cast(ctx, MLC_I64, call1(ctx, MLC_INTRIN_FLOOR, src_coord(ctx, p, r, ax1[0])));
+  MlcExpr *oshape[1] = {r->out};
+  t->base = mlc_te_compute(ctx, mlc_internf(ctx, "resize_aa_base_%s", hw), oshape, 1, ax1, bin(ctx, MLC_BIN_SUB, fl, half));
+  mlc_op_axes(ctx, 2, ax);
+  MlcExpr *c = src_coord(ctx, p, r, ax[0]), *cf = call1(ctx, MLC_INTRIN_FLOOR, c);
+  MlcExpr *ratio = bin(ctx, MLC_BIN_SUB, c, cf), *s = bin(ctx, MLC_BIN_MIN, r->scale, f64(ctx, 1));
+  MlcExpr *off = mlc_e_cast(ctx, MLC_F64, bin(ctx, MLC_BIN_SUB, ax[1], half));
+  MlcExpr *u = call1(ctx, MLC_INTRIN_FABS, bin(ctx, MLC_BIN_MUL, bin(ctx, MLC_BIN_SUB, off, ratio), s));
+  MlcExpr *w = aa_filter(ctx, p, u);
+  if (p->exclude) {
+    MlcExpr *pos = bin(ctx, MLC_BIN_ADD, bin(ctx, MLC_BIN_SUB, mlc_e_cast(ctx, MLC_I64, cf), half), ax[1]);
+    w = bin(ctx, MLC_BIN_MUL, w, tap_inside(ctx, pos, 0, r->in));
+  }
+  MlcTeTensor *raw = mlc_te_compute(ctx, mlc_internf(ctx, "resize_aa_raw_%s", hw), shape, 2, ax, w);
+  if (!t->base || !raw) return false;
+  MlcExpr *k = mlc_te_var(ctx, "k"), *o[1], *win = t->win;
+  mlc_op_axes(ctx, 1, o);
+  MlcExpr *ri[2] = {o[0], k};
+  MlcTeTensor *norm = mlc_te_reduce(ctx, mlc_internf(ctx, "resize_aa_norm_%s", hw), oshape, 1, o, MLC_TE_SUM,
+                                    mlc_te_read(ctx, raw, ri, 2), &k, &win, 1);
+  if (!norm) return false;
+  mlc_op_axes(ctx, 2, ax);
+  MlcExpr *wn = bin(ctx, MLC_BIN_DIV, mlc_te_read(ctx, raw, ax, 2), mlc_te_read(ctx, norm, ax, 1));
+  t->w = mlc_te_compute(ctx, mlc_internf(ctx, "resize_aa_weight_%s", hw), shape, 2, ax, wn);
+  return t->w != NULL;
+}
+
+/* sum over the window of t along dim `dim` of src (4-D, read as float64) into shape */
+static MlcTeTensor *aa_pass(MlcCtx *ctx, const char *name, const AaTables *t, const MlcTeTensor *src, int dim,
+                            MlcExpr *in, MlcExpr **shape) {
+  MlcExpr **ax = earr(ctx, 4), *k = mlc_te_var(ctx, "k"), *xi[4], *ti[2], *win = t->win;
+  mlc_op_axes(ctx, 4, ax);
+  ti[0] = ax[dim], ti[1] = k;
+  MlcExpr *pos = clamp_index(ctx, bin(ctx, MLC_BIN_ADD, mlc_te_read(ctx, t->base, &ax[dim], 1), k), in);
+  for (int i = 0; i < 4; i++) xi[i] = i == dim ? pos : ax[i];
+  MlcExpr *body =
+      bin(ctx, MLC_BIN_MUL, mlc_te_read(ctx, t->w, ti, 2), mlc_op_cast(ctx, MLC_F64, mlc_te_read(ctx, src, xi, 4)));
+  return mlc_te_reduce(ctx, name, shape, 4, ax, MLC_TE_SUM, body, &k, &win, 1);
+}
+
+/* the antialiased output (shape oshape) of x, in float64 */
+static MlcTeTensor *aa_resize(MlcCtx *ctx, const Resize *p, const MlcTeTensor *x, MlcExpr **oshape) {
+  AaTables th, tw;
+  if (!aa_tables(ctx, p, 0, &th) || !aa_tables(ctx, p, 1, &tw)) return NULL;
+  MlcExpr *mid[4] = {oshape[0], oshape[1], x->shape[2], oshape[3]};
+  MlcTeTensor *t = aa_pass(ctx, "resize_aa_w", &tw, x, 3, x->shape[3], mid);
+  return t ? aa_pass(ctx, "resize_aa_h", &th, t, 2, x->shape[2], oshape) : NULL;
+}
+
+/* the output (shape oshape) of x resized by plan p */
+static bool resize_kernel(MlcCtx *ctx, const Resize *pp, const MlcTeTensor *x, MlcExpr **oshape, MlcTeTensor **outs,
+                          int *n_outs) {
+  Resize p = *pp;
   DimTables tab[2];
-  if (!out || !xs || !resize_plan(ctx, a, xs, &p) || !dim_tables(ctx, &p, 0, &tab[0]) ||
-      !dim_tables(ctx, &p, 1, &tab[1]))
-    return false;
-  const MlcTeTensor *x = in[0];
+  if (!dim_tables(ctx, &p, 0, &tab[0]) || !dim_tables(ctx, &p, 1, &tab[1])) return false;
   MlcExpr **ax = earr(ctx, 4), *sum = NULL;
   mlc_op_axes(ctx, 4, ax);
-  for (int i = 0; i < p.taps; i++)
+  if (p.antialias) {
+    MlcTeTensor *t = aa_resize(ctx, &p, x, oshape);
+    if (!t) return false;
+    sum = mlc_te_read(ctx, t, ax, 4);
+  }
+  for (int i = 0; i < p.taps && !p.antialias; i++)
     for (int j = 0; j < p.taps; j++) {
       MlcExpr *xi[4] = {ax[0], ax[1], read2(ctx, tab[0].idx, ax[2], i), read2(ctx, tab[1].idx, ax[3], j)};
       MlcExpr *v = mlc_te_read(ctx, x, xi, 4);
@@ -303,7 +442,120 @@ bool mlc_op_te_resize2d(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n
     MlcExpr *ok = bin(ctx, MLC_BIN_AND, bin(ctx, MLC_BIN_EQ, ih, i64(ctx, 1)), bin(ctx, MLC_BIN_EQ, iw, i64(ctx, 1)));
     body = mlc_op_select(ctx, ok, body, mlc_op_const(ctx, x->dtype, p.extrap));
   }
-  outs[0] = mlc_te_compute(ctx, "resize2d", out->tensor.shape, 4, ax, body);
+  outs[0] = mlc_te_compute(ctx, "resize2d", oshape, 4, ax, body);
   *n_outs = 1;
   return outs[0] != NULL;
+}
+
+bool mlc_op_te_resize2d(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_in, MlcTeTensor **outs,
+                        int *n_outs) {
+  const MlcSInfo *out = mlc_op_infer_resize2d(ctx, a), *xs = mlc_op_tensor(ctx, a, 0, true);
+  Resize p;
+  if (!out || !xs || !resize_plan(ctx, a, xs, &p)) return false;
+  return resize_kernel(ctx, &p, in[0], out->tensor.shape, outs, n_outs);
+}
+
+/* ======================================================================== */
+/* image.resize2d_dynamic                                                   */
+/* ======================================================================== */
+
+/* resize2d_dynamic(data, params, shape=[n, c, oh, ow], policy=..., axes=...)
+ * reads its scales (or sizes) and region when the model runs, from the
+ * float64 tensor params = [kind, mask, v0..v3, roi starts 0..3, roi ends
+ * 0..3] (what tensor_to_shape mode "resize" reads to bind oh and ow, so
+ * both see the same values): v are the scales (policy "scales") or sizes
+ * ("sizes", "not_larger", "not_smaller") of the 4 dims, those of the dims
+ * outside `axes` unused.  The output dims come in as shape; the mapping's
+ * scale of a resized dim is v (scales), out / in (sizes) or the least
+ * ("not_larger") or greatest ("not_smaller") of v_a / in_a over the axes.
+ * kind and mask are the executor's copy of policy and axes.  NCHW only
+ * (no layout attribute). */
+#define RESIZE_POLICIES(X) X(SCALES, "scales") X(SIZES, "sizes") X(NOT_LARGER, "not_larger") X(NOT_SMALLER, "not_smaller")
+#define POLICY_ENUM(id, s) P_##id,
+#define POLICY_NAME(id, s) s,
+typedef enum { RESIZE_POLICIES(POLICY_ENUM) } ResizePolicy;
+static const char *const policy_names[] = {RESIZE_POLICIES(POLICY_NAME) NULL};
+#undef POLICY_ENUM
+#undef POLICY_NAME
+
+enum { DYN_PARAMS = 14 };
+
+typedef struct DynResize {
+  const MlcSInfo *x;
+  MlcExpr **shape;
+  int policy;
+  bool listed[4];
+} DynResize;
+
+static bool dyn_args(MlcCtx *ctx, const MlcOpArgs *a, DynResize *q) {
+  const MlcSInfo *pr;
+  const char *pol;
+  int n, na;
+  bool present;
+  int64_t axes[4];
+  if (!(q->x = mlc_op_rank4(ctx, a, 0, "data (NCHW)")) || !(pr = mlc_op_tensor(ctx, a, 1, true)) ||
+      !mlc_op_attr_shape(ctx, a, "shape", &q->shape, &n) || !mlc_op_attr_str(ctx, a, "policy", "scales", &pol) ||
+      !mlc_op_attr_ints(ctx, a, "axes", axes, 4, &na, &present))
+    return false;
+  int64_t len;
+  if (!mlc_dtype_eq(pr->tensor.dtype, MLC_F64) || pr->tensor.ndim != 1 || !pr->tensor.shape ||
+      !mlc_e_is_const_int(pr->tensor.shape[0], &len) || len != DYN_PARAMS)
+    return mlc_op_fail(ctx, a, "params: expected %d float64 values, got %s", DYN_PARAMS, mlc_op_sinfo_str(ctx, pr));
+  if (n != 4) return mlc_op_fail(ctx, a, "shape: expected 4 dims, got %d", n);
+  q->policy = -1;
+  for (int i = 0; policy_names[i]; i++)
+    if (!strcmp(policy_names[i], pol)) q->policy = i;
+  if (q->policy < 0)
+    return mlc_op_fail(ctx, a, "policy must be one of \"scales\", \"sizes\", \"not_larger\", \"not_smaller\", not \"%s\"", pol);
+  for (int d = 0; d < 4; d++) q->listed[d] = !present;
+  for (int i = 0; present && i < na; i++) {
+    if (axes[i] < 0 || axes[i] > 3 || q->listed[axes[i]])
+      return mlc_op_fail(ctx, a, "axes: %lld is out of range or given twice", (long long)axes[i]);
+    q->listed[axes[i]] = true;
+  }
+  return true;
+}
+
+MlcSInfo *mlc_op_infer_resize2d_dynamic(MlcCtx *ctx, const MlcOpArgs *a) {
+  DynResize q;
+  Resize p;
+  if (!dyn_args(ctx, a, &q) || !resize_choices(ctx, a, &p)) return NULL;
+  if (!q.x->tensor.shape) return mlc_op_fail(ctx, a, "data needs known dims"), NULL;
+  return mlc_op_tensor_sinfo(ctx, q.shape, 4, q.x->tensor.dtype);
+}
+
+static MlcExpr *param(MlcCtx *ctx, const MlcTeTensor *pt, int i) {
+  MlcExpr *k = i64(ctx, i);
+  return mlc_te_read(ctx, pt, &k, 1);
+}
+
+bool mlc_op_te_resize2d_dynamic(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_in, MlcTeTensor **outs,
+                                int *n_outs) {
+  DynResize q;
+  Resize p;
+  if (!mlc_op_infer_resize2d_dynamic(ctx, a) || !dyn_args(ctx, a, &q) || !resize_choices(ctx, a, &p)) return false;
+  const MlcTeTensor *x = in[0], *pt = in[1];
+  MlcExpr *s = NULL; /* the one scale of the aspect-keeping policies */
+  for (int d = 0; d < 4 && q.policy >= P_NOT_LARGER; d++) {
+    if (!q.listed[d]) continue;
+    MlcExpr *v = bin(ctx, MLC_BIN_DIV, param(ctx, pt, 2 + d), as_f64(ctx, x->shape[d]));
+    s = !s ? v : bin(ctx, q.policy == P_NOT_LARGER ? MLC_BIN_MIN : MLC_BIN_MAX, s, v);
+  }
+  for (int d = 0; d < 2; d++) {
+    ResizeDim *r = &p.dim[d];
+    int ax = 2 + d;
+    MlcExpr *in_f = as_f64(ctx, x->shape[ax]);
+    r->in = x->shape[ax], r->out = q.shape[ax];
+    r->r0 = param(ctx, pt, 6 + ax), r->r1 = param(ctx, pt, 10 + ax);
+    if (!q.listed[ax]) {
+      r->scale = f64(ctx, 1), r->out_f = in_f;
+    } else if (q.policy == P_SCALES) {
+      r->scale = param(ctx, pt, 2 + ax), r->out_f = bin(ctx, MLC_BIN_MUL, r->scale, in_f);
+    } else if (q.policy == P_SIZES) {
+      r->out_f = as_f64(ctx, r->out), r->scale = bin(ctx, MLC_BIN_DIV, r->out_f, in_f);
+    } else {
+      r->scale = s, r->out_f = bin(ctx, MLC_BIN_MUL, s, in_f);
+    }
+  }
+  return resize_kernel(ctx, &p, x, q.shape, outs, n_outs);
 }
