@@ -1,0 +1,168 @@
+/* test_onnx_loop.c - ONNX's Loop with a trip count and condition known at
+ * compile time, unrolled, run and compared with plain C: a state carried
+ * across the iterations, a value of the enclosing graph read by the body, a
+ * scan output, a condition the body computes from the iteration number; and
+ * the loops that are refused with a message (a trip count given at run time,
+ * an iteration count over the unrolling bound). */
+#include <math.h>
+
+#include "check.h"
+#include "onnx_build.h"
+
+static char tmpdir[4096];
+
+enum { N = 3 };
+
+static Onnx__NodeProto node(const char *op, char **ins, int n_in, char **outs) {
+  Onnx__NodeProto p;
+  onnx__node_proto__init(&p);
+  p.op_type = (char *)op, p.input = ins, p.n_input = (size_t)n_in, p.output = outs, p.n_output = 1;
+  return p;
+}
+
+/* Body(i, c, y) = (c2, y2, y2) with y2 = y + x * float(i) (x of the enclosing
+ * graph) and c2 = c or (when stop > 0) i < stop - 1, so iterations 0 .. stop-1 run */
+typedef struct Body {
+  Onnx__NodeProto nodes[4], *np[4];
+  Onnx__ValueInfoProto *in[3], *out[3];
+  Onnx__TensorProto *init[1];
+  Onnx__GraphProto g;
+  Onnx__AttributeProto attr, to;
+  int64_t last;
+} Body;
+
+static void body_init(Body *b, int64_t stop) {
+  static char *cast_in[1] = {"i"}, *cast_out[1] = {"fi"}, *mul_in[2] = {"x", "fi"}, *mul_out[1] = {"xi"};
+  static char *add_in[2] = {"y", "xi"}, *add_out[1] = {"y2"}, *id_in[1] = {"c"}, *less_in[2] = {"i", "last"};
+  static char *c_out[1] = {"c2"};
+  b->nodes[0] = node("Cast", cast_in, 1, cast_out);
+  onnx__attribute_proto__init(&b->to);
+  b->to.name = "to", b->to.has_type = 1, b->to.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT;
+  b->to.has_i = 1, b->to.i = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
+  static Onnx__AttributeProto *cast_attrs[1];
+  cast_attrs[0] = &b->to;
+  b->nodes[0].attribute = cast_attrs, b->nodes[0].n_attribute = 1;
+  b->nodes[1] = node("Mul", mul_in, 2, mul_out);
+  b->nodes[2] = node("Add", add_in, 2, add_out);
+  b->nodes[3] = stop > 0 ? node("Less", less_in, 2, c_out) : node("Identity", id_in, 1, c_out);
+  for (int i = 0; i < 4; i++) b->np[i] = &b->nodes[i];
+  b->last = stop - 1;
+  static int64_t scalar_dims[1];
+  Init last = {"last", 0, {0}, &b->last, sizeof b->last, ONNX__TENSOR_PROTO__DATA_TYPE__INT64};
+  (void)scalar_dims;
+  b->init[0] = tensor(&last);
+  int64_t yd[1] = {N};
+  b->in[0] = value("i", NULL, 0), b->in[1] = value("c", NULL, 0), b->in[2] = value("y", yd, 1);
+  b->out[0] = value("c2", NULL, 0), b->out[1] = value("y2", NULL, 0), b->out[2] = value("y2", NULL, 0);
+  onnx__graph_proto__init(&b->g);
+  b->g.name = "body", b->g.node = b->np, b->g.n_node = 4, b->g.input = b->in, b->g.n_input = 3;
+  b->g.output = b->out, b->g.n_output = 3, b->g.initializer = b->init, b->g.n_initializer = 1;
+  onnx__attribute_proto__init(&b->attr);
+  b->attr.name = "body", b->attr.has_type = 1, b->attr.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH;
+  b->attr.g = &b->g;
+}
+
+static void body_free(Body *b) {
+  for (int i = 0; i < 3; i++) free_value(b->in[i]), free_value(b->out[i]);
+  free(b->init[0]);
+}
+
+/* the loop over graph inputs y0 and x, trip count `trips` and first
+ * condition `cond0` as initializers (trips < 0: a graph input "M") */
+static uint8_t *loop_model(Body *b, int64_t *trips, uint8_t *cond0, size_t *len) {
+  static char *ins[4] = {"M", "cond", "y0", NULL}, *outs[2] = {"y_final", "ys"};
+  static char *gins_static[2] = {"y0", "x"}, *gins_dyn[3] = {"y0", "x", "M"};
+  static const int64_t dims[3][4] = {{N}, {N}, {0}};
+  static const int rank[3] = {1, 1, 0};
+  static Onnx__AttributeProto *attrs[1];
+  attrs[0] = &b->attr;
+  Init inits[2] = {{"M", 0, {0}, trips, sizeof *trips, ONNX__TENSOR_PROTO__DATA_TYPE__INT64},
+                   {"cond", 0, {0}, cond0, 1, ONNX__TENSOR_PROTO__DATA_TYPE__BOOL}};
+  bool dyn = *trips < 0;
+  OneNode o = {"Loop", "", 13, ins, 3, outs, 2, attrs, 1, dyn ? 3 : 2, dims, rank,
+               dyn ? inits + 1 : inits, dyn ? 1 : 2, dyn ? gins_dyn : gins_static};
+  return pack_one_node(&o, len);
+}
+
+/* plain C: the final state and the scan output of `runs` iterations */
+static void reference(const float *y0, const float *x, int runs, float *yf, float *ys) {
+  float y[N];
+  memcpy(y, y0, sizeof y);
+  for (int t = 0; t < runs; t++)
+    for (int k = 0; k < N; k++) y[k] += x[k] * (float)t, ys[t * N + k] = y[k];
+  memcpy(yf, y, sizeof y);
+}
+
+static void run_and_compare(int64_t trips, int64_t stop, int runs, const char *name) {
+  Body b;
+  body_init(&b, stop);
+  uint8_t cond0 = 1;
+  size_t len;
+  uint8_t *buf = loop_model(&b, &trips, &cond0, &len);
+  char dir[4200];
+  snprintf(dir, sizeof dir, "%s/%s", tmpdir, name);
+  MlcrtModel *rm = onnx_build_load(buf, len, dir);
+  free(buf);
+  CHECK(rm != NULL);
+  float y0[N] = {1, -2, 0.5f}, x[N] = {0.25f, 3, -1}, yf[N], ys[16 * N];
+  reference(y0, x, runs, yf, ys);
+  if (rm) {
+    int64_t s[1] = {N};
+    DLTensor yt = {.data = y0, .device = {kDLCPU, 0}, .ndim = 1, .dtype = {kDLFloat, 32, 1}, .shape = s};
+    DLTensor xt = yt;
+    xt.data = x;
+    DLTensor *in[2] = {&yt, &xt}, *out[2] = {NULL};
+    int rc = mlcrt_model_run(rm, in, 2, out, 2);
+    if (rc) printf("    run: %s\n", mlcrt_last_error());
+    CHECK(rc == 0);
+    if (rc == 0) {
+      CHECK(out[1]->ndim == 2 && out[1]->shape[0] == runs && out[1]->shape[1] == N);
+      const float *f = out[0]->data, *yy = out[1]->data;
+      for (int k = 0; k < N; k++) CHECK(fabsf(f[k] - yf[k]) < 1e-6f);
+      for (int k = 0; k < runs * N && out[1]->shape[0] == runs; k++) CHECK(fabsf(yy[k] - ys[k]) < 1e-6f);
+    }
+    mlcrt_model_free(rm);
+  }
+  bu_remove_dir(dir);
+  body_free(&b);
+}
+
+/* 4 iterations, the condition passed on */
+static void test_loop_trip_count(void) { run_and_compare(4, 0, 4, "trips"); }
+
+/* a trip count of 10, the body stopping after iteration 2 */
+static void test_loop_condition_from_body(void) { run_and_compare(10, 3, 3, "cond"); }
+
+static void expect_refused(int64_t trips, const char *msg) {
+  Body b;
+  body_init(&b, 0);
+  uint8_t cond0 = 1;
+  size_t len;
+  uint8_t *buf = loop_model(&b, &trips, &cond0, &len);
+  MlcCtx *ctx = mlc_ctx_new();
+  MlcModule *m = mlc_onnx_import(ctx, "model.onnx", buf, len, ".", NULL);
+  CHECK(m == NULL);
+  const char *e = mlc_error_msg(ctx) ? mlc_error_msg(ctx) : "";
+  if (!strstr(e, msg)) printf("    got: %s\n", e);
+  CHECK(strstr(e, msg) != NULL);
+  mlc_ctx_free(ctx);
+  free(buf);
+  body_free(&b);
+}
+
+static void test_loop_refused(void) {
+  expect_refused(-1, "a trip count computed at run time is not supported");
+  expect_refused(1000000, "more than 209715 iterations of a 4-node body are not supported");
+}
+
+int main(void) {
+  if (!bu_make_tmpdir(tmpdir, sizeof tmpdir, "mlcc-loop")) {
+    printf("FAIL setup: cannot create a temporary directory\n");
+    return 1;
+  }
+  RUN(test_loop_trip_count);
+  RUN(test_loop_condition_from_body);
+  RUN(test_loop_refused);
+  bu_remove_dir(tmpdir);
+  return CHECK_DONE();
+}
