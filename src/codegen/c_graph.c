@@ -79,6 +79,7 @@ typedef struct G {
   bool dyn_used;                    /* the run reads sizes from tensors (DYN_PREAMBLE) */
   MlcMap sym_alias;                 /* a loop body's size var -> the caller's dim it stands for */
   int n_loops;                      /* R.loop calls compiled, which number their locals */
+  int loop_depth;                   /* R.loop bodies being compiled, one inside another */
 } G;
 
 static bool gerr(G *g, const char *fmt, ...) MLC_PRINTF(2, 3);
@@ -1001,6 +1002,8 @@ static bool compile_binding(G *g, const MlcBinding *b) {
  * buffer it goes into.  What the body allocated at run time is freed at the
  * end of its iteration; the iteration count binds the loop's size var. */
 
+#define MAX_LOOP_DEPTH 16
+
 /* a run-time allocation for a tensor of t's shape and dtype (t->data set) */
 static bool loop_alloc(G *g, GVal *t, const char *what, bool copy_from_init, const char *init_data) {
   t->alloc = g->n_allocs++;
@@ -1073,6 +1076,8 @@ static GVal *compile_loop(G *g, const MlcGExpr *call) {
       count->kind != MLC_EXPR_VAR)
     return gerr(g, "binding '%s': R.loop whose struct info was not inferred", g->bname), NULL;
   if (g->gpu != MLC_GPU_NONE) return gerr(g, "binding '%s': R.loop is not supported on GPU targets", g->bname), NULL;
+  if (g->loop_depth >= MAX_LOOP_DEPTH) /* also what stops a body that loops over itself */
+    return gerr(g, "binding '%s': R.loop nested more than %d deep is not supported", g->bname, MAX_LOOP_DEPTH), NULL;
   const MlcFunc *bf = mlc_module_find(g->m, call->call.args[0]->str);
   GVal *trips = resolve_tensor(g, call->call.args[1], "the trip count of R.loop");
   GVal *cond = trips ? resolve_tensor(g, call->call.args[2], "the condition of R.loop") : NULL;
@@ -1128,6 +1133,7 @@ static GVal *compile_loop(G *g, const MlcGExpr *call) {
                           "  *(int64_t *)%s = mlc_it%d;\n  *(uint8_t *)%s = 1;\n", L, L, L, L, iter->data, L, cnd->data);
   const MlcGFunc *caller = g->fn;
   g->fn = body;
+  g->loop_depth++;
   int a0 = g->n_allocs;
   bool ok = true;
   for (int b = 0; ok && b < body->body->seq.n; b++)
@@ -1189,6 +1195,7 @@ static GVal *compile_loop(G *g, const MlcGExpr *call) {
   for (int a = a0; ok && a < g->n_allocs; a++)
     mlc_sb_printf(&g->body, "  if (fr->mlc_a%d) {\n    env->workspace_free(fr->mlc_a%d);\n    fr->mlc_a%d = NULL;\n  }\n", a, a, a);
   g->fn = caller;
+  g->loop_depth--;
   if (!ok) return NULL;
   mlc_sb_puts(&g->body, "  }\n");
   if (sym_index(g, count) >= 0 || dsym_index(g, count) >= 0)
