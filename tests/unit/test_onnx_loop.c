@@ -4,7 +4,8 @@
  * the body computes from the iteration number.  Run as a loop by the
  * executor: a trip count over the unrolling bound, a condition the body
  * computes from a graph input, so the scan output's length is known only
- * when the loop has run. */
+ * when the loop has run.  And a loop the executor cannot run (a carried
+ * value whose dtype changes), refused with a message. */
 #include <math.h>
 
 #include "check.h"
@@ -145,6 +146,48 @@ static void test_loop_many_iterations(void) { run_and_compare(100000, 0, 100000,
  * is known when it has run (iterations 0 .. 5 for lim 4.5) */
 static void test_loop_condition_at_run_time(void) { run_and_compare(100, -1, 6, 4.5f, "runtime"); }
 
+/* a loop run by the executor whose body turns the carried float32 value
+ * into float64: refused with the node named, nothing built */
+static void test_loop_refuses_changing_dtype(void) {
+  static char *cast_in[1] = {"y"}, *cast_out[1] = {"y2"}, *id_in[1] = {"c"}, *id_out[1] = {"c2"};
+  Onnx__NodeProto nodes[2] = {node("Cast", cast_in, 1, cast_out), node("Identity", id_in, 1, id_out)};
+  Onnx__NodeProto *np[2] = {&nodes[0], &nodes[1]};
+  Onnx__AttributeProto *to = int_attr("to", ONNX__TENSOR_PROTO__DATA_TYPE__DOUBLE), *cast_attrs[1] = {to};
+  nodes[0].attribute = cast_attrs, nodes[0].n_attribute = 1;
+  int64_t yd[1] = {N};
+  Onnx__ValueInfoProto *in[3] = {value("i", NULL, 0), value("c", NULL, 0), value("y", yd, 1)};
+  Onnx__ValueInfoProto *out[2] = {value("c2", NULL, 0), value("y2", NULL, 0)};
+  Onnx__GraphProto g;
+  onnx__graph_proto__init(&g);
+  g.name = "body", g.node = np, g.n_node = 2, g.input = in, g.n_input = 3, g.output = out, g.n_output = 2;
+  Onnx__AttributeProto ba, *attrs[1] = {&ba};
+  onnx__attribute_proto__init(&ba);
+  ba.name = "body", ba.has_type = 1, ba.type = ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH, ba.g = &g;
+  static char *ins[3] = {"M", "cond", "y0"}, *outs[1] = {"y_final"};
+  static const int64_t dims[1][4] = {{N}};
+  static const int rank[1] = {1};
+  int64_t trips = 100000;
+  uint8_t cond0 = 1;
+  Init inits[2] = {{"M", 0, {0}, &trips, sizeof trips, ONNX__TENSOR_PROTO__DATA_TYPE__INT64},
+                   {"cond", 0, {0}, &cond0, 1, ONNX__TENSOR_PROTO__DATA_TYPE__BOOL}};
+  char *gins[1] = {"y0"};
+  OneNode o = {"Loop", "", 13, ins, 3, outs, 1, attrs, 1, 1, dims, rank, inits, 2, gins};
+  size_t len;
+  uint8_t *buf = pack_one_node(&o, &len);
+  MlcCtx *ctx = mlc_ctx_new();
+  MlcModule *m = mlc_onnx_import(ctx, "model.onnx", buf, len, ".", NULL);
+  CHECK(m == NULL);
+  const char *e = mlc_error_msg(ctx) ? mlc_error_msg(ctx) : "";
+  const char *want = "(Loop, opset 13): loop-carried value 0 changes its shape or dtype in the body, which is not supported";
+  if (!strstr(e, want)) printf("    got: %s\n", e);
+  CHECK(strstr(e, want) != NULL);
+  mlc_ctx_free(ctx);
+  free(buf);
+  free(to);
+  for (int i = 0; i < 3; i++) free_value(in[i]);
+  for (int i = 0; i < 2; i++) free_value(out[i]);
+}
+
 int main(void) {
   if (!bu_make_tmpdir(tmpdir, sizeof tmpdir, "mlcc-loop")) {
     printf("FAIL setup: cannot create a temporary directory\n");
@@ -154,6 +197,7 @@ int main(void) {
   RUN(test_loop_condition_from_body);
   RUN(test_loop_many_iterations);
   RUN(test_loop_condition_at_run_time);
+  RUN(test_loop_refuses_changing_dtype);
   bu_remove_dir(tmpdir);
   return CHECK_DONE();
 }
