@@ -11,7 +11,9 @@
  * depends on those sizes: allocation sizes, kernels' own syms[] and the
  * shape checks that static analysis could not settle.  Run-time allocations
  * live until the end of run; those that are outputs move into the state
- * and live until the next run, as the model ABI promises.
+ * and live until the next run, as the model ABI promises.  An R.loop is
+ * the one place the run is not straight: its body function's bindings are
+ * compiled once, inside a C loop (compile_loop).
  *
  * A model of tens of thousands of nodes would make one C function the C
  * compiler takes superlinear time over, so the run is cut between bindings
