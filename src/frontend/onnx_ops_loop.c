@@ -22,7 +22,7 @@
  * the number of iterations is a size bound when the loop ends. */
 #include "onnx_convert.h"
 
-#define MAX_UNROLLED (1 << 16) /* body nodes imported in all: more runs as a loop */
+#define MAX_UNROLLED (1 << 12) /* body nodes imported in all: more runs as a loop */
 
 typedef MLC_VEC(MlcGExpr *) ExprVec;
 
