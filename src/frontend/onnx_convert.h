@@ -63,6 +63,10 @@ MlcGExpr *mlc_onnx__item(MlcOnnxNode *n, MlcGExpr *tuple, int i);
 bool mlc_onnx__ints_attr_or_input(MlcOnnxNode *n, const char *name, int64_t input_since, int input,
                                   int64_t *out, int cap, int *count);
 
+/* ---- onnx_ops_control.c ----------------------------------------------------------------- */
+/* items[0..k) (k >= 1, of one shape) stacked along a new axis */
+MlcGExpr *mlc_onnx__stack(MlcOnnxNode *n, MlcGExpr **items, int64_t k, int64_t axis);
+
 /* ---- small builders every converter file uses ------------------------------------------ */
 static inline MlcAttr attr(const char *k, MlcAttrValue v) { return (MlcAttr){k, v}; }
 static inline MlcAttrValue av_bool(bool b) { return (MlcAttrValue){.kind = MLC_ATTR_BOOL, .b = b}; }

@@ -621,7 +621,11 @@ static MlcModule *import_graph(MlcOnnxImporter *im, const Onnx__ModelProto *mp, 
                                        (int)params.len, result->sinfo, body, io_names(im, g), true)
                        : NULL;
     MlcFunc fn = {.kind = MLC_FUNC_GRAPH, .name = fname, .graph = f};
-    if (f) m = mlc_module_new(im->ctx, mlc_intern(im->ctx, "Module"), &fn, 1, (MlcAttrs){0});
+    /* main first, then the loop bodies it calls */
+    MlcFunc *fns = mlc_arena_array(&im->ctx->arena, im->funcs.len + 1, sizeof *fns);
+    fns[0] = fn;
+    for (size_t i = 0; i < im->funcs.len; i++) fns[i + 1] = im->funcs.data[i];
+    if (f) m = mlc_module_new(im->ctx, mlc_intern(im->ctx, "Module"), fns, (int)im->funcs.len + 1, (MlcAttrs){0});
   }
   free(order);
   mlc_vec_free(&params);
@@ -648,6 +652,7 @@ MlcModule *mlc_onnx_import(MlcCtx *ctx, const char *file, const void *buf, size_
   mlc_map_free(&im.known);
   mlc_map_free(&im.dims);
   mlc_vec_free(&im.bindings);
+  mlc_vec_free(&im.funcs);
   ctx->build_loc = saved;
   return m;
 }

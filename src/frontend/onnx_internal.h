@@ -48,6 +48,7 @@ typedef struct MlcOnnxImporter {
   MlcOnnxBindings bindings;
   unsigned fresh;
   int depth;             /* subgraphs being imported, nested */
+  MLC_VEC(MlcFunc) funcs; /* graph functions beside main: the bodies of loops (onnx_ops_loop.c) */
 } MlcOnnxImporter;
 
 /* What a converter sees of one node: its inputs as graph values (NULL for an

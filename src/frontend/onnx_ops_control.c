@@ -87,8 +87,7 @@ static MlcGExpr *slice_at(MlcOnnxNode *n, MlcGExpr *x, int64_t i, int64_t axis) 
   return with_ints(n, "squeeze", s, "axis", &axis, 1);
 }
 
-/* items[0..k) stacked along a new axis */
-static MlcGExpr *stack(MlcOnnxNode *n, MlcGExpr **items, int64_t k, int64_t axis) {
+MlcGExpr *mlc_onnx__stack(MlcOnnxNode *n, MlcGExpr **items, int64_t k, int64_t axis) {
   MlcGExpr **e = mlc_arena_array(&n->im->ctx->arena, (size_t)k, sizeof *e);
   for (int64_t i = 0; i < k; i++)
     if (!(e[i] = with_ints(n, "expand_dims", items[i], "axis", &axis, 1))) return NULL;
@@ -161,7 +160,7 @@ bool mlc_onnx__conv_scan(MlcOnnxNode *n) {
     int64_t axis = out_axes[j];
     if (r < 1 || axis < -r || axis >= r) return mlc_onnx__node_fail(n, "scan_output_axes: axis %lld is out of range", (long long)axis);
     if (axis < 0) axis += r;
-    if (!(n->out[ns + j] = stack(n, elems + (size_t)j * (size_t)steps, steps, axis))) return false;
+    if (!(n->out[ns + j] = mlc_onnx__stack(n, elems + (size_t)j * (size_t)steps, steps, axis))) return false;
   }
   return true;
 }

@@ -677,10 +677,20 @@ static bool eq_gseq(Eq *q, const MlcGExpr *a, const MlcGExpr *b) {
   return ok;
 }
 
+/* A call's attributes may name a size for the first time (R.tensor_to_shape's
+ * shape=[r0], R.loop's count=[n]): that sight defines it. */
+static bool eq_call_attrs(Eq *q, MlcAttrs a, MlcAttrs b) {
+  bool was = q->implicit;
+  q->implicit = true;
+  bool ok = eq_attrs(q, "attrs", a, b);
+  q->implicit = was;
+  return ok;
+}
+
 static bool eq_gcall(Eq *q, const MlcGExpr *a, const MlcGExpr *b) {
   return at_gexpr(q, "callee", a->call.callee, b->call.callee) &&
          eq_gexprs(q, "args", a->call.args, a->call.n, b->call.args, b->call.n) &&
-         eq_attrs(q, "attrs", a->call.attrs, b->call.attrs) &&
+         eq_call_attrs(q, a->call.attrs, b->call.attrs) &&
          eq_sinfos(q, "sinfo_args", a->call.sinfo_args, a->call.n_sinfo_args, b->call.sinfo_args,
                    b->call.n_sinfo_args);
 }

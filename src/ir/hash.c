@@ -341,7 +341,12 @@ static uint64_t h_gseq(Hs *s, uint64_t h, const MlcGExpr *e) {
 static uint64_t h_gcall(Hs *s, uint64_t h, const MlcGExpr *e) {
   h = mix(h, h_opt_gexpr(s, e->call.callee));
   h = mix(h, h_gexprs(s, e->call.args, e->call.n));
+  /* a call's attributes may name a size for the first time (R.tensor_to_shape's
+   * shape=[r0], R.loop's count=[n]): that sight defines it, as equality does */
+  bool was = s->implicit;
+  s->implicit = true;
   h = mix(h, h_attrs(s, e->call.attrs));
+  s->implicit = was;
   h = mix(h, (uint64_t)e->call.n_sinfo_args);
   for (int i = 0; i < e->call.n_sinfo_args; i++) h = mix(h, h_opt_sinfo(s, e->call.sinfo_args[i]));
   return h;

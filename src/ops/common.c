@@ -135,7 +135,7 @@ bool mlc_op_attr_ints(MlcCtx *ctx, const MlcOpArgs *a, const char *name, int64_t
 }
 
 /* one dim of a shape attribute as an int64 expr */
-static MlcExpr *shape_dim(MlcCtx *ctx, const MlcAttrValue *v) {
+MlcExpr *mlc_op_shape_dim(MlcCtx *ctx, const MlcAttrValue *v) {
   if (v->kind == MLC_ATTR_INT) return v->i >= 0 ? mlc_op_i64(ctx, v->i) : NULL;
   if (v->kind != MLC_ATTR_EXPR || !mlc_dtype_is_int(v->expr->dtype) || v->expr->dtype.lanes != 1)
     return NULL;
@@ -151,7 +151,7 @@ bool mlc_op_attr_shape(MlcCtx *ctx, const MlcOpArgs *a, const char *name, MlcExp
   int len = v->kind == MLC_ATTR_LIST ? v->list.n : 1;
   MlcExpr **dims = mlc_arena_array(&ctx->arena, (size_t)(len ? len : 1), sizeof *dims);
   for (int i = 0; i < len; i++)
-    if (!(dims[i] = shape_dim(ctx, &items[i])))
+    if (!(dims[i] = mlc_op_shape_dim(ctx, &items[i])))
       return mlc_op_fail(ctx, a, "%s: expected a shape of non-negative integers or int64 dims", name);
   *out = dims;
   *n = len;

@@ -104,6 +104,8 @@ bool mlc_op_attr_dtype(MlcCtx *ctx, const MlcOpArgs *a, const char *name, MlcDTy
  * *present false when absent.  A single int gives one entry. */
 bool mlc_op_attr_ints(MlcCtx *ctx, const MlcOpArgs *a, const char *name, int64_t *out, int cap,
                       int *n, bool *present);
+/* one dim of a shape attribute: a non-negative int or an int expr, as int64; NULL when neither */
+MlcExpr *mlc_op_shape_dim(MlcCtx *ctx, const MlcAttrValue *v);
 /* a shape: a list of int64 exprs (constants or symbolic vars) */
 bool mlc_op_attr_shape(MlcCtx *ctx, const MlcOpArgs *a, const char *name, MlcExpr ***out,
                        int *n);

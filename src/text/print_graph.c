@@ -88,6 +88,12 @@ static void sym_sinfo(SymVars *sv, const MlcSInfo *s) {
   }
 }
 
+/* the size vars of an attribute value (a call's count=[n], shape=[r0, r1]) */
+static void sym_attr(SymVars *sv, const MlcAttrValue *v) {
+  if (v->kind == MLC_ATTR_EXPR) mlc_pt_expr_vars(v->expr, note_sym, sv);
+  for (int i = 0; v->kind == MLC_ATTR_LIST && i < v->list.n; i++) sym_attr(sv, &v->list.items[i]);
+}
+
 static void note_gexpr_syms(void *user, const MlcGExpr *e) {
   SymVars *sv = user;
   switch (e->kind) {
@@ -95,6 +101,7 @@ static void note_gexpr_syms(void *user, const MlcGExpr *e) {
   case MLC_G_DFVAR: sym_sinfo(sv, e->sinfo); break;
   case MLC_G_CALL:
     for (int i = 0; i < e->call.n_sinfo_args; i++) sym_sinfo(sv, e->call.sinfo_args[i]);
+    for (int i = 0; i < e->call.attrs.n; i++) sym_attr(sv, &e->call.attrs.items[i].val);
     break;
   case MLC_G_SHAPE: sym_exprs(sv, e->shape.values, e->shape.n); break;
   case MLC_G_PRIM: mlc_pt_expr_vars(e->prim, note_sym, sv); break;

@@ -4,8 +4,8 @@
  * run on random float32 inputs of its parameters' shapes, and compared with
  * the reference: the same module, only legalized (ops to prim funcs), run
  * binding by binding here, each prim func by the reference interpreter, a
- * call of another graph function by running that function, an extern by the
- * runtime's registry.  So the passes after legalization (inlining calls,
+ * call of another graph function by running that function, an R.loop by
+ * running its body per iteration, an extern by the runtime's registry.  So the passes after legalization (inlining calls,
  * fusion, default schedules, memory planning with run-time allocations) and
  * the generated C are checked against an oracle that shares none of them.
  *
@@ -130,13 +130,18 @@ static Val *alloc_sinfo(Run *r, const MlcSInfo *s) {
       if (!(v->fields[i] = alloc_sinfo(r, s->tuple.fields[i]))) return NULL;
     return v;
   }
-  if (s->kind != MLC_SINFO_TENSOR || !s->tensor.shape || s->tensor.dtype.code != MLC_TC_FLOAT)
-    return fail("an output the reference cannot allocate (not a float tensor of known shape)", NULL, NULL), NULL;
+  static const uint8_t dl_code[] = {[MLC_TC_INT] = kDLInt, [MLC_TC_UINT] = kDLUInt, [MLC_TC_FLOAT] = kDLFloat,
+                                     [MLC_TC_BOOL] = kDLBool};
+  MlcDType t = s->kind == MLC_SINFO_TENSOR ? s->tensor.dtype : MLC_F32;
+  bool numeric = t.code == MLC_TC_INT || t.code == MLC_TC_UINT || t.code == MLC_TC_FLOAT || t.code == MLC_TC_BOOL;
+  if (s->kind != MLC_SINFO_TENSOR || !s->tensor.shape || !numeric || t.lanes != 1)
+    return fail("an output the reference cannot allocate (not a tensor of known shape and dtype)", NULL, NULL), NULL;
   int64_t shape[8];
   if (s->tensor.ndim > 8) return fail("rank over 8", NULL, NULL), NULL;
   for (int d = 0; d < s->tensor.ndim; d++)
     if (!size_of(r, s->tensor.shape[d], &shape[d])) return NULL;
-  if (r->n_owned == 4 * MAX_VALS || mlcrt_tensor_create(s->tensor.ndim, shape, mlcrt_dtype(kDLFloat, s->tensor.dtype.bits), &v->t) != 0)
+  DLDataType dt = mlcrt_dtype(dl_code[t.code], (uint8_t)(t.code == MLC_TC_BOOL ? 8 : t.bits));
+  if (r->n_owned == 4 * MAX_VALS || mlcrt_tensor_create(s->tensor.ndim, shape, dt, &v->t) != 0)
     return fail("cannot allocate a tensor", NULL, NULL), NULL;
   r->owned[r->n_owned++] = v->t;
   memset(v->t->dl.data, 0, (size_t)mlcrt_tensor_nbytes(&v->t->dl));
@@ -197,8 +202,63 @@ static Val *dps(Run *r, const MlcModule *m, MlcGExpr *const *in, int n_in, const
   return call_extern(callee->str, ts, n) ? res : NULL;
 }
 
+/* a constant: a tensor of its data */
+static Val *const_val(Run *r, const MlcTensorData *d) {
+  MlcExpr *dims[8];
+  if (d->ndim > 8) return fail("rank over 8%s%s", NULL, NULL), NULL;
+  for (int i = 0; i < d->ndim; i++) dims[i] = mlc_e_int(ctx, MLC_I64, d->shape[i]);
+  Val *v = alloc_sinfo(r, mlc_sinfo_tensor(ctx, dims, d->ndim, d->dtype));
+  if (v) memcpy(v->t->dl.data, d->data, d->nbytes);
+  return v;
+}
+
+/* R.loop(body, trips, cond, init, outer, count=[n], ...), as src/ops/loop.c
+ * defines it: the body run per iteration, the scan elements stacked */
+static Val *eval_loop(Run *r, const MlcModule *m, const MlcGExpr *e) {
+  const MlcFunc *f = e->call.n == 5 ? mlc_module_find(m, e->call.args[0]->str) : NULL;
+  Val *trips = f ? eval(r, m, e->call.args[1]) : NULL, *cond = trips ? eval(r, m, e->call.args[2]) : NULL;
+  Val *init = cond ? eval(r, m, e->call.args[3]) : NULL, *outer = init ? eval(r, m, e->call.args[4]) : NULL;
+  const MlcSInfo *s = e->sinfo;
+  if (!outer || f->kind != MLC_FUNC_GRAPH || !init->tuple || !outer->tuple || s->kind != MLC_SINFO_TUPLE)
+    return fail("an R.loop the reference does not run%s%s", NULL, NULL), NULL;
+  int nc = init->n, no = outer->n, k = s->tuple.n - nc;
+  if (2 + nc + no > 16 || k < 0 || k > 16) return fail("an R.loop of too many values%s%s", NULL, NULL), NULL;
+  Val *args[16], *elems[16][16];
+  for (int i = 0; i < nc; i++) args[2 + i] = init->fields[i];
+  for (int i = 0; i < no; i++) args[2 + nc + i] = outer->fields[i];
+  int64_t it = 0, limit = *(const int64_t *)trips->t->dl.data;
+  MlcExpr *none[1];
+  bool go = *(const uint8_t *)cond->t->dl.data != 0;
+  for (; it < limit && go; it++) {
+    if (it == 16) return fail("an R.loop of more than 16 iterations%s%s", NULL, NULL), NULL;
+    if (!(args[0] = alloc_sinfo(r, mlc_sinfo_tensor(ctx, none, 0, MLC_I64))) ||
+        !(args[1] = alloc_sinfo(r, mlc_sinfo_tensor(ctx, none, 0, MLC_BOOL))))
+      return NULL;
+    *(int64_t *)args[0]->t->dl.data = it;
+    *(uint8_t *)args[1]->t->dl.data = 1;
+    Val *res = eval_func(r, m, f->graph, args, 2 + nc + no);
+    if (!res) return NULL;
+    if (!res->tuple || res->n != 1 + nc + k) return fail("R.loop: the body's result is no tuple of %s%s", "1 + carried + scans", NULL), NULL;
+    go = *(const uint8_t *)res->fields[0]->t->dl.data != 0;
+    for (int i = 0; i < nc; i++) args[2 + i] = res->fields[1 + i];
+    for (int j = 0; j < k; j++) elems[j][it] = res->fields[1 + nc + j];
+  }
+  const MlcAttrValue *cv = mlc_attrs_get(e->call.attrs, mlc_intern(ctx, "count"));
+  bind_size(r, cv->list.items[0].expr, it);
+  Val *v = tuple_val(r, new_val(r), nc + k);
+  if (!v) return NULL;
+  for (int i = 0; i < nc; i++) v->fields[i] = args[2 + i];
+  for (int j = 0; j < k; j++) {
+    if (!(v->fields[nc + j] = alloc_sinfo(r, s->tuple.fields[nc + j]))) return NULL;
+    size_t nb = it ? (size_t)mlcrt_tensor_nbytes(&elems[j][0]->t->dl) : 0;
+    for (int64_t t = 0; t < it; t++) memcpy((char *)v->fields[nc + j]->t->dl.data + (size_t)t * nb, elems[j][t]->t->dl.data, nb);
+  }
+  return v;
+}
+
 static Val *eval_call(Run *r, const MlcModule *m, const MlcGExpr *e) {
   const MlcGExpr *c = e->call.callee;
+  if (c->kind == MLC_G_OP && !strcmp(c->str, "loop")) return eval_loop(r, m, e);
   if (c->kind == MLC_G_OP && (!strcmp(c->str, "call_tir") || !strcmp(c->str, "call_dps_packed")) && e->call.n == 2 &&
       e->call.args[1]->kind == MLC_G_TUPLE)
     return dps(r, m, e->call.args[1]->tuple.fields, e->call.args[1]->tuple.n, e->call.sinfo_args[0], e->call.args[0]);
@@ -235,6 +295,7 @@ static Val *eval(Run *r, const MlcModule *m, const MlcGExpr *e) {
     return t && t->tuple && e->get_item.index < t->n ? t->fields[e->get_item.index] : NULL;
   }
   case MLC_G_CALL: return eval_call(r, m, e);
+  case MLC_G_CONST: return const_val(r, e->constant);
   default: return fail("an expression the reference does not run", NULL, NULL), NULL;
   }
 }

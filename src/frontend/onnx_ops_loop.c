@@ -1,0 +1,355 @@
+/* onnx_ops_loop.c - the converter of ONNX's Loop.
+ *
+ * A loop whose trip count and condition are known at compile time is
+ * unrolled: the body is imported once per iteration, in a scope of its own
+ * (the names it defines are forgotten after each), with the iteration number
+ * and the condition as constants and the values the iteration before left;
+ * it reads the enclosing graphs' values by name.  The condition the body
+ * returns must fold at each iteration (it usually passes its input on, or
+ * compares the iteration number with a constant), since it decides whether
+ * the next iteration is imported.  The scan outputs stack the iterations'
+ * elements along a new first axis.  Iterations times body nodes is bounded
+ * (MAX_UNROLLED).
+ *
+ * Any other loop (a trip count or condition computed at run time, a
+ * condition the body computes at run time, more than MAX_UNROLLED body
+ * nodes) runs in the executor: the body becomes a graph function of its own
+ * (its params the iteration number, the condition, the carried values and
+ * the values of the enclosing graphs it reads; its result the condition,
+ * the carried values and the scan elements), and the node a call of
+ * R.loop (src/ops/loop.c) on it.  The carried values must keep their
+ * shapes and the scan elements must have shapes known before the loop runs;
+ * the number of iterations is a size bound when the loop ends. */
+#include "onnx_convert.h"
+
+#define MAX_UNROLLED (1 << 12) /* body nodes imported in all: more runs as a loop */
+
+typedef MLC_VEC(MlcGExpr *) ExprVec;
+
+/* a known one-element value as a number; false when it is computed at run time */
+static bool folded_scalar(const MlcGExpr *e, double *out) {
+  if (!e || e->kind != MLC_G_CONST || mlc_tensor_data_numel(e->constant) != 1) return false;
+  const MlcTensorData *d = e->constant;
+  MlcDType t = d->dtype;
+  const void *p = d->data;
+  if (t.code == MLC_TC_BOOL || (t.code == MLC_TC_UINT && t.bits == 8)) *out = *(const uint8_t *)p;
+  else if (t.code == MLC_TC_INT && t.bits == 64) *out = (double)*(const int64_t *)p;
+  else if (t.code == MLC_TC_INT && t.bits == 32) *out = *(const int32_t *)p;
+  else return false;
+  return true;
+}
+
+/* the trip count (INT64_MAX when absent) and the first condition, both known */
+static bool loop_limits(MlcOnnxNode *n, int64_t *trips, bool *cond) {
+  int64_t v[1];
+  int got;
+  double c;
+  bool present;
+  *trips = INT64_MAX, *cond = true;
+  if (!mlc_onnx__known_ints(n, 0, v, 1, &got)) return false;
+  if (got == 1) *trips = v[0];
+  else if (got == 0) return mlc_onnx__node_fail(n, "the trip count must hold one value");
+  if (!mlc_onnx__known_scalar(n, 1, &c, &present)) return false;
+  if (present) *cond = c != 0;
+  return true;
+}
+
+static MlcGExpr *int64_const(MlcOnnxNode *n, int64_t v) {
+  int64_t no_dims[1] = {0};
+  MlcTensorData *d = mlc_tensor_data_new(n->im->ctx, MLC_I64_T, no_dims, 0);
+  *(int64_t *)d->data = v;
+  return mlc_g_const(n->im->ctx, d);
+}
+
+/* each iteration's scan output j has the shape of the first one's */
+static bool same_shapes(MlcOnnxNode *n, MlcGExpr **items, int64_t k, int j) {
+  const MlcSInfo *a = mlc_onnx__tensor_sinfo(items[0]);
+  for (int64_t t = 1; t < k; t++) {
+    const MlcSInfo *b = mlc_onnx__tensor_sinfo(items[t]);
+    bool same = a && b && mlc_dtype_eq(a->tensor.dtype, b->tensor.dtype) && a->tensor.ndim == b->tensor.ndim;
+    for (int d = 0; same && d < a->tensor.ndim; d++) same = mlc_expr_same(a->tensor.shape[d], b->tensor.shape[d]);
+    if (!same)
+      return mlc_onnx__node_fail(n, "scan output %d changes its shape or dtype at iteration %lld, which is not supported", j,
+                                 (long long)t);
+  }
+  return true;
+}
+
+typedef enum Unrolled { UNROLLED, NOT_UNROLLED, UNROLL_FAILED } Unrolled;
+
+/* the iterations imported one by one; NOT_UNROLLED (no error) when the
+ * body's condition is computed at run time or the bound is reached */
+static Unrolled run_iterations(MlcOnnxNode *n, const Onnx__GraphProto *g, int nc, int k, int64_t trips, bool cond,
+                               MlcGExpr **state, ExprVec *elems) {
+  MlcGExpr *ins[MLC_ONNX_MAX_IO], *outs[MLC_ONNX_MAX_IO];
+  int64_t per = (int64_t)g->n_node + 1;
+  for (int64_t t = 0; t < trips && cond; t++) {
+    if (t >= MAX_UNROLLED / per) return NOT_UNROLLED;
+    ins[0] = int64_const(n, t);
+    ins[1] = mlc_onnx__const(n, mlc_onnx__scalar(n->im->ctx, MLC_BOOL, 1));
+    for (int i = 0; i < nc; i++) ins[2 + i] = state[i];
+    if (!mlc_onnx__import_body(n, g, ins, nc + 2, outs, 1 + nc + k)) return UNROLL_FAILED;
+    double c;
+    if (!folded_scalar(outs[0], &c)) return NOT_UNROLLED;
+    cond = c != 0;
+    for (int i = 0; i < nc; i++) state[i] = outs[1 + i];
+    for (int j = 0; j < k; j++) mlc_vec_push(&elems[j], outs[1 + nc + j]);
+  }
+  for (int j = 0; j < k; j++)
+    if (elems[j].len == 0) return NOT_UNROLLED; /* no element to take the shape of */
+  return UNROLLED;
+}
+
+/* the loop unrolled, when its trip count and condition are known */
+static Unrolled unrolled(MlcOnnxNode *n, const Onnx__GraphProto *g, int nc, int k) {
+  int64_t trips;
+  bool cond;
+  if (!mlc_onnx__known_or_absent(n, 0) || !mlc_onnx__known_or_absent(n, 1)) return NOT_UNROLLED;
+  if (!loop_limits(n, &trips, &cond)) return UNROLL_FAILED;
+  if (cond && trips > MAX_UNROLLED / ((int64_t)g->n_node + 1)) return NOT_UNROLLED;
+  MlcGExpr *state[MLC_ONNX_MAX_IO];
+  for (int i = 0; i < nc; i++) state[i] = n->in[2 + i];
+  ExprVec elems[MLC_ONNX_MAX_IO] = {{0}};
+  Unrolled u = run_iterations(n, g, nc, k, trips, cond, state, elems);
+  for (int i = 0; u == UNROLLED && i < nc; i++) n->out[i] = state[i];
+  for (int j = 0; u == UNROLLED && j < k; j++) {
+    int64_t len = (int64_t)elems[j].len;
+    if (!same_shapes(n, elems[j].data, len, j) || !(n->out[nc + j] = mlc_onnx__stack(n, elems[j].data, len, 0)))
+      u = UNROLL_FAILED;
+  }
+  for (int j = 0; j < k; j++) mlc_vec_free(&elems[j]);
+  return u;
+}
+
+/* ---- a loop run by the executor ---------------------------------------------------- */
+
+typedef MLC_VEC(const char *) NameVec;
+
+/* the names g and its subgraphs read (`used`) and define (`defined`), interned */
+static void scan_names(MlcCtx *ctx, const Onnx__GraphProto *g, MlcMap *defined, NameVec *used) {
+  for (size_t i = 0; i < g->n_input; i++)
+    if (g->input[i]->name) mlc_map_put(defined, mlc_intern(ctx, g->input[i]->name), (void *)1);
+  for (size_t i = 0; i < g->n_initializer; i++)
+    if (g->initializer[i]->name) mlc_map_put(defined, mlc_intern(ctx, g->initializer[i]->name), (void *)1);
+  for (size_t i = 0; i < g->n_node; i++) {
+    const Onnx__NodeProto *p = g->node[i];
+    for (size_t j = 0; j < p->n_output; j++)
+      if (p->output[j] && *p->output[j]) mlc_map_put(defined, mlc_intern(ctx, p->output[j]), (void *)1);
+    for (size_t j = 0; j < p->n_input; j++)
+      if (p->input[j] && *p->input[j]) mlc_vec_push(used, mlc_intern(ctx, p->input[j]));
+    for (size_t j = 0; j < p->n_attribute; j++) {
+      const Onnx__AttributeProto *a = p->attribute[j];
+      if (a->g) scan_names(ctx, a->g, defined, used);
+      for (size_t k = 0; k < a->n_graphs; k++) scan_names(ctx, a->graphs[k], defined, used);
+    }
+  }
+  for (size_t i = 0; i < g->n_output; i++)
+    if (g->output[i]->name && *g->output[i]->name) mlc_vec_push(used, mlc_intern(ctx, g->output[i]->name));
+}
+
+typedef struct BodyFn {
+  MLC_VEC(MlcGExpr *) params;
+  MLC_VEC(MlcGExpr *) outer; /* the enclosing graphs' values passed in, one per param after the carried */
+} BodyFn;
+
+static MlcGExpr *param(MlcOnnxNode *n, const char *name, MlcSInfo *s) {
+  return mlc_g_var(n->im->ctx, mlc_internf(n->im->ctx, "%s", name), s, false);
+}
+
+/* the body's scope: its inputs as params, the enclosing values it reads as
+ * params too (constants stay constants) */
+static bool body_scope(MlcOnnxNode *n, const Onnx__GraphProto *g, int nc, BodyFn *bf, MlcMap *values, MlcMap *known) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcExpr *none[1];
+  MlcSInfo *si[2] = {mlc_sinfo_tensor(ctx, none, 0, MLC_I64_T), mlc_sinfo_tensor(ctx, none, 0, MLC_BOOL)};
+  for (int i = 0; i < nc + 2; i++) {
+    const char *name = g->input[i]->name;
+    if (!name || !*name) return mlc_onnx__node_fail(n, "body input #%d has no name", i);
+    MlcSInfo *s = i < 2 ? si[i] : n->in[i]->sinfo;
+    const MlcSInfo *t = i < 2 ? s : mlc_onnx__tensor_sinfo(n->in[i]);
+    if (!t || !t->tensor.shape || t->tensor.dtype.code == MLC_TC_VOID)
+      return mlc_onnx__node_fail(n, "loop-carried value %d must be a tensor of known shape and dtype", i - 2);
+    MlcGExpr *p = param(n, i == 0 ? "iter" : i == 1 ? "cond" : mlc_internf(ctx, "carried%d", i - 2), s);
+    mlc_vec_push(&bf->params, p);
+    mlc_map_put(values, mlc_intern(ctx, name), p);
+  }
+  MlcMap defined = {0};
+  NameVec used = {0};
+  scan_names(ctx, g, &defined, &used);
+  bool ok = true;
+  for (size_t i = 0; ok && i < used.len; i++) {
+    const char *name = used.data[i];
+    MlcGExpr *v = mlc_map_has(&defined, name) || mlc_map_has(values, name) ? NULL : mlc_map_get(&n->im->values, name);
+    if (!v) continue; /* the body's own, or undefined (the import says so) */
+    if (v->kind == MLC_G_CONST) {
+      mlc_map_put(values, name, v);
+      void *d = mlc_map_get(&n->im->known, name);
+      if (d) mlc_map_put(known, name, d);
+      continue;
+    }
+    if (!mlc_onnx__tensor_sinfo(v)) ok = mlc_onnx__node_fail(n, "the body reads '%s', which is not a tensor", name);
+    MlcGExpr *p = param(n, mlc_internf(ctx, "outer%zu", bf->outer.len), v->sinfo);
+    mlc_vec_push(&bf->params, p);
+    mlc_vec_push(&bf->outer, v);
+    mlc_map_put(values, name, p);
+    void *d = mlc_map_get(&n->im->known, name);
+    if (d) mlc_map_put(known, name, d);
+  }
+  mlc_map_free(&defined);
+  mlc_vec_free(&used);
+  return ok;
+}
+
+/* A scan element *e of a static shape: as it is, or (one dim known only at
+ * run time, a slice by the iteration number) copied to the shape the body
+ * declares for it, the copy comparing element counts, so that dim too. */
+static bool static_elem(MlcOnnxNode *n, const Onnx__ValueInfoProto *decl, MlcGExpr **e) {
+  const MlcSInfo *a = mlc_onnx__tensor_sinfo(*e);
+  if (!a || !a->tensor.shape || a->tensor.dtype.code == MLC_TC_VOID) return false;
+  int64_t v[MLC_ONNX_MAX_RANK];
+  int unknown = -1;
+  for (int d = 0; d < a->tensor.ndim; d++)
+    if (!mlc_onnx__const_dim(*e, d, &v[d])) {
+      if (unknown >= 0) return false;
+      unknown = d;
+    }
+  if (unknown < 0) return true;
+  const Onnx__TypeProto *t = decl ? decl->type : NULL;
+  const Onnx__TensorShapeProto *s = t && t->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && t->tensor_type
+                                        ? t->tensor_type->shape : NULL;
+  if (!s || (int)s->n_dim != a->tensor.ndim || a->tensor.ndim > MLC_ONNX_MAX_RANK) return false;
+  for (int d = 0; d < a->tensor.ndim; d++) {
+    const Onnx__TensorShapeProto__Dimension *dim = s->dim[d];
+    if (dim->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE || dim->dim_value < 0 ||
+        (d != unknown && dim->dim_value != v[d]))
+      return false;
+    v[d] = dim->dim_value;
+  }
+  MlcAttr sh = attr("shape", mlc_onnx__av_ints(n->im->ctx, v, a->tensor.ndim));
+  return (*e = mlc_onnx__emit_attrs(n, "reshape_dynamic", e, 1, 1, &sh)) != NULL;
+}
+
+/* the body's results checked: a one-element bool condition, carried values
+ * of the params' shapes, scan elements of shapes known outside the body */
+static bool check_results(MlcOnnxNode *n, const Onnx__GraphProto *g, MlcGExpr **outs, int nc, int k, const BodyFn *bf) {
+  const MlcSInfo *c = mlc_onnx__tensor_sinfo(outs[0]);
+  bool one = c && mlc_dtype_eq(c->tensor.dtype, MLC_BOOL);
+  for (int d = 0; one && d < c->tensor.ndim; d++) {
+    int64_t v;
+    one = mlc_onnx__const_dim(outs[0], d, &v) && v == 1;
+  }
+  if (!one) return mlc_onnx__node_fail(n, "the body's condition must be a bool tensor of one element");
+  for (int i = 0; i < nc; i++) {
+    const MlcSInfo *a = mlc_onnx__tensor_sinfo(outs[1 + i]), *b = mlc_onnx__tensor_sinfo(bf->params.data[2 + i]);
+    bool same = a && b && mlc_dtype_eq(a->tensor.dtype, b->tensor.dtype) && a->tensor.ndim == b->tensor.ndim && a->tensor.shape;
+    int unproven = 0;
+    for (int d = 0; same && d < a->tensor.ndim; d++) {
+      int64_t x, y;
+      if (mlc_expr_same(a->tensor.shape[d], b->tensor.shape[d])) continue;
+      same = !(mlc_e_is_const_int(a->tensor.shape[d], &x) && mlc_e_is_const_int(b->tensor.shape[d], &y));
+      unproven++;
+    }
+    if (!same || unproven > 1)
+      return mlc_onnx__node_fail(n, "loop-carried value %d changes its shape or dtype in the body, which is not supported "
+                                    "in a loop run at run time", i);
+    /* one dim known only at run time (a slice by the iteration number): the
+     * copy to the param's shape compares element counts, so that dim too */
+    if (unproven) {
+      MlcAttr sh = attr("shape", mlc_onnx__av_exprs(n->im->ctx, b->tensor.shape, b->tensor.ndim));
+      if (!(outs[1 + i] = mlc_onnx__emit_attrs(n, "reshape_dynamic", &outs[1 + i], 1, 1, &sh))) return false;
+    }
+  }
+  for (int j = 0; j < k; j++)
+    if (!static_elem(n, g->output[1 + nc + j], &outs[1 + nc + j]))
+      return mlc_onnx__node_fail(n, "scan output %d without a static shape is not supported in a loop run at run time", j);
+  return true;
+}
+
+/* the body imported into a graph function of its own, added to the module */
+static const char *body_function(MlcOnnxNode *n, const Onnx__GraphProto *g, int nc, int k, BodyFn *bf, MlcGExpr **outs) {
+  MlcOnnxImporter *im = n->im;
+  MlcCtx *ctx = im->ctx;
+  MlcMap values = im->values, known = im->known, scope_v = {0}, scope_k = {0};
+  MlcOnnxBindings bindings = im->bindings;
+  bool ok = body_scope(n, g, nc, bf, &scope_v, &scope_k);
+  im->values = scope_v, im->known = scope_k, im->bindings = (MlcOnnxBindings){0};
+  ok = ok && mlc_onnx__import_subgraph(n, g, outs, 1 + nc + k) && check_results(n, g, outs, nc, k, bf);
+  MlcOnnxBindings mine = im->bindings;
+  MlcMap out_vars = {0}; /* what the block's result reads leaves the dataflow block, once */
+  for (int i = 0; ok && i < 1 + nc + k; i++)
+    if (outs[i]->kind == MLC_G_DFVAR) {
+      MlcGExpr *v = mlc_map_get(&out_vars, outs[i]);
+      if (!v) {
+        v = mlc_g_var(ctx, mlc_internf(ctx, "%s_out", outs[i]->var.name), outs[i]->sinfo, false);
+        mlc_vec_push(&mine, ((MlcBinding){v, outs[i], ctx->build_loc}));
+        mlc_map_put(&out_vars, outs[i], v);
+      }
+      outs[i] = v;
+    }
+  mlc_map_free(&out_vars);
+  mlc_map_free(&im->values);
+  mlc_map_free(&im->known);
+  im->values = values, im->known = known, im->bindings = bindings;
+  const char *name = mlc_internf(ctx, "loop_body%zu", im->funcs.len);
+  MlcGExpr *result = ok ? mlc_g_tuple(ctx, outs, 1 + nc + k) : NULL;
+  MlcBindingBlock *bb = result ? mlc_g_block(ctx, true, mlc_vec_to_arena(&ctx->arena, &mine), (int)mine.len) : NULL;
+  MlcGExpr *body = bb ? mlc_g_seq(ctx, &bb, 1, result) : NULL;
+  MlcGFunc *f = body ? mlc_gfunc_new(ctx, name, mlc_vec_to_arena(&ctx->arena, &bf->params), (int)bf->params.len,
+                                     result->sinfo, body, (MlcAttrs){0}, true)
+                     : NULL;
+  mlc_vec_free(&mine);
+  if (!f) return NULL;
+  mlc_vec_push(&im->funcs, ((MlcFunc){.kind = MLC_FUNC_GRAPH, .name = name, .graph = f}));
+  return name;
+}
+
+/* the trip count or condition as R.loop takes it: given, or the default */
+static MlcGExpr *limit_arg(MlcOnnxNode *n, int i) {
+  if (i < n->n_in && n->in[i]) return n->in[i];
+  return i == 0 ? int64_const(n, INT64_MAX) : mlc_onnx__const(n, mlc_onnx__scalar(n->im->ctx, MLC_BOOL, 1));
+}
+
+static bool run_time_loop(MlcOnnxNode *n, const Onnx__GraphProto *g, int nc, int k) {
+  MlcCtx *ctx = n->im->ctx;
+  BodyFn bf = {0};
+  MlcGExpr *outs[MLC_ONNX_MAX_IO];
+  const char *name = body_function(n, g, nc, k, &bf, outs);
+  bool ok = name != NULL;
+  MlcGExpr *init[MLC_ONNX_MAX_IO];
+  for (int i = 0; i < nc; i++) init[i] = n->in[2 + i];
+  MlcGExpr *args[5] = {mlc_g_global(ctx, name ? name : "?"), limit_arg(n, 0), limit_arg(n, 1), mlc_g_tuple(ctx, init, nc),
+                       mlc_g_tuple(ctx, bf.outer.data, (int)bf.outer.len)};
+  MlcAttrValue *shapes = mlc_arena_array(&ctx->arena, (size_t)(k ? k : 1), sizeof *shapes);
+  MlcAttrValue *dtypes = mlc_arena_array(&ctx->arena, (size_t)(k ? k : 1), sizeof *dtypes);
+  for (int j = 0; ok && j < k; j++) {
+    const MlcSInfo *e = mlc_onnx__tensor_sinfo(outs[1 + nc + j]);
+    shapes[j] = mlc_onnx__av_exprs(ctx, e->tensor.shape, e->tensor.ndim);
+    dtypes[j] = mlc_onnx__av_dtype(e->tensor.dtype);
+  }
+  MlcExpr *count = mlc_e_var(ctx, mlc_internf(ctx, "r%u", n->im->fresh++), MLC_I64_T);
+  MlcAttr attrs[3] = {{"count", mlc_onnx__av_exprs(ctx, &count, 1)},
+                      {"scan_shapes", {.kind = MLC_ATTR_LIST, .list = {shapes, k}}},
+                      {"scan_dtypes", {.kind = MLC_ATTR_LIST, .list = {dtypes, k}}}};
+  MlcGExpr *r = ok ? mlc_onnx__emit_attrs(n, "loop", args, 5, 3, attrs) : NULL;
+  for (int i = 0; r && i < nc + k; i++) r = (n->out[i] = mlc_onnx__item(n, r, i)) ? r : NULL;
+  mlc_vec_free(&bf.params);
+  mlc_vec_free(&bf.outer);
+  return r != NULL;
+}
+
+bool mlc_onnx__conv_loop(MlcOnnxNode *n) {
+  const Onnx__AttributeProto *ba = mlc_onnx__attr(n, "body");
+  if (!ba || !ba->g) return mlc_onnx__node_fail(n, "body must be a graph");
+  const Onnx__GraphProto *g = ba->g;
+  int nc = n->n_in - 2, k = (int)g->n_output - 1 - nc;
+  if (nc < 0 || k < 0 || (int)g->n_input != nc + 2 || n->n_out != nc + k)
+    return mlc_onnx__node_fail(n, "%d inputs and %d outputs do not fit a body of %zu inputs and %zu outputs", n->n_in,
+                               n->n_out, g->n_input, g->n_output);
+  for (int i = 0; i < nc; i++)
+    if (!mlc_onnx__input(n, 2 + i)) return false;
+  size_t mark = n->im->bindings.len;
+  Unrolled u = unrolled(n, g, nc, k);
+  if (u != NOT_UNROLLED) return u == UNROLLED;
+  n->im->bindings.len = mark; /* what a partial unrolling bound goes */
+  return run_time_loop(n, g, nc, k);
+}
