@@ -166,6 +166,37 @@ static bool split_sizes(MlcOnnxNode *n, int64_t dim, int64_t *sizes, int64_t *k,
   return *k = count, true;
 }
 
+/* parts of sizes read when the model runs, as many as the 1-D split input
+ * has values (static): tensor_to_shape "split" binds and checks the parts'
+ * dims, split_part copies each part (as Split does) */
+static bool split_runtime(MlcOnnxNode *n, MlcGExpr *x, int rank, int64_t axis) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcGExpr *sz = n->in[1];
+  int64_t k;
+  MlcDType dt = mlc_onnx__dtype_of(sz);
+  if (mlc_onnx__rank(sz) != 1 || !mlc_onnx__const_dim(sz, 0, &k) || dt.code != MLC_TC_INT || (dt.bits != 32 && dt.bits != 64))
+    return mlc_onnx__node_fail(n, "split sizes computed at run time are not supported but as a 1-D int32 or int64 tensor "
+                                  "of static length (the number of parts known at import)");
+  if (k < 1 || k > MAX_LENGTH) return mlc_onnx__node_fail(n, "%lld parts: 1 to %d are supported", (long long)k, MAX_LENGTH);
+  MlcExpr **parts = mlc_arena_array(&ctx->arena, (size_t)k, sizeof *parts), *dims[MLC_ONNX_MAX_RANK];
+  for (int64_t i = 0; i < k; i++) parts[i] = mlc_e_var(ctx, mlc_internf(ctx, "r%u", n->im->fresh++), MLC_I64_T);
+  MlcGExpr *args[2] = {sz, x};
+  MlcAttr ta[3] = {attr("shape", mlc_onnx__av_exprs(ctx, parts, (int)k)), attr("mode", mlc_onnx__av_str(ctx, "split")),
+                   attr("axis", mlc_onnx__av_int(axis))};
+  if (!mlc_onnx__emit_attrs(n, "tensor_to_shape", args, 2, 3, ta)) return false;
+  const MlcSInfo *si = mlc_onnx__tensor_sinfo(x);
+  for (int d = 0; d < rank; d++) dims[d] = si->tensor.shape[d];
+  MlcGExpr **f = mlc_arena_array(&ctx->arena, (size_t)k, sizeof *f);
+  for (int64_t i = 0; i < k; i++) {
+    dims[axis] = parts[i];
+    MlcAttr pa[3] = {attr("shape", mlc_onnx__av_exprs(ctx, dims, rank)), attr("axis", mlc_onnx__av_int(axis)),
+                     attr("index", mlc_onnx__av_int(i))};
+    MlcGExpr *xs[2] = {x, sz};
+    if (!(f[i] = mlc_onnx__emit_attrs(n, "split_part", xs, 2, 3, pa))) return false;
+  }
+  return (n->out[0] = seq_of(n, f, k)) != NULL;
+}
+
 bool mlc_onnx__conv_split_to_sequence(MlcOnnxNode *n) {
   MlcGExpr *x = tensor_input(n, 0);
   int rank;
@@ -175,6 +206,7 @@ bool mlc_onnx__conv_split_to_sequence(MlcOnnxNode *n) {
     return false;
   if (axis < -rank || axis >= rank) return mlc_onnx__node_fail(n, "axis %lld is out of range for rank %d", (long long)axis, rank);
   if (axis < 0) axis += rank;
+  if (n->n_in > 1 && n->in[1] && !mlc_onnx__known_or_absent(n, 1)) return split_runtime(n, x, rank, axis);
   if (!mlc_onnx__const_dim(x, (int)axis, &dim)) return mlc_onnx__node_fail(n, "splitting a dim known only at run time is not supported");
   if (dim > MAX_LENGTH) return mlc_onnx__node_fail(n, "more than %d parts are not supported", MAX_LENGTH);
   int64_t *sizes = calloc(MAX_LENGTH, sizeof *sizes);

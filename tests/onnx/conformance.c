@@ -202,7 +202,10 @@ static int flatten(MlcOnnxValue **v, int n, MlcTensorData **out) {
 }
 
 /* import options telling the importer what the data says of the sequence
- * and optional inputs: their lengths, presence and element shapes */
+ * and optional inputs: their lengths, presence and element shapes.  The
+ * elements of one sequence may differ in shape, so each gets the shape of
+ * its data; the model's other inputs then do too, since a dim of theirs
+ * named like an element's (N) is the element's at run time */
 typedef struct SeqOptions {
   MlcOnnxOptions opt;
   MlcOnnxInputSeq seqs[MAX_IO];
@@ -213,18 +216,19 @@ static const MlcOnnxOptions *seq_options(MlcCtx *ctx, const MlcOnnxIo *io, int n
                                          SeqOptions *so) {
   memset(&so->opt, 0, sizeof so->opt);
   so->opt.seqs = so->seqs, so->opt.shapes = so->shapes;
+  for (int i = 0; i < n_in && i < n_io; i++)
+    if (io[i].kind != MLC_ONNX_TENSOR) so->seqs[so->opt.n_seqs++] = (MlcOnnxInputSeq){io[i].name, ins[i]->n, ins[i]->absent};
+  if (!so->opt.n_seqs) return NULL;
   for (int i = 0; i < n_in && i < n_io; i++) {
-    if (io[i].kind == MLC_ONNX_TENSOR) continue;
-    so->seqs[so->opt.n_seqs++] = (MlcOnnxInputSeq){io[i].name, ins[i]->n, ins[i]->absent};
-    for (int j = 0; ins[i]->seq && j < ins[i]->n && so->opt.n_shapes < MAX_FLAT; j++) {
+    for (int j = 0; j < ins[i]->n && so->opt.n_shapes < MAX_FLAT; j++) {
       MlcOnnxInputShape *sh = &so->shapes[so->opt.n_shapes++];
       const MlcTensorData *d = ins[i]->tensors[j];
-      sh->name = mlc_internf(ctx, "%s[%d]", io[i].name, j);
+      sh->name = ins[i]->seq ? mlc_internf(ctx, "%s[%d]", io[i].name, j) : io[i].name;
       sh->ndim = d->ndim;
       for (int k = 0; k < d->ndim && k < 32; k++) sh->dims[k] = d->shape[k];
     }
   }
-  return so->opt.n_seqs ? &so->opt : NULL;
+  return &so->opt;
 }
 
 static Status run_test(const Options *o, const char *name, char *reason, size_t cap) {
