@@ -365,7 +365,7 @@ static bool convert_node(MlcOnnxImporter *im, const Onnx__NodeProto *p) {
     n.in[i] = mlc_map_get(&im->values, key);
     n.known_in[i] = mlc_map_get(&im->known, key);
   }
-  if (!converter_of(im, p)(&n)) return false;
+  if (!mlc_onnx__check_values(&n) || !converter_of(im, p)(&n)) return false;
   for (int i = 0; i < n.n_out; i++) {
     const char *o = p->output[i];
     if (!o || !*o) continue;

@@ -123,6 +123,10 @@ MlcAttrValue mlc_onnx__av_dtype(MlcDType t);
  * import: nothing of them reaches the graph but their tensors. */
 bool mlc_onnx__is_seq(const MlcOnnxImporter *im, const MlcGExpr *v);
 MlcGExpr *mlc_onnx__absent(MlcOnnxImporter *im);
+/* node n's inputs are tensors, unless its op takes sequences or optionals
+ * (the Sequence* and Optional* ops, Identity, Loop); an error naming the
+ * input otherwise */
+bool mlc_onnx__check_values(MlcOnnxNode *n);
 /* a graph input of sequence or optional type: its elements become params
  * (pushed to params), as opt's seqs and shapes give them */
 bool mlc_onnx__seq_input(MlcOnnxImporter *im, const Onnx__ValueInfoProto *vi, const MlcOnnxOptions *opt,

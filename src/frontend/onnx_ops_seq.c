@@ -330,6 +330,25 @@ MlcGExpr *mlc_onnx__select_seq(MlcOnnxNode *n, MlcGExpr *c, MlcGExpr *t, MlcGExp
   return seq_of(n, f, k);
 }
 
+/* ---- what other ops are given ------------------------------------------------------ */
+
+bool mlc_onnx__check_values(MlcOnnxNode *n) {
+  static const char *const takes[] = {
+#define X(op, since, fn) op,
+#include "onnx_seq.def"
+#undef X
+      "Identity", "Loop"};
+  const char *op = n->proto->op_type ? n->proto->op_type : "";
+  for (size_t i = 0; i < sizeof takes / sizeof *takes; i++)
+    if (!strcmp(op, takes[i])) return true;
+  for (int i = 0; i < n->n_in; i++) {
+    if (mlc_onnx__is_seq(n->im, n->in[i])) return mlc_onnx__node_fail(n, "input %d is a sequence; a tensor is expected", i);
+    if (n->in[i] && n->in[i] == n->im->absent)
+      return mlc_onnx__node_fail(n, "input %d is an optional without a value; a tensor is expected", i);
+  }
+  return true;
+}
+
 /* ---- graph inputs and outputs ----------------------------------------------------- */
 
 static const MlcOnnxInputSeq *seq_option(const MlcOnnxOptions *opt, const char *name) {

@@ -299,6 +299,28 @@ static void test_refusals(void) {
   g.inits[g.n_inits++] = init_i64("pos", &five, 1, true);
   buf = pack_model(&g, 11, &len);
   expect_refusal(buf, len, NULL, "atrange", "position 5 is out of range [-2, 1]", "node 'at_runtime'");
+  /* a sequence, or an absent optional, where ops expect a tensor */
+  static const char *ops[] = {"Add", "Relu", "Concat", "Transpose", "Reshape", "Gather", "Where", "MatMul", "Shape",
+                              "ReduceSum", "Cast", "Split", "If", "Scan", "Expand", "Slice"};
+  static const int arity[] = {2, 1, 2, 1, 2, 2, 3, 2, 1, 1, 1, 1, 1, 2, 2, 3};
+  static const char *none_out[] = {"s"}, *use_in[] = {"s", "x", "x"}, *use_out[] = {"y"};
+  for (int absent = 0; absent < 2; absent++)
+    for (size_t i = 0; i < sizeof ops / sizeof *ops; i++) {
+      Graph u = {0};
+      u.nodes[u.n_nodes++] = absent ? node("Optional", "none", NULL, 0, none_out, 1)
+                                    : node("SequenceConstruct", "construct", c_in, 2, c_out, 1);
+      u.nodes[u.n_nodes++] = node(ops[i], "use", use_in, arity[i], use_out, 1);
+      u.ins[u.n_ins++] = vinfo("x", tensor_type(ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, xd, 1));
+      u.outs[u.n_outs++] = vinfo("y", NULL);
+      buf = pack_model(&u, 18, &len);
+      char err[2048] = "";
+      MlcrtModel *rm = build(buf, len, NULL, "misuse", err, sizeof err);
+      CHECK(rm == NULL);
+      if (rm) mlcrt_model_free(rm);
+      const char *want = absent ? "input 0 is an optional without a value" : "input 0 is a sequence";
+      if (!strstr(err, "node 'use'") || !strstr(err, want)) printf("    %s: %s\n", ops[i], err);
+      CHECK(strstr(err, "node 'use'") != NULL && strstr(err, want) != NULL);
+    }
 }
 
 /* ---- optionals -------------------------------------------------------------------------- */
