@@ -377,8 +377,8 @@ bool mlc_onnx__seq_input(MlcOnnxImporter *im, const Onnx__ValueInfoProto *vi, co
   const MlcOnnxInputSeq *so = seq_option(opt, name);
   if (t->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE) {
     if (!so)
-      return input_fail(im, name, "an optional whose presence is known only at run time is not supported (the import "
-                                  "options may fix it)");
+      return input_fail(im, name, "an optional whose presence is known only at run time is not supported (say which: "
+                                  "--input-seq NAME=absent or NAME=present)");
     if (so->absent) return mlc_map_put(&im->values, key, mlc_onnx__absent(im)), true;
     t = t->optional_type ? t->optional_type->elem_type : NULL;
     if (!t) return input_fail(im, name, "the optional type has no element type");
@@ -390,8 +390,8 @@ bool mlc_onnx__seq_input(MlcOnnxImporter *im, const Onnx__ValueInfoProto *vi, co
   if (t->value_case != ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE || !t->sequence_type || !t->sequence_type->elem_type)
     return input_fail(im, name, "a sequence type without an element type");
   if (!so)
-    return input_fail(im, name, "a sequence whose length is known only at run time is not supported (the import "
-                                "options may fix it)");
+    return input_fail(im, name, "a sequence whose length is known only at run time is not supported (give it: "
+                                "--input-seq NAME=LEN)");
   if (so->length < 0 || so->length > MAX_LENGTH)
     return input_fail(im, name, "the sequence's length is out of range");
   MlcGExpr **f = mlc_arena_array(&ctx->arena, (size_t)(so->length ? so->length : 1), sizeof *f);
