@@ -1,6 +1,6 @@
 #!/bin/sh
 # fuzz.sh SECONDS [TARGET...] - run libFuzzer targets for SECONDS each
-# (default targets: reader onnx npy records schedule).
+# (default targets: reader onnx onnx_value npy records schedule).
 #
 #   reader  the TVMScript reader and printer; its corpus (build/fuzz/corpus)
 #           is seeded from the golden test files each time, so a fresh
@@ -11,6 +11,10 @@
 #           ($MLC_ONNX_TESTS, default ../shared/onnx-node-tests).
 #   (the ONNX corpus also gets tests/golden/onnx_errors/, the models the
 #   fuzzer once failed on);
+#   onnx_value  the reader of the conformance data's values (TensorProto,
+#           SequenceProto, OptionalProto; the first byte picks which); its
+#           corpus (build/fuzz/corpus_onnx_value) is seeded with the suite's
+#           test data when the suite is found;
 #   npy     the runtime's .npy and .npz readers (the input's first byte picks
 #           which); its corpus (build/fuzz/corpus_npy) is seeded with .npy
 #           and .npz files written by the unit tests' fixtures and by numpy
@@ -31,7 +35,7 @@ case "$secs" in
   ''|*[!0-9]*) echo "usage: scripts/fuzz.sh SECONDS [TARGET...]" >&2; exit 2 ;;
 esac
 [ $# -gt 0 ] && shift
-targets=${*:-reader onnx npy records schedule}
+targets=${*:-reader onnx onnx_value npy records schedule}
 
 cd "$(dirname "$0")/.."
 make -j2 fuzz
@@ -49,6 +53,22 @@ seed_onnx() {
   [ -d "$suite" ] || return 0
   for d in "$suite"/test_*; do
     [ -f "$d/model.onnx" ] && cp "$d/model.onnx" "$1/$(basename "$d").onnx"
+  done
+  return 0
+}
+
+# one file per seed: the selector byte (0 tensor, 1 sequence, 2 optional), then
+# the test data of the suite's sequence and optional tests
+seed_onnx_value() {
+  suite=${MLC_ONNX_TESTS:-../shared/onnx-node-tests}
+  [ -d "$suite" ] || return 0
+  for d in "$suite"/test_sequence_* "$suite"/test_optional_* "$suite"/test_identity_opt; do
+    for f in "$d"/test_data_set_0/*.pb; do
+      [ -f "$f" ] || continue
+      for sel in 0 1 2; do
+        { printf "\\00$sel"; cat "$f"; } >"$1/$(basename "$d")_$(basename "$f" .pb)_$sel"
+      done
+    done
   done
   return 0
 }
@@ -94,6 +114,7 @@ for t in $targets; do
   case "$t" in
     reader) corpus=build/fuzz/corpus ;;
     onnx) corpus=build/fuzz/corpus_onnx ;;
+    onnx_value) corpus=build/fuzz/corpus_onnx_value ;;
     npy) corpus=build/fuzz/corpus_npy ;;
     records) corpus=build/fuzz/corpus_records ;;
     schedule) corpus=build/fuzz/corpus_schedule ;;

@@ -60,6 +60,8 @@ typedef struct MlcOnnxIo {
  * NULL + error; maps, sparse tensors and nested sequences are refused as
  * not supported. */
 MlcOnnxValue *mlc_onnx_read_value_file(MlcCtx *ctx, const char *path, MlcOnnxValueKind kind);
+/* the same for a serialized value in memory; `where` names it in messages */
+MlcOnnxValue *mlc_onnx_decode_value(MlcCtx *ctx, const char *where, const void *buf, size_t len, MlcOnnxValueKind kind);
 /* the graph inputs (initializers left out) and outputs of the model file */
 bool mlc_onnx_graph_io(MlcCtx *ctx, const char *path, MlcOnnxIo **ins, int *n_in, MlcOnnxIo **outs, int *n_out);
 

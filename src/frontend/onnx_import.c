@@ -468,6 +468,8 @@ static bool read_inputs(MlcOnnxImporter *im, const Onnx__GraphProto *g, const Ml
     if (mlc_map_has(&im->known, key)) continue;
     if (mlc_map_has(&im->values, key)) return model_fail(im, "graph input '%s' is listed twice", vi->name);
     if (is_seq_type(vi->type)) {
+      if (value_override(opt, vi->name))
+        return model_fail(im, "input '%s': fixing the value of a sequence or optional input is not supported", vi->name);
       if (!mlc_onnx__seq_input(im, vi, opt, params)) return false;
       continue;
     }

@@ -106,19 +106,24 @@ static bool read_optional(MlcCtx *ctx, const char *where, const uint8_t *buf, si
   return true;
 }
 
-MlcOnnxValue *mlc_onnx_read_value_file(MlcCtx *ctx, const char *path, MlcOnnxValueKind kind) {
+MlcOnnxValue *mlc_onnx_decode_value(MlcCtx *ctx, const char *where, const void *buf, size_t len, MlcOnnxValueKind kind) {
   MlcOnnxValue *v = mlc_arena_alloc(&ctx->arena, sizeof *v);
   memset(v, 0, sizeof *v);
   v->kind = kind;
+  const uint8_t *b = buf;
+  bool ok = kind == MLC_ONNX_SEQUENCE ? read_sequence(ctx, where, b, len, v)
+          : kind == MLC_ONNX_OPTIONAL ? read_optional(ctx, where, b, len, v)
+                                      : push_tensor(ctx, where, v, b, len);
+  return ok ? v : NULL;
+}
+
+MlcOnnxValue *mlc_onnx_read_value_file(MlcCtx *ctx, const char *path, MlcOnnxValueKind kind) {
   size_t len = 0;
   char *buf = mlc_read_file(ctx, path, MLC_ONNX_MAX_FILE, &len);
   if (!buf) return NULL;
-  const uint8_t *b = (const uint8_t *)buf;
-  bool ok = kind == MLC_ONNX_SEQUENCE ? read_sequence(ctx, path, b, len, v)
-          : kind == MLC_ONNX_OPTIONAL ? read_optional(ctx, path, b, len, v)
-                                      : push_tensor(ctx, path, v, b, len);
+  MlcOnnxValue *v = mlc_onnx_decode_value(ctx, path, buf, len, kind);
   free(buf);
-  return ok ? v : NULL;
+  return v;
 }
 
 /* ---- the graph's inputs and outputs ------------------------------------------------- */
