@@ -579,7 +579,7 @@ static MlcGExpr *read_outputs(MlcOnnxImporter *im, const Onnx__GraphProto *g, Ml
     if (!v) ok = model_fail(im, "graph output '%s' is not defined", name ? name : "");
     for (size_t j = 0; ok && j < i; j++)
       if (strcmp(g->output[j]->name, name) == 0) ok = model_fail(im, "graph output '%s' is listed twice", name);
-    ok = ok && mlc_onnx__flatten(im, name, v, &vals, names);
+    if (ok) mlc_onnx__flatten(im, name, v, &vals, names);
   }
   for (size_t i = 0; ok && i < vals.len; i++) {
     MlcGExpr *gv = mlc_g_var(im->ctx, var_name(im, names->data[i].s), vals.data[i]->sinfo, false);
@@ -587,7 +587,8 @@ static MlcGExpr *read_outputs(MlcOnnxImporter *im, const Onnx__GraphProto *g, Ml
     mlc_vec_push(&im->bindings, ((MlcBinding){gv, vals.data[i], im->ctx->build_loc}));
     mlc_vec_push(&outs, gv);
   }
-  if (ok && outs.len == 0) ok = model_fail(im, "the graph's outputs hold no tensors (empty sequences or absent optionals only): not supported");
+  if (ok && outs.len == 0)
+    ok = model_fail(im, "graphs whose outputs hold no tensors (only empty sequences or absent optionals) are not supported");
   MlcGExpr *r = !ok ? NULL : outs.len == 1 ? outs.data[0] : mlc_g_tuple(im->ctx, outs.data, (int)outs.len);
   mlc_vec_free(&vals);
   mlc_vec_free(&outs);

@@ -134,7 +134,7 @@ bool mlc_onnx__seq_input(MlcOnnxImporter *im, const Onnx__ValueInfoProto *vi, co
 /* value v of the graph's input or output `name` flattened: its tensors
  * (pushed to vals when not NULL) and their names (pushed to names: "name",
  * or "name[i]" for a sequence's elements); none for an absent optional */
-bool mlc_onnx__flatten(MlcOnnxImporter *im, const char *name, MlcGExpr *v, MlcGExprs *vals, MlcAttrValues *names);
+void mlc_onnx__flatten(MlcOnnxImporter *im, const char *name, MlcGExpr *v, MlcGExprs *vals, MlcAttrValues *names);
 /* If with a condition computed at run time, on sequence or optional
  * branch values t and e: elementwise `where` over equal-length sequences;
  * NULL + a "not supported" error when the two differ in length or presence */

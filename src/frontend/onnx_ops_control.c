@@ -37,7 +37,8 @@ static bool if_converted(MlcOnnxNode *n, const Onnx__GraphProto *then_g, const O
     return false;
   MlcOnnxImporter *im = n->im;
   for (int i = 0; i < n->n_out; i++) {
-    if (mlc_onnx__is_seq(im, t[i]) || mlc_onnx__is_seq(im, e[i]) || (im->absent && (t[i] == im->absent || e[i] == im->absent))) {
+    bool absent = im->absent && (t[i] == im->absent || e[i] == im->absent);
+    if (absent || mlc_onnx__is_seq(im, t[i]) || mlc_onnx__is_seq(im, e[i])) { /* onnx_ops_seq.c */
       if (!(n->out[i] = mlc_onnx__select_seq(n, c, t[i], e[i]))) return false;
       continue;
     }

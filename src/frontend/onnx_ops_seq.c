@@ -401,13 +401,12 @@ bool mlc_onnx__seq_input(MlcOnnxImporter *im, const Onnx__ValueInfoProto *vi, co
   return s && (mlc_map_put(&im->values, key, s), true);
 }
 
-bool mlc_onnx__flatten(MlcOnnxImporter *im, const char *name, MlcGExpr *v, MlcGExprs *vals, MlcAttrValues *names) {
-  if (!v || v == im->absent) return true;
+void mlc_onnx__flatten(MlcOnnxImporter *im, const char *name, MlcGExpr *v, MlcGExprs *vals, MlcAttrValues *names) {
+  if (!v || v == im->absent) return;
   int k = mlc_onnx__is_seq(im, v) ? v->tuple.n : 1;
   for (int i = 0; i < k; i++) {
     if (vals) mlc_vec_push(vals, mlc_onnx__is_seq(im, v) ? v->tuple.fields[i] : v);
     const char *s = mlc_onnx__is_seq(im, v) ? mlc_internf(im->ctx, "%s[%d]", name, i) : name;
     mlc_vec_push(names, mlc_onnx__av_str(im->ctx, s));
   }
-  return true;
 }
