@@ -413,6 +413,13 @@ static void test_read_values(void) {
   CHECK(write_file(path, opt, 2));
   v = mlc_onnx_read_value_file(ctx, path, MLC_ONNX_OPTIONAL);
   CHECK(v && v->absent && v->n == 0);
+  CHECK(write_file(path, opt, 0)); /* no fields at all */
+  v = mlc_onnx_read_value_file(ctx, path, MLC_ONNX_OPTIONAL);
+  CHECK(v && v->absent && v->n == 0);
+  /* a plain tensor */
+  CHECK(write_file(path, pb, lb));
+  v = mlc_onnx_read_value_file(ctx, path, MLC_ONNX_TENSOR);
+  CHECK(v && !v->seq && !v->absent && v->n == 1 && ((float *)v->tensors[0]->data)[0] == 4);
   /* cut short: an error, no crash */
   CHECK(write_file(path, seq, ls - 3));
   CHECK(mlc_onnx_read_value_file(ctx, path, MLC_ONNX_SEQUENCE) == NULL);
