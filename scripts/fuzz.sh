@@ -3,7 +3,7 @@
 # fuzz.sh --runs N [TARGET...] - run each until it has executed N inputs (the
 #           seed corpus included), however long that takes: the campaign
 #           that counts executions
-# (default targets: reader onnx npy records schedule).  Each prints its
+# (default targets: reader onnx onnx_value npy records schedule).  Each prints its
 # executions, the CPU seconds they took and the rate.
 #
 #   reader  the TVMScript reader and printer; its corpus (build/fuzz/corpus)
@@ -15,6 +15,10 @@
 #           ($MLC_ONNX_TESTS, default ../shared/onnx-node-tests).
 #   (the ONNX corpus also gets tests/golden/onnx_errors/, the models the
 #   fuzzer once failed on);
+#   onnx_value  the reader of the conformance data's values (TensorProto,
+#           SequenceProto, OptionalProto; the first byte picks which); its
+#           corpus (build/fuzz/corpus_onnx_value) is seeded with the suite's
+#           test data when the suite is found;
 #   npy     the runtime's .npy and .npz readers (the input's first byte picks
 #           which); its corpus (build/fuzz/corpus_npy) is seeded with .npy
 #           and .npz files written by the unit tests' fixtures and by numpy
@@ -43,7 +47,7 @@ case "$secs$runs" in
   *[!0-9-]*|-*) usage ;;
 esac
 [ "$runs" = 0 ] && usage
-targets=${*:-reader onnx npy records schedule}
+targets=${*:-reader onnx onnx_value npy records schedule}
 
 cd "$(dirname "$0")/.."
 make -j2 fuzz
@@ -61,6 +65,22 @@ seed_onnx() {
   [ -d "$suite" ] || return 0
   for d in "$suite"/test_*; do
     [ -f "$d/model.onnx" ] && cp "$d/model.onnx" "$1/$(basename "$d").onnx"
+  done
+  return 0
+}
+
+# one file per seed: the selector byte (0 tensor, 1 sequence, 2 optional), then
+# the test data of the suite's sequence and optional tests
+seed_onnx_value() {
+  suite=${MLC_ONNX_TESTS:-../shared/onnx-node-tests}
+  [ -d "$suite" ] || return 0
+  for d in "$suite"/test_sequence_* "$suite"/test_optional_* "$suite"/test_identity_opt; do
+    for f in "$d"/test_data_set_0/*.pb; do
+      [ -f "$f" ] || continue
+      for sel in 0 1 2; do
+        { printf "\\00$sel"; cat "$f"; } >"$1/$(basename "$d")_$(basename "$f" .pb)_$sel"
+      done
+    done
   done
   return 0
 }
@@ -115,6 +135,7 @@ for t in $targets; do
   case "$t" in
     reader) corpus=build/fuzz/corpus ;;
     onnx) corpus=build/fuzz/corpus_onnx ;;
+    onnx_value) corpus=build/fuzz/corpus_onnx_value ;;
     npy) corpus=build/fuzz/corpus_npy ;;
     records) corpus=build/fuzz/corpus_records ;;
     schedule) corpus=build/fuzz/corpus_schedule ;;

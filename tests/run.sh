@@ -245,6 +245,13 @@ cli "--in without its value" 2 err "mlcc run: option '--in' needs a value" run "
 cli "--input-shape of an unknown input" 2 err "input 'z', but the model has no such input (its inputs: 'x')" \
   import "$onnx" --input-shape z:1x16
 cli "--input-shape of the input" 0 out "R.Tensor((1, 16)" import "$onnx" --input-shape x:1x16
+# cli/seq_map.onnx: ys = SequenceMap(xs, w) of Mul, cat = ConcatFromSequence(ys); xs a sequence input
+seq=$GOLDEN/cli/seq_map.onnx
+cli "a sequence input needs its length" 2 err "input 'xs': a sequence whose length is known only at run time is not supported" \
+  import "$seq"
+cli "--input-seq gives it" 0 out '"input_names": ["xs[0]", "xs[1]", "w"], "output_names": ["ys[0]", "ys[1]", "cat"]' \
+  import "$seq" --input-seq xs=2 --input-shape 'xs[0]:3' --input-shape 'xs[1]:2'
+cli "--input-seq takes a length" 2 err "--input-seq takes NAME=LEN" import "$seq" --input-seq xs=-1
 # the file is named once, by the location
 printf 'not a model' >"$tmp/m.onnx"
 cli "an ONNX error names the file once" 2 err "$tmp/m.onnx: error: not a valid ONNX model" import "$tmp/m.onnx"

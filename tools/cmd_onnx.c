@@ -1,14 +1,17 @@
 /* cmd_onnx.c - `mlcc import` and `mlcc compile`: ONNX models in.
  *
- *   mlcc import MODEL.onnx [--input-shape NAME:DIMS]... [--input-value NAME=V,...]...
+ *   mlcc import MODEL.onnx [--input-shape NAME:DIMS]... [--input-value NAME=V,...]... [--input-seq NAME=LEN]...
  *       the imported module as TVMScript on stdout;
- *   mlcc compile MODEL.onnx -o DIR [--input-shape NAME:DIMS]... [--input-value NAME=V,...]... [--embed-params]
+ *   mlcc compile MODEL.onnx -o DIR [--input-shape NAME:DIMS]... [--input-value NAME=V,...]... [--input-seq NAME=LEN]... [--embed-params]
  *                [--dump-after PASS] [--explain] [--no-default-schedule] [--target native|opencl|cuda]
  *       the deployment folder, exactly as `mlcc build MODULE.py -o DIR` makes it.
  * --input-shape fixes an input's shape (dims separated by 'x'), for models
  * exported with symbolic or unknown dims; --input-value fixes an input's
  * value (numbers separated by ','), which then is no input of the compiled
- * model: a sample rate or a mode switch that the model branches on. */
+ * model: a sample rate or a mode switch that the model branches on;
+ * --input-seq gives a sequence input's length (its elements become inputs
+ * NAME[0], NAME[1], ..., shaped by --input-shape 'NAME[0]:DIMS'), or says
+ * whether an optional input is `absent` or `present` (docs/onnx.md). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +29,8 @@ typedef struct OnnxArgs {
   int n_shapes;
   MlcOnnxInputValue values[MAX_SHAPES];
   int n_values;
+  MlcOnnxInputSeq seqs[MAX_SHAPES];
+  int n_seqs;
   double numbers[MAX_VALUES];
   int n_numbers;
 } OnnxArgs;
@@ -75,6 +80,20 @@ static bool parse_shape(const char *s, MlcOnnxInputShape *out) {
   return true;
 }
 
+/* NAME=LEN, NAME=absent or NAME=present; the name cut later */
+static bool parse_seq(const char *s, MlcOnnxInputSeq *out) {
+  const char *eq = strchr(s, '=');
+  if (!eq || eq == s || !eq[1]) return false;
+  out->name = s, out->length = 0, out->absent = !strcmp(eq + 1, "absent");
+  if (out->absent || !strcmp(eq + 1, "present")) return true;
+  errno = 0;
+  char *end;
+  long v = strtol(eq + 1, &end, 10);
+  if (errno || *end || v < 0 || v > 65536 || eq[1] < '0' || eq[1] > '9') return false;
+  out->length = (int)v;
+  return true;
+}
+
 static int parse(OnnxArgs *a, int argc, char **argv, const char *cmd, bool want_out) {
   for (int i = 0; i < argc; i++) {
     const char *s = argv[i];
@@ -104,6 +123,11 @@ static int parse(OnnxArgs *a, int argc, char **argv, const char *cmd, bool want_
       if (!parse_value(a, argv[++i], &a->values[a->n_values]))
         return cli_bad_usage("--input-value takes NAME=V[,V...], e.g. sr=16000", argv[i]);
       a->n_values++;
+    } else if (!strcmp(s, "--input-seq") && next) {
+      if (a->n_seqs == MAX_SHAPES) return cli_bad_usage("too many --input-seq options", NULL);
+      if (!parse_seq(argv[++i], &a->seqs[a->n_seqs]))
+        return cli_bad_usage("--input-seq takes NAME=LEN (0 to 65536), NAME=absent or NAME=present", argv[i]);
+      a->n_seqs++;
     } else if (!a->in && s[0] != '-') a->in = s;
     else {
       fprintf(stderr, "mlcc: %s: unexpected argument '%s'\n", cmd, s);
@@ -125,7 +149,12 @@ static MlcModule *import(MlcCtx *ctx, OnnxArgs *a) {
     const char *eq = strchr(a->values[i].name, '=');
     a->values[i].name = mlc_intern_n(ctx, a->values[i].name, (size_t)(eq - a->values[i].name));
   }
-  MlcOnnxOptions opt = {.shapes = a->shapes, .n_shapes = a->n_shapes, .values = a->values, .n_values = a->n_values};
+  for (int i = 0; i < a->n_seqs; i++) {
+    const char *eq = strchr(a->seqs[i].name, '=');
+    a->seqs[i].name = mlc_intern_n(ctx, a->seqs[i].name, (size_t)(eq - a->seqs[i].name));
+  }
+  MlcOnnxOptions opt = {.shapes = a->shapes, .n_shapes = a->n_shapes, .values = a->values, .n_values = a->n_values,
+                        .seqs = a->seqs, .n_seqs = a->n_seqs};
   return mlc_onnx_import_file(ctx, a->in, &opt);
 }
 

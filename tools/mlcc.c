@@ -43,9 +43,9 @@
     "draw a profile (and tuning records) as one self-contained HTML page with SVG charts") \
   X("schedule", cmd_schedule, "--func --seed --intrin", "MODULE.py SCRIPT.py [--func NAME] [--seed N] [--intrin FILE.py] [--trace]",     \
     "apply a schedule script to a prim func; print the result, or with --trace the trace (--intrin registers the NAME_desc/NAME_impl tensor intrinsics of FILE.py)") \
-  X("import", cmd_import, "--input-shape --input-value", "MODEL.onnx [--input-shape NAME:1x3x224x224]... [--input-value NAME=V,...]...", \
+  X("import", cmd_import, "--input-shape --input-value --input-seq", "MODEL.onnx [--input-shape NAME:1x3x224x224]... [--input-value NAME=V,...]... [--input-seq NAME=LEN]...", \
     "import an ONNX model and print it as TVMScript (weights as constants)")             \
-  X("compile", cmd_compile, "-o --input-shape --input-value --dump-after --target --link --records", "MODEL.onnx -o DIR [--input-shape NAME:DIMS]... [--input-value NAME=V,...]... [--embed-params]\n" \
+  X("compile", cmd_compile, "-o --input-shape --input-value --input-seq --dump-after --target --link --records", "MODEL.onnx -o DIR [--input-shape NAME:DIMS]... [--input-value NAME=V,...]... [--input-seq NAME=LEN]... [--embed-params]\n" \
     "      [--dump-after PASS] [--explain] [--no-default-schedule] [--target native|opencl|cuda] [--link FILE]... [--records DB.jsonl]...", \
     "import an ONNX model and build its deployment folder, as `build -o DIR` does (run it with `mlcc run DIR`);\n" \
     "      opencl/cuda: its kernels bound to GPU threads by the default GPU rule, run through the runtime") \

@@ -33,6 +33,38 @@ MlcOnnxTensor *mlc_onnx_read_tensor_file(MlcCtx *ctx, const char *path);
 MlcOnnxTensor *mlc_onnx_decode_tensor(MlcCtx *ctx, const char *where, const void *buf, size_t len,
                                       const char *dir);
 
+/* ---- sequence and optional values (onnx_value.c) ----------------------------
+ * The conformance data of sequence and optional inputs and outputs
+ * (SequenceProto, OptionalProto), and the kinds of a model's inputs and
+ * outputs that say which one a file holds.  A compiled model takes and gives
+ * such values flattened: a sequence as its element tensors in order, an
+ * optional as its value's tensors (none when absent) (docs/onnx.md). */
+typedef enum MlcOnnxValueKind { MLC_ONNX_TENSOR, MLC_ONNX_SEQUENCE, MLC_ONNX_OPTIONAL } MlcOnnxValueKind;
+
+typedef struct MlcOnnxValue {
+  MlcOnnxValueKind kind;
+  bool absent; /* an optional without a value */
+  bool seq;    /* a sequence, or an optional holding one */
+  int n;       /* its tensors, flattened */
+  MlcTensorData **tensors;
+} MlcOnnxValue;
+
+/* a graph input (not an initializer) or output: its name and kind */
+typedef struct MlcOnnxIo {
+  const char *name;
+  MlcOnnxValueKind kind;
+} MlcOnnxIo;
+
+/* the file at path holding one serialized value of kind (TensorProto,
+ * SequenceProto of tensors, OptionalProto of a tensor or such a sequence).
+ * NULL + error; maps, sparse tensors and nested sequences are refused as
+ * not supported. */
+MlcOnnxValue *mlc_onnx_read_value_file(MlcCtx *ctx, const char *path, MlcOnnxValueKind kind);
+/* the same for a serialized value in memory; `where` names it in messages */
+MlcOnnxValue *mlc_onnx_decode_value(MlcCtx *ctx, const char *where, const void *buf, size_t len, MlcOnnxValueKind kind);
+/* the graph inputs (initializers left out) and outputs of the model file */
+bool mlc_onnx_graph_io(MlcCtx *ctx, const char *path, MlcOnnxIo **ins, int *n_in, MlcOnnxIo **outs, int *n_out);
+
 /* Import options.  An input shape given here replaces the model's (for
  * example to fix a batch dim: `--input-shape x:1x3x224x224`). */
 typedef struct MlcOnnxInputShape {
@@ -49,12 +81,24 @@ typedef struct MlcOnnxInputValue {
   const double *values;
 } MlcOnnxInputValue;
 
+/* the makeup of a sequence or optional input, which its type leaves open:
+ * a sequence's length (its elements become params named "name[0]",
+ * "name[1]", ..., whose shapes `shapes` may give under those names), and
+ * whether an optional holds a value (absent: no param at all) */
+typedef struct MlcOnnxInputSeq {
+  const char *name;
+  int length;  /* a sequence, or an optional's sequence: its element count */
+  bool absent; /* an optional without a value */
+} MlcOnnxInputSeq;
+
 typedef struct MlcOnnxOptions {
   const char *func_name;             /* the graph function; NULL: "main" */
   const MlcOnnxInputShape *shapes;
   int n_shapes;
   const MlcOnnxInputValue *values;
   int n_values;
+  const MlcOnnxInputSeq *seqs;
+  int n_seqs;
 } MlcOnnxOptions;
 
 /* ModelProto -> a module with one graph function: the graph's inputs (not

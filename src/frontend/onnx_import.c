@@ -60,6 +60,8 @@ static const char *var_name(MlcOnnxImporter *im, const char *onnx) {
   return mlc_intern(im->ctx, buf);
 }
 
+const char *mlc_onnx__var_name(MlcOnnxImporter *im, const char *onnx) { return var_name(im, onnx); }
+
 /* ---- types and shapes ---------------------------------------------------------- */
 
 static MlcExpr *dim_expr(MlcOnnxImporter *im, const Onnx__TensorShapeProto__Dimension *d) {
@@ -84,18 +86,17 @@ static const MlcOnnxInputShape *shape_override(const MlcOnnxOptions *opt, const 
   return NULL;
 }
 
-static MlcSInfo *input_sinfo(MlcOnnxImporter *im, const Onnx__ValueInfoProto *vi,
-                             const MlcOnnxOptions *opt) {
-  const Onnx__TypeProto *t = vi->type;
+MlcSInfo *mlc_onnx__tensor_type_sinfo(MlcOnnxImporter *im, const char *name, const Onnx__TypeProto *t,
+                                      const MlcOnnxOptions *opt) {
   if (!t || t->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !t->tensor_type)
-    return model_fail(im, "input '%s': sequence, map and optional inputs are not supported (only "
-                          "tensors)", vi->name), NULL;
+    return model_fail(im, "input '%s': map and sparse inputs, and sequences of other than tensors, are not "
+                          "supported", name), NULL;
   const Onnx__TypeProto__Tensor *tt = t->tensor_type;
   MlcDType dt;
   if (!tt->has_elem_type || !mlc_onnx__dtype(tt->elem_type, &dt))
-    return model_fail(im, "input '%s': element type %s is not supported", vi->name,
+    return model_fail(im, "input '%s': element type %s is not supported", name,
                       tt->has_elem_type ? mlc_onnx__dtype_name(tt->elem_type) : "(missing)"), NULL;
-  const MlcOnnxInputShape *ov = shape_override(opt, vi->name);
+  const MlcOnnxInputShape *ov = shape_override(opt, name);
   if (ov) {
     MlcExpr **shape = mlc_arena_array(&im->ctx->arena, (size_t)(ov->ndim ? ov->ndim : 1), sizeof *shape);
     for (int i = 0; i < ov->ndim; i++) shape[i] = mlc_e_int(im->ctx, MLC_DT(MLC_TC_INT, 64, 1), ov->dims[i]);
@@ -103,11 +104,16 @@ static MlcSInfo *input_sinfo(MlcOnnxImporter *im, const Onnx__ValueInfoProto *vi
   }
   if (!tt->shape) return mlc_sinfo_tensor(im->ctx, NULL, -1, dt);
   if (tt->shape->n_dim > 32)
-    return model_fail(im, "input '%s': rank %zu exceeds the limit of 32", vi->name, tt->shape->n_dim), NULL;
+    return model_fail(im, "input '%s': rank %zu exceeds the limit of 32", name, tt->shape->n_dim), NULL;
   int nd = (int)tt->shape->n_dim;
   MlcExpr **shape = mlc_arena_array(&im->ctx->arena, (size_t)(nd ? nd : 1), sizeof *shape);
   for (int i = 0; i < nd; i++) shape[i] = dim_expr(im, tt->shape->dim[i]);
   return mlc_sinfo_tensor(im->ctx, shape, nd, dt);
+}
+
+static bool is_seq_type(const Onnx__TypeProto *t) {
+  return t && (t->value_case == ONNX__TYPE_PROTO__VALUE_SEQUENCE_TYPE ||
+               t->value_case == ONNX__TYPE_PROTO__VALUE_OPTIONAL_TYPE);
 }
 
 /* ---- emitting bindings ------------------------------------------------------------ */
@@ -223,7 +229,7 @@ MlcAttrValue mlc_onnx__av_exprs(MlcCtx *ctx, MlcExpr *const *dims, int n) {
 /* ---- checking the graph and ordering its nodes --------------------------------------- */
 
 typedef MLC_VEC(int) IntVec;
-typedef MLC_VEC(MlcGExpr *) GExprVec;
+typedef MlcGExprs GExprVec;
 
 #define MAX_DEPTH 16 /* subgraphs nested in subgraphs */
 
@@ -359,7 +365,7 @@ static bool convert_node(MlcOnnxImporter *im, const Onnx__NodeProto *p) {
     n.in[i] = mlc_map_get(&im->values, key);
     n.known_in[i] = mlc_map_get(&im->known, key);
   }
-  if (!converter_of(im, p)(&n)) return false;
+  if (!mlc_onnx__check_values(&n) || !converter_of(im, p)(&n)) return false;
   for (int i = 0; i < n.n_out; i++) {
     const char *o = p->output[i];
     if (!o || !*o) continue;
@@ -461,7 +467,13 @@ static bool read_inputs(MlcOnnxImporter *im, const Onnx__GraphProto *g, const Ml
     /* old models list initializers among the inputs too: those stay constants */
     if (mlc_map_has(&im->known, key)) continue;
     if (mlc_map_has(&im->values, key)) return model_fail(im, "graph input '%s' is listed twice", vi->name);
-    MlcSInfo *si = input_sinfo(im, vi, opt);
+    if (is_seq_type(vi->type)) {
+      if (value_override(opt, vi->name))
+        return model_fail(im, "input '%s': fixing the value of a sequence or optional input is not supported", vi->name);
+      if (!mlc_onnx__seq_input(im, vi, opt, params)) return false;
+      continue;
+    }
+    MlcSInfo *si = mlc_onnx__tensor_type_sinfo(im, vi->name, vi->type, opt);
     const MlcOnnxInputValue *iv = value_override(opt, vi->name);
     if (si && iv) { /* fixed at compile time: a constant, no param */
       MlcTensorData *d = fixed_input(im, vi, si, iv);
@@ -524,13 +536,19 @@ bool mlc_onnx__import_subgraph(MlcOnnxNode *n, const Onnx__GraphProto *g, MlcGEx
   return ok;
 }
 
+/* name is "in[i]", an element of sequence input `in` */
+static bool elem_name_of(const Onnx__ValueInfoProto *in, const char *name) {
+  size_t k = strlen(in->name);
+  return is_seq_type(in->type) && !strncmp(name, in->name, k) && name[k] == '[';
+}
+
 /* every shape given names an input of the graph (not an initializer) */
 static bool check_shapes(MlcOnnxImporter *im, const Onnx__GraphProto *g, const MlcOnnxOptions *opt) {
   for (int i = 0; opt && i < opt->n_shapes; i++) {
     const char *name = opt->shapes[i].name;
     bool found = false;
     for (size_t k = 0; k < g->n_input && !found; k++)
-      found = g->input[k]->name && !strcmp(g->input[k]->name, name) &&
+      found = g->input[k]->name && (!strcmp(g->input[k]->name, name) || elem_name_of(g->input[k], name)) &&
               !mlc_map_has(&im->known, mlc_intern(im->ctx, name));
     if (found) continue;
     MlcStrBuf sb = {0};
@@ -549,41 +567,52 @@ static bool check_shapes(MlcOnnxImporter *im, const Onnx__GraphProto *g, const M
   return true;
 }
 
-/* the outputs, bound to plain vars at the end of the dataflow block */
-static MlcGExpr *read_outputs(MlcOnnxImporter *im, const Onnx__GraphProto *g) {
+/* the outputs, bound to plain vars at the end of the dataflow block (a
+ * sequence's or optional's as its tensors); their names in *names */
+static MlcGExpr *read_outputs(MlcOnnxImporter *im, const Onnx__GraphProto *g, MlcAttrValues *names) {
   if (g->n_output == 0) return model_fail(im, "the graph has no outputs"), NULL;
-  MlcGExpr **outs = mlc_arena_array(&im->ctx->arena, g->n_output, sizeof *outs);
-  for (size_t i = 0; i < g->n_output; i++) {
+  GExprVec vals = {0}, outs = {0};
+  bool ok = true;
+  for (size_t i = 0; ok && i < g->n_output; i++) {
     const char *name = g->output[i]->name;
     MlcGExpr *v = name ? mlc_map_get(&im->values, mlc_intern(im->ctx, name)) : NULL;
-    if (!v) return model_fail(im, "graph output '%s' is not defined", name ? name : ""), NULL;
-    for (size_t j = 0; j < i; j++)
-      if (strcmp(g->output[j]->name, name) == 0)
-        return model_fail(im, "graph output '%s' is listed twice", name), NULL;
-    MlcGExpr *gv = mlc_g_var(im->ctx, var_name(im, name), v->sinfo, false);
-    if (!gv) return NULL;
-    mlc_vec_push(&im->bindings, ((MlcBinding){gv, v, im->ctx->build_loc}));
-    outs[i] = gv;
+    if (!v) ok = model_fail(im, "graph output '%s' is not defined", name ? name : "");
+    for (size_t j = 0; ok && j < i; j++)
+      if (strcmp(g->output[j]->name, name) == 0) ok = model_fail(im, "graph output '%s' is listed twice", name);
+    if (ok) mlc_onnx__flatten(im, name, v, &vals, names);
   }
-  return g->n_output == 1 ? outs[0] : mlc_g_tuple(im->ctx, outs, (int)g->n_output);
+  for (size_t i = 0; ok && i < vals.len; i++) {
+    MlcGExpr *gv = mlc_g_var(im->ctx, var_name(im, names->data[i].s), vals.data[i]->sinfo, false);
+    if (!(ok = gv != NULL)) break;
+    mlc_vec_push(&im->bindings, ((MlcBinding){gv, vals.data[i], im->ctx->build_loc}));
+    mlc_vec_push(&outs, gv);
+  }
+  if (ok && outs.len == 0)
+    ok = model_fail(im, "graphs whose outputs hold no tensors (only empty sequences or absent optionals) are not supported");
+  MlcGExpr *r = !ok ? NULL : outs.len == 1 ? outs.data[0] : mlc_g_tuple(im->ctx, outs.data, (int)outs.len);
+  mlc_vec_free(&vals);
+  mlc_vec_free(&outs);
+  return r;
 }
 
 /* the graph's own input and output names, which var names (identifiers)
  * cannot always hold: compiled models and `mlcc run` show these */
-static MlcAttrValue name_list(MlcOnnxImporter *im, const Onnx__GraphProto *g, bool outputs) {
-  size_t n = outputs ? g->n_output : g->n_input;
-  MlcAttrValue *items = mlc_arena_array(&im->ctx->arena, n ? n : 1, sizeof *items);
-  int k = 0;
-  for (size_t i = 0; i < n; i++) {
-    const char *name = outputs ? g->output[i]->name : g->input[i]->name;
-    if (!outputs && mlc_map_has(&im->known, mlc_intern(im->ctx, name))) continue; /* an initializer */
-    items[k++] = mlc_onnx__av_str(im->ctx, name);
+static MlcAttrValue name_list(MlcOnnxImporter *im, const Onnx__GraphProto *g) {
+  MlcAttrValues names = {0};
+  for (size_t i = 0; i < g->n_input; i++) {
+    const char *name = g->input[i]->name;
+    if (mlc_map_has(&im->known, mlc_intern(im->ctx, name))) continue; /* an initializer */
+    mlc_onnx__flatten(im, name, mlc_map_get(&im->values, mlc_intern(im->ctx, name)), NULL, &names);
   }
-  return (MlcAttrValue){.kind = MLC_ATTR_LIST, .list = {items, k}};
+  MlcAttrValue *items = mlc_vec_to_arena(&im->ctx->arena, &names);
+  MlcAttrValue r = {.kind = MLC_ATTR_LIST, .list = {items, (int)names.len}};
+  mlc_vec_free(&names);
+  return r;
 }
 
-static MlcAttrs io_names(MlcOnnxImporter *im, const Onnx__GraphProto *g) {
-  MlcAttr a[2] = {{"input_names", name_list(im, g, false)}, {"output_names", name_list(im, g, true)}};
+static MlcAttrs io_names(MlcOnnxImporter *im, const Onnx__GraphProto *g, MlcAttrValues *outs) {
+  MlcAttrValue ov = {.kind = MLC_ATTR_LIST, .list = {mlc_vec_to_arena(&im->ctx->arena, outs), (int)outs->len}};
+  MlcAttr a[2] = {{"input_names", name_list(im, g)}, {"output_names", ov}};
   return mlc_onnx__attrs(im->ctx, 2, a);
 }
 
@@ -611,14 +640,15 @@ static MlcModule *import_graph(MlcOnnxImporter *im, const Onnx__ModelProto *mp, 
   bool ok = find_opset(im, mp) && read_initializers(im, g) && read_inputs(im, g, opt, &params) && check_shapes(im, g, opt) &&
             topo_order(im, g, order) && check_supported(im, g);
   for (size_t i = 0; ok && i < g->n_node; i++) ok = convert_node(im, g->node[order[i]]);
-  MlcGExpr *result = ok ? read_outputs(im, g) : NULL;
+  MlcAttrValues out_names = {0};
+  MlcGExpr *result = ok ? read_outputs(im, g, &out_names) : NULL;
   if (result) {
     MlcBindingBlock *bb = mlc_g_block(im->ctx, true, mlc_vec_to_arena(&im->ctx->arena, &im->bindings),
                                       (int)im->bindings.len);
     MlcGExpr *body = bb ? mlc_g_seq(im->ctx, &bb, 1, result) : NULL;
     const char *fname = mlc_intern(im->ctx, opt && opt->func_name ? opt->func_name : "main");
     MlcGFunc *f = body ? mlc_gfunc_new(im->ctx, fname, mlc_vec_to_arena(&im->ctx->arena, &params),
-                                       (int)params.len, result->sinfo, body, io_names(im, g), true)
+                                       (int)params.len, result->sinfo, body, io_names(im, g, &out_names), true)
                        : NULL;
     MlcFunc fn = {.kind = MLC_FUNC_GRAPH, .name = fname, .graph = f};
     /* main first, then the loop bodies it calls */
@@ -629,6 +659,7 @@ static MlcModule *import_graph(MlcOnnxImporter *im, const Onnx__ModelProto *mp, 
   }
   free(order);
   mlc_vec_free(&params);
+  mlc_vec_free(&out_names);
   return m;
 }
 

@@ -36,6 +36,8 @@ MlcOnnxWire mlc_onnx__wire_depth(const void *data, size_t len, const ProtobufCMe
 #define MLC_ONNX_MAX_IO 64 /* inputs / outputs of one node */
 
 typedef MLC_VEC(MlcBinding) MlcOnnxBindings;
+typedef MLC_VEC(MlcGExpr *) MlcGExprs;
+typedef MLC_VEC(MlcAttrValue) MlcAttrValues;
 
 typedef struct MlcOnnxImporter {
   MlcCtx *ctx;
@@ -49,6 +51,7 @@ typedef struct MlcOnnxImporter {
   unsigned fresh;
   int depth;             /* subgraphs being imported, nested */
   MLC_VEC(MlcFunc) funcs; /* graph functions beside main: the bodies of loops (onnx_ops_loop.c) */
+  MlcGExpr *absent;      /* the value of every absent optional (onnx_ops_seq.c) */
 } MlcOnnxImporter;
 
 /* What a converter sees of one node: its inputs as graph values (NULL for an
@@ -113,6 +116,37 @@ MlcAttrValue mlc_onnx__av_ints(MlcCtx *ctx, const int64_t *v, int n);
 MlcAttrValue mlc_onnx__av_exprs(MlcCtx *ctx, MlcExpr *const *dims, int n);
 MlcAttrValue mlc_onnx__av_str(MlcCtx *ctx, const char *s);
 MlcAttrValue mlc_onnx__av_dtype(MlcDType t);
+
+/* ---- sequences and optionals (onnx_ops_seq.c) --------------------------------
+ * A sequence whose length is known at import is a tuple of its element
+ * tensors (an unbound MLC_G_TUPLE in the value table); an optional is its
+ * value when present, and im->absent when not.  Both are resolved at
+ * import: nothing of them reaches the graph but their tensors. */
+bool mlc_onnx__is_seq(const MlcOnnxImporter *im, const MlcGExpr *v);
+MlcGExpr *mlc_onnx__absent(MlcOnnxImporter *im);
+/* node n's inputs are tensors, unless its op takes sequences or optionals
+ * (the Sequence* and Optional* ops, Identity, Loop); an error naming the
+ * input otherwise */
+bool mlc_onnx__check_values(MlcOnnxNode *n);
+/* a graph input of sequence or optional type: its elements become params
+ * (pushed to params), as opt's seqs and shapes give them */
+bool mlc_onnx__seq_input(MlcOnnxImporter *im, const Onnx__ValueInfoProto *vi, const MlcOnnxOptions *opt,
+                         MlcGExprs *params);
+/* value v of the graph's input or output `name` flattened: its tensors
+ * (pushed to vals when not NULL) and their names (pushed to names: "name",
+ * or "name[i]" for a sequence's elements); none for an absent optional */
+void mlc_onnx__flatten(MlcOnnxImporter *im, const char *name, MlcGExpr *v, MlcGExprs *vals, MlcAttrValues *names);
+/* If with a condition computed at run time, on sequence or optional
+ * branch values t and e: elementwise `where` over equal-length sequences;
+ * NULL + a "not supported" error when the two differ in length or presence */
+MlcGExpr *mlc_onnx__select_seq(MlcOnnxNode *n, MlcGExpr *c, MlcGExpr *t, MlcGExpr *e);
+
+/* a printable identifier for a graph var made from an ONNX name */
+const char *mlc_onnx__var_name(MlcOnnxImporter *im, const char *onnx);
+/* the tensor sinfo of a TypeProto's tensor type (onnx_import.c); `name`
+ * names it in messages and selects its shape in opt */
+MlcSInfo *mlc_onnx__tensor_type_sinfo(MlcOnnxImporter *im, const char *name, const Onnx__TypeProto *t,
+                                      const MlcOnnxOptions *opt);
 
 /* the tensor struct info of a graph value (NULL when not a tensor of known rank) */
 const MlcSInfo *mlc_onnx__tensor_sinfo(const MlcGExpr *e);

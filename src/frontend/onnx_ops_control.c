@@ -35,7 +35,13 @@ static bool if_converted(MlcOnnxNode *n, const Onnx__GraphProto *then_g, const O
   if (then_g->n_input || else_g->n_input) return mlc_onnx__node_fail(n, "a branch takes inputs; none are expected");
   if (!c || !mlc_onnx__import_subgraph(n, then_g, t, n->n_out) || !mlc_onnx__import_subgraph(n, else_g, e, n->n_out))
     return false;
+  MlcOnnxImporter *im = n->im;
   for (int i = 0; i < n->n_out; i++) {
+    bool absent = im->absent && (t[i] == im->absent || e[i] == im->absent);
+    if (absent || mlc_onnx__is_seq(im, t[i]) || mlc_onnx__is_seq(im, e[i])) { /* onnx_ops_seq.c */
+      if (!(n->out[i] = mlc_onnx__select_seq(n, c, t[i], e[i]))) return false;
+      continue;
+    }
     const MlcSInfo *a = mlc_onnx__tensor_sinfo(t[i]), *b = mlc_onnx__tensor_sinfo(e[i]);
     bool same = a && b && mlc_dtype_eq(a->tensor.dtype, b->tensor.dtype) && a->tensor.ndim == b->tensor.ndim;
     for (int d = 0; same && d < a->tensor.ndim; d++) same = mlc_expr_same(a->tensor.shape[d], b->tensor.shape[d]);

@@ -1,7 +1,10 @@
 /* conformance.c - the ONNX operator conformance runner.
  *
  * For each test folder of the suite (model.onnx + test_data_set_0/input_<i>.pb,
- * output_<i>.pb): import the model, run the graph pipeline, build the
+ * output_<i>.pb, each a TensorProto, or a SequenceProto or OptionalProto
+ * where the graph's input or output i has that type, fed and compared as
+ * its tensors in order): import the model (told the lengths, presence and
+ * element shapes of the sequence and optional inputs the data holds), run the graph pipeline, build the
  * deployment form into a scratch folder, load it with the runtime, run it on
  * the inputs and compare with the expected outputs (floats: |got - want| <=
  * atol + rtol * |want| with atol = rtol = 1e-4 for float32/64, 1e-3 for
@@ -55,6 +58,7 @@
 #define TOL_BF16 1e-2
 #define TIMEOUT_S 60
 #define MAX_IO 32
+#define MAX_FLAT 256 /* tensors of the inputs or outputs, sequences flattened */
 
 typedef enum { PASSED, FAILED, UNSUPPORTED } Status;
 static const char *const status_names[] = {"passed", "failed", "unsupported"};
@@ -168,14 +172,16 @@ static Status compare(const DLTensor *got, const MlcTensorData *want, int k, cha
   return PASSED;
 }
 
-/* the .pb files of data set 0 named prefix_<i>.pb, in order */
-static int read_set(MlcCtx *ctx, const char *dir, const char *prefix, MlcOnnxTensor **out, char *reason, size_t cap) {
+/* the .pb files of data set 0 named prefix_<i>.pb, in order, each read as
+ * the kind of the graph's input or output i (io[0..n_io)) */
+static int read_set(MlcCtx *ctx, const char *dir, const char *prefix, const MlcOnnxIo *io, int n_io,
+                    MlcOnnxValue **out, char *reason, size_t cap) {
   int n = 0;
   for (; n < MAX_IO; n++) {
     char path[1024];
     snprintf(path, sizeof path, "%s/test_data_set_0/%s_%d.pb", dir, prefix, n);
     if (access(path, R_OK) != 0) break;
-    out[n] = mlc_onnx_read_tensor_file(ctx, path);
+    out[n] = mlc_onnx_read_value_file(ctx, path, n < n_io ? io[n].kind : MLC_ONNX_TENSOR);
     if (!out[n]) {
       report(reason, cap, UNSUPPORTED, "test data: %s", mlc_error_msg(ctx));
       return -1;
@@ -184,13 +190,62 @@ static int read_set(MlcCtx *ctx, const char *dir, const char *prefix, MlcOnnxTen
   return n;
 }
 
+/* the values' tensors in order (a sequence's elements, an optional's value) */
+static int flatten(MlcOnnxValue **v, int n, MlcTensorData **out) {
+  int k = 0;
+  for (int i = 0; i < n; i++)
+    for (int j = 0; j < v[i]->n; j++) {
+      if (k == MAX_FLAT) return -1;
+      out[k++] = v[i]->tensors[j];
+    }
+  return k;
+}
+
+/* import options telling the importer what the data says of the sequence
+ * and optional inputs: their lengths, presence and element shapes.  The
+ * elements of one sequence may differ in shape, so each gets the shape of
+ * its data; the model's other inputs then do too, since a dim of theirs
+ * named like an element's (N) is the element's at run time */
+typedef struct SeqOptions {
+  MlcOnnxOptions opt;
+  MlcOnnxInputSeq seqs[MAX_IO];
+  MlcOnnxInputShape shapes[MAX_FLAT];
+} SeqOptions;
+
+static const MlcOnnxOptions *seq_options(MlcCtx *ctx, const MlcOnnxIo *io, int n_io, MlcOnnxValue **ins, int n_in,
+                                         SeqOptions *so) {
+  memset(&so->opt, 0, sizeof so->opt);
+  so->opt.seqs = so->seqs, so->opt.shapes = so->shapes;
+  for (int i = 0; i < n_in && i < n_io; i++)
+    if (io[i].kind != MLC_ONNX_TENSOR) so->seqs[so->opt.n_seqs++] = (MlcOnnxInputSeq){io[i].name, ins[i]->n, ins[i]->absent};
+  if (!so->opt.n_seqs) return NULL;
+  for (int i = 0; i < n_in && i < n_io; i++) {
+    for (int j = 0; j < ins[i]->n && so->opt.n_shapes < MAX_FLAT; j++) {
+      MlcOnnxInputShape *sh = &so->shapes[so->opt.n_shapes++];
+      const MlcTensorData *d = ins[i]->tensors[j];
+      sh->name = ins[i]->seq ? mlc_internf(ctx, "%s[%d]", io[i].name, j) : io[i].name;
+      sh->ndim = d->ndim;
+      for (int k = 0; k < d->ndim && k < 32; k++) sh->dims[k] = d->shape[k];
+    }
+  }
+  return &so->opt;
+}
+
 static Status run_test(const Options *o, const char *name, char *reason, size_t cap) {
   char dir[1024], model[1100], out_dir[1100];
   snprintf(dir, sizeof dir, "%s/%s", o->suite, name);
   snprintf(model, sizeof model, "%s/model.onnx", dir);
   snprintf(out_dir, sizeof out_dir, "%s/%s", o->work, name);
   MlcCtx *ctx = mlc_ctx_new();
-  MlcModule *m = mlc_onnx_import_file(ctx, model, NULL);
+  MlcOnnxIo *gin, *gout;
+  int n_gin, n_gout;
+  if (!mlc_onnx_graph_io(ctx, model, &gin, &n_gin, &gout, &n_gout)) return from_ctx(ctx, "import", reason, cap);
+  MlcOnnxValue *ins[MAX_IO], *outs[MAX_IO];
+  int n_in = read_set(ctx, dir, "input", gin, n_gin, ins, reason, cap);
+  int n_out = n_in < 0 ? -1 : read_set(ctx, dir, "output", gout, n_gout, outs, reason, cap);
+  if (n_in < 0 || n_out < 0) return UNSUPPORTED;
+  SeqOptions so;
+  MlcModule *m = mlc_onnx_import_file(ctx, model, seq_options(ctx, gin, n_gin, ins, n_in, &so));
   if (!m) return from_ctx(ctx, "import", reason, cap);
   MlcSchTarget target; /* the default schedules, as `mlcc compile` applies them */
   mlc_sch_target_host(&target);
@@ -203,23 +258,22 @@ static Status run_test(const Options *o, const char *name, char *reason, size_t 
   MlcBuildOptions bo = {.target = MLC_TARGET_NATIVE, .extra_cflags = "-O1", .gpu = gpu};
   MlcModelOptions mo = {0};
   if (!mlc_build_model(ctx, m, out_dir, &bo, &mo)) return from_ctx(ctx, "build", reason, cap);
-  MlcOnnxTensor *ins[MAX_IO], *outs[MAX_IO];
-  int n_in = read_set(ctx, dir, "input", ins, reason, cap);
-  int n_out = n_in < 0 ? -1 : read_set(ctx, dir, "output", outs, reason, cap);
-  if (n_in < 0 || n_out < 0) return UNSUPPORTED;
+  MlcTensorData *in_d[MAX_FLAT], *out_d[MAX_FLAT];
+  int n_in_flat = flatten(ins, n_in, in_d), n_out_flat = flatten(outs, n_out, out_d);
+  if (n_in_flat < 0 || n_out_flat < 0) return report(reason, cap, UNSUPPORTED, "test data: more than %d tensors", MAX_FLAT);
   MlcrtModel *rm = NULL;
   if (mlcrt_model_load(out_dir, &rm) != 0) return report(reason, cap, FAILED, "load: %s", mlcrt_last_error());
-  DLTensor in_t[MAX_IO], *in_p[MAX_IO], *out_p[MAX_IO];
-  for (int i = 0; i < n_in; i++) {
-    MlcTensorData *d = ins[i]->data;
+  DLTensor in_t[MAX_FLAT], *in_p[MAX_FLAT], *out_p[MAX_FLAT];
+  for (int i = 0; i < n_in_flat; i++) {
+    MlcTensorData *d = in_d[i];
     in_t[i] = (DLTensor){.data = d->data, .device = {kDLCPU, 0}, .ndim = d->ndim,
                          .dtype = dl_dtype(d->dtype), .shape = d->shape};
     in_p[i] = &in_t[i];
   }
-  if (mlcrt_model_run(rm, in_p, n_in, out_p, n_out) != 0)
+  if (mlcrt_model_run(rm, in_p, n_in_flat, out_p, n_out_flat) != 0)
     return report(reason, cap, FAILED, "run: %s", mlcrt_last_error());
   Status st = PASSED;
-  for (int k = 0; k < n_out && st == PASSED; k++) st = compare(out_p[k], outs[k]->data, k, reason, cap);
+  for (int k = 0; k < n_out_flat && st == PASSED; k++) st = compare(out_p[k], out_d[k], k, reason, cap);
   mlcrt_model_free(rm);
   mlc_ctx_free(ctx);
   return st;
