@@ -75,6 +75,8 @@ bool mlc_op_te_split_part(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcT
 bool mlc_op_te_slice_dynamic(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_pad_dynamic(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_one_hot_dynamic(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+/* prim functions (OP_PRIM rows) */
+MlcPrimFunc *mlc_op_prim_nms_select(MlcCtx *, const MlcOpArgs *, const char *);
 
 /* ---- helpers (common.c) ------------------------------------------------------
  * All report through mlc_op_fail, which prefixes the op's name and locates
