@@ -71,6 +71,7 @@ bool mlc_op_te_compact_index(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, M
 bool mlc_op_te_sort_rank(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_rank_positions(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_match_count(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_row_compare(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_split_part(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_slice_dynamic(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_pad_dynamic(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
