@@ -39,13 +39,19 @@ typedef struct Nms {
 
 static const char *const nms_params[6] = {"boxes", "scores", "order", "max_output", "iou_threshold", "score_threshold"};
 
+/* "float32 (2, 3)", what a message says it got */
+static const char *got(MlcCtx *ctx, const MlcSInfo *s) {
+  char b[32];
+  return mlc_internf(ctx, "%s %s", mlc_dtype_str(s->tensor.dtype, b), mlc_op_sinfo_str(ctx, s));
+}
+
 /* a one-element tensor of dtype t (a scalar or of shape [1]) */
 static bool one_value(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo *s, const char *what, MlcDType t) {
   int64_t d;
   if (!mlc_dtype_eq(s->tensor.dtype, t) || s->tensor.ndim > 1 ||
       (s->tensor.ndim == 1 && (!s->tensor.shape || !mlc_e_is_const_int(s->tensor.shape[0], &d) || d != 1)))
     return mlc_op_fail(ctx, a, "%s: expected one %s value (a scalar or a tensor of shape (1,)), got %s", what,
-                       t.code == MLC_TC_INT ? "int64" : "float32", mlc_op_sinfo_str(ctx, s));
+                       t.code == MLC_TC_INT ? "int64" : "float32", got(ctx, s));
   return true;
 }
 
@@ -56,7 +62,7 @@ static bool static_dims(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo *s, cons
   for (int d = 0; ok && d < nd; d++) ok = mlc_e_is_const_int(s->tensor.shape[d], &dims[d]);
   if (!ok)
     return mlc_op_fail(ctx, a, "%s: expected a %d-D %s tensor of static shape, got %s", what, nd,
-                       t.code == MLC_TC_INT ? "int64" : "float32", mlc_op_sinfo_str(ctx, s));
+                       t.code == MLC_TC_INT ? "int64" : "float32", got(ctx, s));
   return true;
 }
 
