@@ -1,14 +1,12 @@
 /* test_ops_nms.c - vision.nms_select (src/ops/nms.c): struct info,
  * refusals, the text round trip of its prim func, and the prim func run by
- * the reference interpreter against a greedy selection written here as
- * ONNX describes it (candidates above the score threshold sorted by score,
- * highest first and equal scores by index; each taken unless a box taken
- * before overlaps it by an IoU above the threshold; at most max_output per
- * class), on boxes drawn from a fixed generator with tied scores, flipped
+ * the reference interpreter against the greedy selection written plainly
+ * in nms_ref.h, on boxes drawn from a fixed generator with tied scores, flipped
  * corners, empty and identical boxes.  The executor's side (the count read
  * at run time, the [n, 3] rows) is checked by the ONNX conformance tests of
  * NonMaxSuppression. */
 #include "op_call_check.h"
+#include "nms_ref.h"
 
 enum { B = 2, C = 3, N = 10 };
 
@@ -42,54 +40,14 @@ static void make_inputs(void) {
   }
 }
 
-static float iou_float(const double *p, const double *q, bool centre, bool *valid) {
-  float a[4], c[4]; /* x0, x1, y0, y1 of each box */
-  const double *bx[2] = {p, q};
-  float *o[2] = {a, c};
-  for (int k = 0; k < 2; k++) {
-    float v[4] = {(float)bx[k][0], (float)bx[k][1], (float)bx[k][2], (float)bx[k][3]};
-    if (centre) {
-      o[k][0] = v[0] - v[2] / 2, o[k][1] = v[0] + v[2] / 2, o[k][2] = v[1] - v[3] / 2, o[k][3] = v[1] + v[3] / 2;
-    } else {
-      o[k][0] = fminf(v[1], v[3]), o[k][1] = fmaxf(v[1], v[3]), o[k][2] = fminf(v[0], v[2]), o[k][3] = fmaxf(v[0], v[2]);
-    }
-  }
-  float ix0 = fmaxf(a[0], c[0]), ix1 = fminf(a[1], c[1]), iy0 = fmaxf(a[2], c[2]), iy1 = fminf(a[3], c[3]);
-  *valid = false;
-  if (ix1 <= ix0 || iy1 <= iy0) return 0;
-  float inter = (ix1 - ix0) * (iy1 - iy0);
-  float a1 = (a[1] - a[0]) * (a[3] - a[2]), a2 = (c[1] - c[0]) * (c[3] - c[2]);
-  float uni = a1 + a2 - inter;
-  if (inter <= 0 || a1 <= 0 || a2 <= 0 || uni <= 0) return 0;
-  *valid = true;
-  return inter / uni;
-}
-
 /* the selection, per class: taken indices in order, then -1 */
 static void reference(int64_t max_out, float thr, bool has_score, float sthr, bool centre, double *want) {
-  for (int b = 0; b < B; b++)
-    for (int c = 0; c < C; c++) {
-      const double *s = &scores[(b * C + c) * N];
-      int cand[N], nc = 0, taken[N], nt = 0;
-      for (int i = 0; i < N; i++)
-        if (!has_score || (float)s[i] > sthr) cand[nc++] = i;
-      /* stable sort of the candidates, highest score first */
-      for (int i = 1; i < nc; i++)
-        for (int j = i; j > 0 && s[cand[j - 1]] < s[cand[j]]; j--) {
-          int t = cand[j];
-          cand[j] = cand[j - 1], cand[j - 1] = t;
-        }
-      for (int k = 0; k < nc && nt < max_out; k++) {
-        bool keep = true;
-        for (int t = 0; t < nt && keep; t++) {
-          bool valid;
-          float iou = iou_float(&boxes[(b * N + cand[k]) * 4], &boxes[(b * N + taken[t]) * 4], centre, &valid);
-          if (valid && iou > thr) keep = false;
-        }
-        if (keep) taken[nt++] = cand[k];
-      }
-      for (int j = 0; j < N; j++) want[(b * C + c) * N + j] = j < nt ? taken[j] : -1;
-    }
+  float fb[B * N * 4], fs[B * C * N];
+  int64_t sel[B * C * N];
+  for (int i = 0; i < B * N * 4; i++) fb[i] = (float)boxes[i];
+  for (int i = 0; i < B * C * N; i++) fs[i] = (float)scores[i];
+  nmsref_select(fb, fs, B, C, N, max_out, thr, has_score, sthr, centre, sel);
+  for (int i = 0; i < B * C * N; i++) want[i] = (double)sel[i];
 }
 
 static const char *params = "boxes: R.Tensor((2, 10, 4), \"float32\"), scores: R.Tensor((2, 3, 10), \"float32\"), "
