@@ -10,8 +10,8 @@
  * selected positions (src/ops/datadep.c).  NonZero unravels them into
  * coordinates; Compress takes x's slices at them.
  *
- * TopK ranks each element in its row (sort_rank), finds the indices of the
- * ranks 0 .. k-1 (rank_positions) and gathers the values there; a k known
+ * TopK sorts each row's indices (argsort, a merge sort, src/ops/sort.c),
+ * keeps the first k and gathers the values there; a k known
  * at import is a static size, one read at run time is bound by
  * tensor_to_shape in mode "at_most", which checks it against the axis'
  * length (the element count of x's first row along the axis).
@@ -140,9 +140,9 @@ bool mlc_onnx__conv_topk(MlcOnnxNode *n) {
     int cnt;
     if (!mlc_onnx__runtime_shape(n, mlc_onnx__input(n, 1), row, "at_most", &kdim, 1, &cnt)) return false;
   }
-  MlcAttr ra[2] = {attr("axis", mlc_onnx__av_int(axis)), attr("largest", av_bool(largest != 0))};
-  MlcAttr pa[2] = {attr("axis", mlc_onnx__av_int(axis)), attr("shape", mlc_onnx__av_exprs(ctx, &kdim, 1))};
-  MlcGExpr *idx = with_attrs(n, "rank_positions", with_attrs(n, "sort_rank", x, 2, ra), 2, pa);
+  MlcAttr sa[3] = {attr("axis", mlc_onnx__av_int(axis)), attr("largest", av_bool(largest != 0)),
+                   attr("shape", mlc_onnx__av_exprs(ctx, &kdim, 1))};
+  MlcGExpr *idx = with_attrs(n, "argsort", x, 3, sa);
   MlcAttr ga = attr("axis", mlc_onnx__av_int(axis));
   MlcGExpr *args[2] = {x, idx};
   if (!idx || !(n->out[0] = mlc_onnx__emit_attrs(n, "gather_elements", args, 2, 1, &ga))) return false;

@@ -4,8 +4,8 @@
  * the order they are selected; their number is known only when the model
  * runs.
  *
- * Each class's boxes are ranked by score, highest first and equal scores
- * by index (sort_rank, rank_positions); vision.nms_select (src/ops/nms.c)
+ * Each class's boxes are ordered by score, highest first and equal scores
+ * by index (argsort, a merge sort); vision.nms_select (src/ops/nms.c)
  * runs the greedy selection and writes, per class, the indices taken, then
  * -1.  The count of non-negative entries is read at run time into a fresh
  * size var (tensor_to_shape), compact_index finds their flat positions in
@@ -86,10 +86,10 @@ bool mlc_onnx__conv_nms(MlcOnnxNode *n) {
   int64_t B = sd[0], C = sd[1], N = sd[2];
   if (B > 0 && C > 0 && N > INT64_MAX / B / C) return mlc_onnx__node_fail(n, "too many boxes");
   if (B * C * N == 0) return mlc_onnx__node_fail(n, "empty boxes or scores are not supported");
-  MlcAttr ra[2] = {attr("axis", mlc_onnx__av_int(2)), attr("largest", av_bool(true))};
   MlcExpr *nd = mlc_e_int(ctx, MLC_I64_T, N);
-  MlcAttr pa[2] = {attr("axis", mlc_onnx__av_int(2)), attr("shape", mlc_onnx__av_exprs(ctx, &nd, 1))};
-  MlcGExpr *order = with_attrs(n, "rank_positions", with_attrs(n, "sort_rank", scores, 2, ra), 2, pa);
+  MlcAttr sa[3] = {attr("axis", mlc_onnx__av_int(2)), attr("largest", av_bool(true)),
+                   attr("shape", mlc_onnx__av_exprs(ctx, &nd, 1))};
+  MlcGExpr *order = with_attrs(n, "argsort", scores, 3, sa);
   MlcGExpr *max_out = optional(n, 2), *iou = optional(n, 3), *score = optional(n, 4);
   /* positional arguments: a missing one before a present one takes its ONNX default */
   if (!max_out) max_out = i64c(n, 0);

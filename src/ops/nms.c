@@ -5,7 +5,7 @@
  *                   score_threshold?, center_point_box=0)
  * boxes (B, N, 4) float32, scores (B, C, N) float32, order (B, C, N) int64:
  * each class's box indices by score, highest first, equal scores by index
- * (sort_rank and rank_positions give it).  The result (B, C, N) int64 holds,
+ * (argsort gives it).  The result (B, C, N) int64 holds,
  * for each class, the indices of the boxes it selects in the order they are
  * selected, then -1: a box is taken when its score is above score_threshold
  * (any score without one), fewer than max_output boxes (0 without one,

@@ -78,6 +78,7 @@ bool mlc_op_te_pad_dynamic(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, Mlc
 bool mlc_op_te_one_hot_dynamic(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 /* prim functions (OP_PRIM rows) */
 MlcPrimFunc *mlc_op_prim_nms_select(MlcCtx *, const MlcOpArgs *, const char *);
+MlcPrimFunc *mlc_op_prim_argsort(MlcCtx *, const MlcOpArgs *, const char *);
 
 /* ---- helpers (common.c) ------------------------------------------------------
  * All report through mlc_op_fail, which prefixes the op's name and locates
