@@ -215,8 +215,8 @@ MlcPrimFunc *mlc_op_prim_nms_select(MlcCtx *ctx, const MlcOpArgs *a, const char 
   }
   MlcExpr *one = mlc_op_i64(ctx, 1);
   k.out = mlc_buffer_new(ctx, mlc_intern(ctx, "T_nms_select"), MLC_I64, n.in[1]->tensor.shape, 3, NULL, NULL, "global");
-  k.count = mlc_buffer_new(ctx, mlc_intern(ctx, "taken"), MLC_I64, &one, 1, NULL, NULL, "global");
-  k.keep = mlc_buffer_new(ctx, mlc_intern(ctx, "keep"), MLC_I64, &one, 1, NULL, NULL, "global");
+  k.count = mlc_buffer_new(ctx, mlc_intern(ctx, "taken"), MLC_I64, &one, 1, NULL, NULL, "local");
+  k.keep = mlc_buffer_new(ctx, mlc_intern(ctx, "keep"), MLC_I64, &one, 1, NULL, NULL, "local");
   if (!k.out || !k.count || !k.keep) return NULL;
   ps[np++] = (MlcParam){mlc_e_var(ctx, mlc_intern(ctx, "var_T_nms_select"), MLC_HANDLE), k.out};
   k.b = mlc_e_var(ctx, mlc_intern(ctx, "b"), MLC_I64), k.c = mlc_e_var(ctx, mlc_intern(ctx, "c"), MLC_I64);

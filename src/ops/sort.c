@@ -156,9 +156,9 @@ MlcPrimFunc *mlc_op_prim_argsort(MlcCtx *ctx, const MlcOpArgs *a, const char *na
   MlcExpr *dlen = mlc_op_i64(ctx, s.D > 0 ? s.D : 1), *two = mlc_op_i64(ctx, 2);
   s.xb = mlc_buffer_new(ctx, mlc_intern(ctx, "x"), s.x->tensor.dtype, s.x->tensor.shape, s.nd, NULL, NULL, "global");
   s.out = mlc_buffer_new(ctx, mlc_intern(ctx, "T_argsort"), MLC_I64, out_shape(&s), s.nd, NULL, NULL, "global");
-  s.run[0] = mlc_buffer_new(ctx, mlc_intern(ctx, "run_a"), MLC_I64, &dlen, 1, NULL, NULL, "global");
-  s.run[1] = mlc_buffer_new(ctx, mlc_intern(ctx, "run_b"), MLC_I64, &dlen, 1, NULL, NULL, "global");
-  s.pos = mlc_buffer_new(ctx, mlc_intern(ctx, "merge_pos"), MLC_I64, &two, 1, NULL, NULL, "global");
+  s.run[0] = mlc_buffer_new(ctx, mlc_intern(ctx, "run_a"), MLC_I64, &dlen, 1, NULL, NULL, "local");
+  s.run[1] = mlc_buffer_new(ctx, mlc_intern(ctx, "run_b"), MLC_I64, &dlen, 1, NULL, NULL, "local");
+  s.pos = mlc_buffer_new(ctx, mlc_intern(ctx, "merge_pos"), MLC_I64, &two, 1, NULL, NULL, "local");
   if (!s.xb || !s.out || !s.run[0] || !s.run[1] || !s.pos) return NULL;
   /* loops over every dim but the axis */
   s.idx = mlc_arena_array(&ctx->arena, (size_t)s.nd, sizeof *s.idx);
@@ -171,8 +171,11 @@ MlcPrimFunc *mlc_op_prim_argsort(MlcCtx *ctx, const MlcOpArgs *a, const char *na
   MlcBlock *blk = mlc_block_new(ctx, mlc_intern(ctx, "T_argsort"), NULL, 0, NULL, 0, NULL, 0, NULL, NULL, 0,
                                 (MlcAttrs){0}, body);
   if (!blk || !mlc_block_infer_regions(ctx, blk)) return NULL;
+  /* a row of one element needs no merge: its scratch would be unused, and a
+   * buffer nothing touches has no place inside a GPU kernel */
   MlcBuffer *al[3] = {s.run[0], s.run[1], s.pos};
-  MlcBlock *root = mlc_block_new(ctx, mlc_intern(ctx, "root"), NULL, 0, NULL, 0, NULL, 0, NULL, al, 3, (MlcAttrs){0},
+  int n_al = s.D > 1 ? 3 : 1;
+  MlcBlock *root = mlc_block_new(ctx, mlc_intern(ctx, "root"), NULL, 0, NULL, 0, NULL, 0, NULL, al, n_al, (MlcAttrs){0},
                                  mlc_s_realize(ctx, NULL, 0, NULL, blk));
   MlcStmt *rs = root ? mlc_s_realize(ctx, NULL, 0, NULL, root) : NULL;
   MlcParam *ps = mlc_arena_array(&ctx->arena, 2, sizeof *ps);
