@@ -2,7 +2,8 @@
  * with a table of the same name: elemwise.c, math_logic.c, linalg.c, det.c,
  * conv_pool.c, conv_transpose.c, deform_conv.c, reduce.c, reduce_scan.c,
  * manip.c, pad_tile.c, indexing.c, trilu.c, resize.c, sample.c, signal.c,
- * builtin.c, dynshape.c; ops.def lists them)
+ * builtin.c, dynshape.c, datadep.c, dynslice.c, nms.c, sort.c; ops.def lists
+ * them)
  * share: the declarations of every infer/te function the table names, and
  * helpers for reading arguments and reporting errors.  registry.c owns the
  * table, argument matching and mlc_op_to_prim_func; common.c owns the
