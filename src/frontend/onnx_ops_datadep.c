@@ -210,8 +210,8 @@ static bool unique_axis(MlcOnnxNode *n, MlcGExpr *x, const int64_t *dims, int ra
     MlcGExpr *less = astype_i64(n, mlc_onnx__emit2(n, "less", cmp, zero));
     key = row_sum(n, less ? mlc_onnx__emit2(n, "multiply", less, first) : NULL);
   } else {
-    MlcAttr am = attr("axis", mlc_onnx__av_int(1));
-    key = mlc_onnx__emit2(n, "subtract", take0(n, counts, with_attrs(n, "argmax", eq, 1, &am)), one);
+    MlcAttr am[2] = {attr("axis", mlc_onnx__av_int(1)), attr("keepdims", av_bool(false))};
+    key = mlc_onnx__emit2(n, "subtract", take0(n, counts, with_attrs(n, "argmax", eq, 2, am)), one);
   }
   MlcGExpr *none = mlc_onnx__const(n, mlc_onnx__scalar(ctx, MLC_I64_T, -1));
   MlcGExpr *wargs[3] = {first_b, key, none};
