@@ -5,7 +5,8 @@
  * flipped corners), in both box formats, several settings each, the rows
  * [batch, class, box] and their number compared with the greedy selection
  * written plainly in nms_ref.h.  The same model runs again with other
- * settings: the output's size is found anew each run. */
+ * settings: the output's size is found anew each run.  Boxes that do not
+ * match the scores are refused at import with the node named. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,9 +20,9 @@ enum { B = 2, C = 3, N = 40 };
 
 static const int64_t BOX_DIMS[3] = {B, N, 4}, SCORE_DIMS[3] = {B, C, N}, ONE[1] = {1};
 
-static uint8_t *pack_nms(int64_t centre, size_t *len) {
+static uint8_t *pack_nms(int64_t centre, const int64_t *box_dims, size_t *len) {
   char *ins[5] = {"boxes", "scores", "max", "iou", "score"}, *outs[1] = {"sel"};
-  Onnx__ValueInfoProto *gin[5] = {value("boxes", BOX_DIMS, 3), value("scores", SCORE_DIMS, 3), value("max", ONE, 1),
+  Onnx__ValueInfoProto *gin[5] = {value("boxes", box_dims, 3), value("scores", SCORE_DIMS, 3), value("max", ONE, 1),
                                   value("iou", ONE, 1), value("score", ONE, 1)};
   Onnx__ValueInfoProto *gout[1] = {value("sel", NULL, 0)};
   gin[2]->type->tensor_type->elem_type = ONNX__TENSOR_PROTO__DATA_TYPE__INT64;
@@ -91,7 +92,7 @@ static bool runs_like_reference(MlcrtModel *m, bool centre, int64_t max_out, flo
 static void test_format(int64_t centre) {
   char dir[4096];
   size_t len;
-  uint8_t *buf = pack_nms(centre, &len);
+  uint8_t *buf = pack_nms(centre, BOX_DIMS, &len);
   MlcrtModel *m = bu_make_tmpdir(dir, sizeof dir, "mlcc-nms") ? onnx_build_load(buf, len, dir) : NULL;
   free(buf);
   CHECK(m != NULL);
@@ -110,9 +111,25 @@ static void test_format(int64_t centre) {
 static void test_corners(void) { test_format(0); }
 static void test_centres(void) { test_format(1); }
 
+/* boxes that do not match the scores: refused at import, naming the node */
+static void test_mismatch(void) {
+  static const int64_t bad[3] = {B, N + 1, 4};
+  size_t len;
+  uint8_t *buf = pack_nms(0, bad, &len);
+  MlcCtx *ctx = mlc_ctx_new();
+  CHECK(mlc_onnx_import(ctx, "model.onnx", buf, len, ".", NULL) == NULL);
+  const char *msg = mlc_error_msg(ctx);
+  CHECK(strstr(msg, "node0") && strstr(msg, "NonMaxSuppression") &&
+        strstr(msg, "boxes (2, 41, 4) and scores (2, 3, 40) do not match: expected (B, N, 4) and (B, C, N)"));
+  if (!strstr(msg, "do not match")) printf("    got: %s\n", msg);
+  mlc_ctx_free(ctx);
+  free(buf);
+}
+
 int main(void) {
   make_inputs();
   RUN(test_corners);
   RUN(test_centres);
+  RUN(test_mismatch);
   return CHECK_DONE();
 }
