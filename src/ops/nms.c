@@ -16,8 +16,9 @@
  * The selection is a scan (whether a box is taken depends on those taken
  * before it), which no TE compute expresses, so the kernel is written as a
  * loop nest: per class, each candidate is compared with the boxes taken so
- * far, N * taken steps.  Two one-element buffers hold the count taken and
- * whether the candidate survives.  Indices read from `order` and from the
+ * far (a loop whose extent is that count), at most N * max_output steps.
+ * Two one-element buffers hold the count taken and whether the candidate
+ * survives.  Indices read from `order` and from the
  * result are clamped into 0 .. N-1, and a box is written at the count, which
  * never exceeds the candidates seen, so no read or write leaves its buffer
  * whatever the inputs hold.
@@ -178,15 +179,17 @@ static MlcStmt *one_class(Build *k, bool centre) {
   MlcExpr *thr = k->buf[4] ? single(k, k->buf[4]) : f32(k, 0.0);
   MlcExpr *take = bin(k, MLC_BIN_LT, taken, max_out);
   if (k->buf[5]) take = bin(k, MLC_BIN_AND, take, bin(k, MLC_BIN_GT, ld(k, k->buf[1], k->b, k->c, i), single(k, k->buf[5])));
-  /* for q < taken: t = the q-th box taken; it may drop i */
+  /* for q < the count taken so far (nt): t = the q-th box taken; it may drop i */
+  MlcExpr *nt = mlc_e_var(ctx, mlc_intern(ctx, "nt"), MLC_I64);
   MlcStmt *drop = mlc_s_if(ctx, suppresses(k, i, t, centre, thr), mlc_s_store(ctx, k->keep, &k->zero, 1, k->zero), NULL);
-  MlcStmt *cmp = mlc_s_if(ctx, bin(k, MLC_BIN_LT, q, taken),
-                          mlc_s_let(ctx, t, clamp_index(k, ld(k, k->out, k->b, k->c, q)), drop), NULL);
+  MlcStmt *cmp = mlc_s_let(ctx, t, clamp_index(k, ld(k, k->out, k->b, k->c, q)), drop);
+  MlcStmt *over = drop && cmp ? mlc_s_for(ctx, q, k->zero, nt, MLC_FOR_SERIAL, NULL, (MlcAttrs){0}, cmp) : NULL;
   MlcStmt *put[2] = {st(k, k->out, k->b, k->c, taken, i), mlc_s_store(ctx, k->count, &k->zero, 1, bin(k, MLC_BIN_ADD, taken, one))};
-  MlcStmt *cand[3] = {mlc_s_store(ctx, k->keep, &k->zero, 1, one), loop(k, q, k->N, cmp),
-                      mlc_s_if(ctx, bin(k, MLC_BIN_EQ, single(k, k->keep), one), mlc_s_seq(ctx, put, 2), NULL)};
+  /* the let of nt spans the rest of the sequence, as the text reader scopes it */
+  MlcStmt *rest[2] = {over, mlc_s_if(ctx, bin(k, MLC_BIN_EQ, single(k, k->keep), one), mlc_s_seq(ctx, put, 2), NULL)};
+  MlcStmt *cand[2] = {mlc_s_store(ctx, k->keep, &k->zero, 1, one), over ? mlc_s_let(ctx, nt, taken, mlc_s_seq(ctx, rest, 2)) : NULL};
   MlcStmt *each = mlc_s_let(ctx, i, clamp_index(k, ld(k, k->buf[2], k->b, k->c, p)),
-                            mlc_s_if(ctx, take, mlc_s_seq(ctx, cand, 3), NULL));
+                            mlc_s_if(ctx, take, mlc_s_seq(ctx, cand, 2), NULL));
   MlcStmt *steps[3] = {loop(k, j, k->N, st(k, k->out, k->b, k->c, j, i64(k, -1))),
                        mlc_s_store(ctx, k->count, &k->zero, 1, k->zero), loop(k, p, k->N, each)};
   return mlc_s_seq(ctx, steps, 3);
