@@ -2,7 +2,8 @@
  * text round trip of its prim func, and the prim func run by the reference
  * interpreter against a stable insertion sort written here, along every
  * axis of a 3-D x with many ties, both directions, whole rows and their
- * first places, lengths that are and are not powers of two. */
+ * first places, lengths that are and are not powers of two, and one long
+ * row against qsort ordered by value, then index. */
 #include "op_call_check.h"
 
 enum { D0 = 3, D1 = 7, D2 = 4 };
@@ -75,6 +76,30 @@ static void test_shapes(void) {
                     buf(1, (int64_t[]){1}, NULL), zero, 0));
 }
 
+/* a long row (777: passes of every width up to 512, the last run short) */
+static double big[777];
+static int by_value_then_index(const void *a, const void *b) {
+  int i = *(const int *)a, j = *(const int *)b;
+  if (big[i] != big[j]) return big[i] > big[j] ? -1 : 1; /* largest first */
+  return i - j;
+}
+
+static void test_long_row(void) {
+  uint32_t seed = 7;
+  int idx[777];
+  double want[777];
+  for (int i = 0; i < 777; i++) {
+    seed = seed * 1103515245u + 12345u;
+    big[i] = (double)((seed >> 16) % 100);
+    idx[i] = i;
+  }
+  qsort(idx, 777, sizeof *idx, by_value_then_index);
+  for (int i = 0; i < 777; i++) want[i] = idx[i];
+  OpcBuf in = buf(1, (int64_t[]){777}, big);
+  CHECK(run_matches(call_in("x: R.Tensor((777,), \"float64\")", "R.argsort(x, axis=0, shape=[777])"), &in, 1,
+                    buf(1, (int64_t[]){777}, NULL), want, 0));
+}
+
 static void test_refusals(void) {
   const char *p = "x: R.Tensor((3, 7, 4), \"float32\"), b: R.Tensor((3,), \"bool\")";
   CHECK(refused(call_in(p, "R.argsort(x, axis=1, shape=[8])"), false, "argsort: shape: 8 is more than the axis' length 7"));
@@ -87,6 +112,7 @@ int main(void) {
   ctx = mlc_ctx_new();
   RUN(test_orders);
   RUN(test_shapes);
+  RUN(test_long_row);
   RUN(test_refusals);
   mlc_ctx_free(ctx);
   return CHECK_DONE();
