@@ -5,7 +5,8 @@
  * flipped corners), in both box formats, several settings each, the rows
  * [batch, class, box] and their number compared with the greedy selection
  * written plainly in nms_ref.h.  The same model runs again with other
- * settings: the output's size is found anew each run.  Boxes that do not
+ * settings: the output's size is found anew each run; a model with them
+ * as initializers, known when it is compiled, gives the same.  Boxes that do not
  * match the scores are refused at import with the node named. */
 #include <stdint.h>
 #include <stdio.h>
@@ -111,6 +112,42 @@ static void test_format(int64_t centre) {
 static void test_corners(void) { test_format(0); }
 static void test_centres(void) { test_format(1); }
 
+/* the limit and thresholds as initializers (known when the model is
+ * compiled), as exported detectors give them */
+static void test_constant_settings(void) {
+  static const int64_t dims[2][4] = {{B, N, 4}, {B, C, N}};
+  static const int ranks[2] = {3, 3};
+  const int64_t max_out = 4;
+  const float iou = 0.4f, sthr = 0.25f;
+  Init inits[3] = {{"max", 1, {1}, &max_out, sizeof max_out, ONNX__TENSOR_PROTO__DATA_TYPE__INT64},
+                   {"iou", 1, {1}, &iou, sizeof iou, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT},
+                   {"score", 1, {1}, &sthr, sizeof sthr, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT}};
+  char *ins[5] = {"boxes", "scores", "max", "iou", "score"}, *outs[1] = {"sel"}, dir[4096];
+  size_t len;
+  uint8_t *buf = pack_one_node(&(OneNode){"NonMaxSuppression", NULL, 11, ins, 5, outs, 1, NULL, 0, 2, dims, ranks, inits, 3, NULL}, &len);
+  MlcrtModel *m = bu_make_tmpdir(dir, sizeof dir, "mlcc-nms") ? onnx_build_load(buf, len, dir) : NULL;
+  free(buf);
+  CHECK(m != NULL);
+  if (m) {
+    static int64_t sel[B * C * N];
+    int64_t want_n = nmsref_select(boxes, scores, B, C, N, max_out, iou, true, sthr, false, sel);
+    DLTensor bt = {boxes, {kDLCPU, 0}, 3, {kDLFloat, 32, 1}, (int64_t *)BOX_DIMS, NULL, 0};
+    DLTensor st = {scores, {kDLCPU, 0}, 3, {kDLFloat, 32, 1}, (int64_t *)SCORE_DIMS, NULL, 0};
+    DLTensor *in[2] = {&bt, &st}, *y = NULL;
+    CHECK(mlcrt_model_run(m, in, 2, &y, 1) == 0);
+    bool shaped = y && y->ndim == 2 && y->shape[0] == want_n && y->shape[1] == 3;
+    CHECK(shaped);
+    int64_t k = 0;
+    for (int bc = 0; shaped && bc < B * C; bc++)
+      for (int j = 0; j < N && sel[bc * N + j] >= 0; j++, k++) {
+        const int64_t *r = (const int64_t *)y->data + 3 * k;
+        CHECK(r[0] == bc / C && r[1] == bc % C && r[2] == sel[bc * N + j]);
+      }
+    mlcrt_model_free(m);
+  }
+  bu_remove_dir(dir);
+}
+
 /* boxes that do not match the scores: refused at import, naming the node */
 static void test_mismatch(void) {
   static const int64_t bad[3] = {B, N + 1, 4};
@@ -130,6 +167,7 @@ int main(void) {
   make_inputs();
   RUN(test_corners);
   RUN(test_centres);
+  RUN(test_constant_settings);
   RUN(test_mismatch);
   return CHECK_DONE();
 }
