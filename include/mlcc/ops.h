@@ -64,6 +64,11 @@ typedef struct MlcOpArgs {
 typedef bool (*MlcOpTeFn)(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **inputs, int n_inputs,
                           MlcTeTensor **outs, int *n_outs);
 typedef MlcSInfo *(*MlcOpInferFn)(MlcCtx *ctx, const MlcOpArgs *a);
+/* An op whose kernel is a scan (each step depends on the steps before, as
+ * NonMaxSuppression's greedy selection does) has no TE definition: it builds
+ * its prim func, named `name`, directly as a loop nest, params as
+ * mlc_op_to_prim_func gives them. */
+typedef MlcPrimFunc *(*MlcOpPrimFn)(MlcCtx *ctx, const MlcOpArgs *a, const char *name);
 
 typedef struct MlcOpDef {
   const char *name;      /* "nn.conv2d" */
@@ -74,8 +79,12 @@ typedef struct MlcOpDef {
   const char *signature;
   MlcFuseKind fuse;
   MlcOpInferFn infer;
-  MlcOpTeFn te;          /* NULL: not legalizable (builtins, memory ops) */
+  MlcOpTeFn te;          /* NULL: not legalizable (builtins, memory ops) ... */
+  MlcOpPrimFn prim;      /* ... unless this is set (te is then NULL) */
 } MlcOpDef;
+
+/* the op has a kernel: a TE definition or a prim func of its own */
+static inline bool mlc_op_legalizable(const MlcOpDef *op) { return op && (op->te || op->prim); }
 
 /* NULL when there is no such op */
 const MlcOpDef *mlc_op_find(const char *name);

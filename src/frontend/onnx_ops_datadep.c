@@ -1,6 +1,6 @@
 /* onnx_ops_datadep.c - converters of the ops whose output size depends on
  * the data: NonZero, Compress, TopK with its k read at run time, and
- * Unique of the flattened input.
+ * Unique of the flattened input or along an axis.
  *
  * NonZero and Compress select positions of a 0/1 mask of static length (x != 0 flattened;
  * Compress's condition) and are built the same way: the mask's prefix sums
@@ -10,8 +10,8 @@
  * selected positions (src/ops/datadep.c).  NonZero unravels them into
  * coordinates; Compress takes x's slices at them.
  *
- * TopK ranks each element in its row (sort_rank), finds the indices of the
- * ranks 0 .. k-1 (rank_positions) and gathers the values there; a k known
+ * TopK sorts each row's indices (argsort, a merge sort, src/ops/sort.c),
+ * keeps the first k and gathers the values there; a k known
  * at import is a static size, one read at run time is bound by
  * tensor_to_shape in mode "at_most", which checks it against the axis'
  * length (the element count of x's first row along the axis).
@@ -140,9 +140,9 @@ bool mlc_onnx__conv_topk(MlcOnnxNode *n) {
     int cnt;
     if (!mlc_onnx__runtime_shape(n, mlc_onnx__input(n, 1), row, "at_most", &kdim, 1, &cnt)) return false;
   }
-  MlcAttr ra[2] = {attr("axis", mlc_onnx__av_int(axis)), attr("largest", av_bool(largest != 0))};
-  MlcAttr pa[2] = {attr("axis", mlc_onnx__av_int(axis)), attr("shape", mlc_onnx__av_exprs(ctx, &kdim, 1))};
-  MlcGExpr *idx = with_attrs(n, "rank_positions", with_attrs(n, "sort_rank", x, 2, ra), 2, pa);
+  MlcAttr sa[3] = {attr("axis", mlc_onnx__av_int(axis)), attr("largest", av_bool(largest != 0)),
+                   attr("shape", mlc_onnx__av_exprs(ctx, &kdim, 1))};
+  MlcGExpr *idx = with_attrs(n, "argsort", x, 3, sa);
   MlcAttr ga = attr("axis", mlc_onnx__av_int(axis));
   MlcGExpr *args[2] = {x, idx};
   if (!idx || !(n->out[0] = mlc_onnx__emit_attrs(n, "gather_elements", args, 2, 1, &ga))) return false;
@@ -162,6 +162,70 @@ static MlcGExpr *take0(MlcOnnxNode *n, MlcGExpr *x, MlcGExpr *idx) {
   return x && idx ? mlc_onnx__emit_attrs(n, "take", args, 2, 1, &a) : NULL;
 }
 
+/* sum of x (2-D) over axis 1 */
+static MlcGExpr *row_sum(MlcOnnxNode *n, MlcGExpr *x) {
+  int64_t one = 1;
+  MlcAttr a[2] = {attr("axis", mlc_onnx__av_ints(n->im->ctx, &one, 1)), attr("keepdims", av_bool(false))};
+  return with_attrs(n, "sum", x, 2, a);
+}
+
+/* Unique(x, axis, sorted=1): the distinct slices along axis, as above with
+ * slices for elements.  x's slices become the rows of a (D, M) matrix
+ * (axis moved first, the rest flattened), row_compare orders them
+ * pairwise (-1, 0, 1), and the counts the flattened form takes from
+ * match_count are sums over that matrix: equal rows (0s), equal rows before
+ * (0s below the diagonal), smaller first occurrences (-1s weighted by the
+ * first-occurrence mask); the first equal row is the first 0 (argmax).
+ * The slices of x itself are then taken along axis. */
+static bool unique_axis(MlcOnnxNode *n, MlcGExpr *x, const int64_t *dims, int rank, bool sorted) {
+  MlcCtx *ctx = n->im->ctx;
+  int64_t axis, perm[MLC_ONNX_MAX_RANK], rest = 1;
+  if (!mlc_onnx__attr_int(n, "axis", 0, &axis)) return false;
+  if (rank == 0) return mlc_onnx__node_fail(n, "a scalar input has no axis");
+  if (axis < -rank || axis >= rank)
+    return mlc_onnx__node_fail(n, "axis %lld is out of range for rank %d", (long long)axis, rank);
+  if (axis < 0) axis += rank;
+  perm[0] = axis;
+  for (int d = 0, k = 1; d < rank; d++)
+    if (d != axis) perm[k++] = d, rest *= dims[d];
+  int64_t shape2[2] = {dims[axis], rest};
+  MlcAttr pa = attr("axes", mlc_onnx__av_ints(ctx, perm, rank)), ra = attr("shape", mlc_onnx__av_ints(ctx, shape2, 2));
+  MlcGExpr *rows = with_attrs(n, "reshape", with_attrs(n, "permute_dims", x, 1, &pa), 1, &ra);
+  MlcGExpr *cmp = rows ? mlc_onnx__emit1(n, "row_compare", rows) : NULL;
+  MlcGExpr *zero = mlc_onnx__const(n, mlc_onnx__scalar(ctx, MLC_I64_T, 0));
+  MlcGExpr *eq = cmp ? astype_i64(n, mlc_onnx__emit2(n, "equal", cmp, zero)) : NULL;
+  MlcAttr ta = attr("k", mlc_onnx__av_int(-1));
+  MlcGExpr *before = row_sum(n, with_attrs(n, "tril", eq, 1, &ta));
+  MlcGExpr *first_b = before ? mlc_onnx__emit2(n, "equal", before, zero) : NULL;
+  MlcGExpr *first = astype_i64(n, first_b);
+  int64_t axis0 = 0;
+  MlcAttr cs = attr("axis", mlc_onnx__av_int(0));
+  MlcAttr sum[2] = {attr("axis", mlc_onnx__av_ints(ctx, &axis0, 1)), attr("keepdims", av_bool(true))};
+  MlcGExpr *counts = with_attrs(n, "cumsum", first, 1, &cs), *total = with_attrs(n, "sum", first, 2, sum);
+  MlcExpr *len;
+  int k;
+  if (!counts || !total || !mlc_onnx__runtime_shape(n, total, NULL, "values", &len, 1, &k)) return false;
+  MlcGExpr *one = mlc_onnx__const(n, mlc_onnx__scalar(ctx, MLC_I64_T, 1)), *key;
+  if (sorted) {
+    MlcGExpr *less = astype_i64(n, mlc_onnx__emit2(n, "less", cmp, zero));
+    key = row_sum(n, less ? mlc_onnx__emit2(n, "multiply", less, first) : NULL);
+  } else {
+    MlcAttr am[2] = {attr("axis", mlc_onnx__av_int(1)), attr("keepdims", av_bool(false))};
+    key = mlc_onnx__emit2(n, "subtract", take0(n, counts, with_attrs(n, "argmax", eq, 2, am)), one);
+  }
+  MlcGExpr *none = mlc_onnx__const(n, mlc_onnx__scalar(ctx, MLC_I64_T, -1));
+  MlcGExpr *wargs[3] = {first_b, key, none};
+  MlcGExpr *rank_of = key ? mlc_onnx__emit(n, "where", wargs, 3, (MlcAttrs){0}) : NULL;
+  MlcAttr qa[2] = {attr("axis", mlc_onnx__av_int(0)), attr("shape", mlc_onnx__av_exprs(ctx, &len, 1))};
+  MlcGExpr *idx = with_attrs(n, "rank_positions", rank_of, 2, qa);
+  MlcAttr xa = attr("axis", mlc_onnx__av_int(axis));
+  MlcGExpr *targs[2] = {x, idx};
+  MlcGExpr *y = idx ? mlc_onnx__emit_attrs(n, "take", targs, 2, 1, &xa) : NULL, *cnt = take0(n, row_sum(n, eq), idx);
+  if (!y || !cnt) return false;
+  n->out[0] = y, n->out[1] = idx, n->out[2] = key, n->out[3] = cnt;
+  return true;
+}
+
 /* Unique(x, sorted=1) of the flattened x: the distinct values (ascending,
  * or in the order they first occur), the index of each one's first
  * occurrence, each element's index among them and each one's count.  Each
@@ -177,7 +241,7 @@ bool mlc_onnx__conv_unique(MlcOnnxNode *n) {
   int64_t dims[MLC_ONNX_MAX_RANK], numel, sorted;
   int rank;
   if (!x || !static_dims(n, x, dims, &rank, &numel) || !mlc_onnx__attr_int(n, "sorted", 1, &sorted)) return false;
-  if (mlc_onnx__attr(n, "axis")) return mlc_onnx__node_fail(n, "Unique along an axis is not supported");
+  if (mlc_onnx__attr(n, "axis")) return unique_axis(n, x, dims, rank, sorted != 0);
   MlcAttr flat = attr("shape", mlc_onnx__av_ints(ctx, &numel, 1));
   if (rank != 1 && !(x = with_attrs(n, "reshape", x, 1, &flat))) return false;
   MlcGExpr *zero = mlc_onnx__const(n, mlc_onnx__scalar(ctx, MLC_I64_T, 0));

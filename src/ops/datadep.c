@@ -1,5 +1,6 @@
 /* datadep.c - the kernels of ops whose output size is known only once
- * they have run (ONNX NonZero, Compress, TopK with a run-time k, Unique).
+ * they have run (ONNX NonZero, Compress, TopK with a run-time k, Unique,
+ * also along an axis).
  *
  * Such an op is three steps in the graph: a counting kernel (the sum of a
  * 0/1 mask), the executor reading that count into a fresh size var
@@ -40,7 +41,15 @@
  * ones, "equal_before" those at a lower index (0 marks a first
  * occurrence), "less" the smaller ones, each counted with weight w[l] (1
  * without weights), and "first_equal" is the least index of an equal
- * element (at most i itself, so always an index of x). */
+ * element (at most i itself, so always an index of x).
+ *
+ * row_compare(x) orders the rows of a 2-D x (Unique along an axis, whose
+ * slices are flattened into rows) pairwise: out[i, l] is -1, 0 or 1 as row
+ * l is lexicographically below, equal to or above row i.  A min over the
+ * row finds the first column where they differ, coded 2 m (+ 1 when row l
+ * is the greater there), and a second compute reads the sign off it; D * D
+ * * M steps.  Rows holding NaN are unequal to every row, themselves
+ * included, and are not ordered. */
 #include <string.h>
 
 #include "mlcc/arith.h"
@@ -282,6 +291,55 @@ bool mlc_op_te_match_count(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, in
                             : mlc_op_select(ctx, cond, w ? mlc_te_read(ctx, w, &l, 1) : mlc_op_i64(ctx, 1), mlc_op_i64(ctx, 0));
   MlcExpr *ext = x->shape[0];
   MlcTeTensor *t = mlc_te_reduce(ctx, "T_match_count", x->shape, 1, &i, ops[kind], body, &l, &ext, 1);
+  if (!t) return false;
+  outs[0] = t;
+  *n_outs = 1;
+  return true;
+}
+
+/* ---- row_compare ---------------------------------------------------------- */
+
+/* x: 2-D of static shape, numbers or bools */
+static bool rows_arg(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo **x) {
+  if (!(*x = mlc_op_tensor(ctx, a, 0, true))) return false;
+  if ((*x)->tensor.ndim != 2 || !(*x)->tensor.shape || (*x)->tensor.dtype.lanes != 1)
+    return mlc_op_fail(ctx, a, "x: expected a 2-D tensor of scalars (rows to compare), got %s", mlc_op_sinfo_str(ctx, *x));
+  return true;
+}
+
+MlcSInfo *mlc_op_infer_row_compare(MlcCtx *ctx, const MlcOpArgs *a) {
+  const MlcSInfo *x;
+  if (!rows_arg(ctx, a, &x)) return NULL;
+  MlcExpr *shape[2] = {x->tensor.shape[0], x->tensor.shape[0]};
+  return mlc_op_tensor_sinfo(ctx, shape, 2, MLC_I64);
+}
+
+bool mlc_op_te_row_compare(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_in, MlcTeTensor **outs,
+                           int *n_outs) {
+  const MlcSInfo *xs;
+  if (!rows_arg(ctx, a, &xs)) return false;
+  const MlcTeTensor *x = in[0];
+  MlcExpr *ax[2], *m = mlc_te_var(ctx, mlc_intern(ctx, "m"));
+  mlc_op_axes(ctx, 2, ax);
+  MlcExpr *ii[2] = {ax[0], m}, *il[2] = {ax[1], m};
+  MlcExpr *xi = mlc_te_read(ctx, x, ii, 2), *xl = mlc_te_read(ctx, x, il, 2);
+  if (x->dtype.code == MLC_TC_BOOL) xi = mlc_op_cast(ctx, MLC_I32, xi), xl = mlc_op_cast(ctx, MLC_I32, xl);
+  /* the first difference's code: 2 m, + 1 when row l is the greater there; 2 M when none */
+  MlcExpr *two = mlc_op_i64(ctx, 2), *width = x->shape[1];
+  MlcExpr *end = mlc_e_bin(ctx, MLC_BIN_MUL, two, width);
+  MlcExpr *code = mlc_e_bin(ctx, MLC_BIN_ADD, mlc_e_bin(ctx, MLC_BIN_MUL, two, m),
+                            mlc_op_select(ctx, mlc_e_bin(ctx, MLC_BIN_LT, xl, xi), mlc_op_i64(ctx, 0), mlc_op_i64(ctx, 1)));
+  MlcExpr *body = mlc_op_select(ctx, mlc_e_bin(ctx, MLC_BIN_EQ, xl, xi), end, code);
+  MlcExpr *shape[2] = {x->shape[0], x->shape[0]};
+  MlcTeTensor *first = mlc_te_reduce(ctx, "T_row_first_diff", shape, 2, ax, MLC_TE_MIN, body, &m, &width, 1);
+  if (!first) return false;
+  MlcExpr *bx[2];
+  mlc_op_axes(ctx, 2, bx);
+  MlcExpr *f = mlc_te_read(ctx, first, bx, 2);
+  MlcExpr *sign = mlc_op_select(ctx, mlc_e_bin(ctx, MLC_BIN_EQ, mlc_e_bin(ctx, MLC_BIN_FLOORMOD, f, two), mlc_op_i64(ctx, 0)),
+                                mlc_op_i64(ctx, -1), mlc_op_i64(ctx, 1));
+  MlcExpr *cmp = mlc_op_select(ctx, mlc_e_bin(ctx, MLC_BIN_GE, f, end), mlc_op_i64(ctx, 0), sign);
+  MlcTeTensor *t = mlc_te_compute(ctx, "T_row_compare", shape, 2, bx, cmp);
   if (!t) return false;
   outs[0] = t;
   *n_outs = 1;

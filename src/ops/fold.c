@@ -43,7 +43,7 @@ MlcGExpr *mlc_op_fold(MlcCtx *ctx, const MlcGExpr *call, int64_t max_numel) {
   const MlcOpDef *op = mlc_op_find(call->call.callee->str);
   const MlcTensorData *in[16];
   int n_in;
-  if (!op || !op->te || !const_args(call, in, 16, &n_in)) return NULL;
+  if (!mlc_op_legalizable(op) || !const_args(call, in, 16, &n_in)) return NULL;
   int64_t numel, shape[32];
   if (call->sinfo->kind != MLC_SINFO_TENSOR || call->sinfo->tensor.ndim > 32 ||
       !static_numel(call->sinfo, &numel, shape, max_numel))

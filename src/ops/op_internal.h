@@ -2,7 +2,8 @@
  * with a table of the same name: elemwise.c, math_logic.c, linalg.c, det.c,
  * conv_pool.c, conv_transpose.c, deform_conv.c, reduce.c, reduce_scan.c,
  * manip.c, pad_tile.c, indexing.c, trilu.c, resize.c, sample.c, signal.c,
- * builtin.c, dynshape.c; ops.def lists them)
+ * builtin.c, dynshape.c, datadep.c, dynslice.c, nms.c, sort.c; ops.def lists
+ * them)
  * share: the declarations of every infer/te function the table names, and
  * helpers for reading arguments and reporting errors.  registry.c owns the
  * table, argument matching and mlc_op_to_prim_func; common.c owns the
@@ -72,10 +73,14 @@ bool mlc_op_te_compact_index(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, M
 bool mlc_op_te_sort_rank(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_rank_positions(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_match_count(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_row_compare(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_split_part(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_slice_dynamic(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_pad_dynamic(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_one_hot_dynamic(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+/* prim functions (OP_PRIM rows) */
+MlcPrimFunc *mlc_op_prim_nms_select(MlcCtx *, const MlcOpArgs *, const char *);
+MlcPrimFunc *mlc_op_prim_argsort(MlcCtx *, const MlcOpArgs *, const char *);
 
 /* ---- helpers (common.c) ------------------------------------------------------
  * All report through mlc_op_fail, which prefixes the op's name and locates

@@ -25,8 +25,10 @@ const char *const mlc_fuse_kind_names[MLC_FUSE_COUNT] = {
 /* a table entry's te is an identifier or NULL; pasting gives mlc_op_NULL */
 #define mlc_op_NULL NULL
 static const MlcOpDef op_table[] = {
-#define OP(name, ident, fuse, sig, infer, te) {name, sig, MLC_FUSE_##fuse, mlc_op_##infer, mlc_op_##te},
+#define OP(name, ident, fuse, sig, infer, te) {name, sig, MLC_FUSE_##fuse, mlc_op_##infer, mlc_op_##te, NULL},
+#define OP_PRIM(name, ident, fuse, sig, infer, prim) {name, sig, MLC_FUSE_##fuse, mlc_op_##infer, NULL, mlc_op_##prim},
 #include "ops.def"
+#undef OP_PRIM
 #undef OP
 };
 #undef mlc_op_NULL
@@ -332,11 +334,16 @@ static bool make_inputs(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor ***ins_out,
 MlcPrimFunc *mlc_op_to_prim_func(MlcCtx *ctx, const MlcGExpr *call, const char *name) {
   MlcOpArgs a;
   if (!mlc_op_match(ctx, call, &a)) return NULL;
-  if (!a.op->te)
+  if (!mlc_op_legalizable(a.op))
     return mlc_op_fail(ctx, &a, "is not legalizable: it has no tensor-expression definition"), NULL;
   if (!a.op->infer(ctx, &a)) {
     if (!mlc_has_error(ctx)) mlc_op_fail(ctx, &a, "struct info inference failed");
     return NULL;
+  }
+  if (a.op->prim) {
+    MlcPrimFunc *f = a.op->prim(ctx, &a, name);
+    if (!f && !mlc_has_error(ctx)) mlc_op_fail(ctx, &a, "legalization failed");
+    return f;
   }
   MlcTeTensor **ins;
   int n_in;

@@ -95,7 +95,7 @@ static bool legal_binding(TfRw *rw, const MlcBinding *b, MlcGExpr *value) {
   Legal *l = rw->user;
   const MlcOpDef *op = value->kind == MLC_G_CALL && value->call.callee->kind == MLC_G_OP
                            ? mlc_op_find(value->call.callee->str) : NULL;
-  if (!op || !op->te || tf_is_dps(value)) {
+  if (!mlc_op_legalizable(op) || tf_is_dps(value)) {
     tf_emit(rw, b->var, value, b->loc);
     return true;
   }

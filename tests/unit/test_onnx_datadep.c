@@ -6,7 +6,8 @@
  * picked here; a TopK model whose k is a graph input, run with several k
  * against a stable insertion sort here, and with k outside 0 .. the axis'
  * length, which comes back through the runtime's error path, after which
- * the model still runs. */
+ * the model still runs; Unique along either axis of a matrix, sorted and
+ * not, against slices compared and counted here. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -153,9 +154,76 @@ static void test_topk(void) {
   bu_remove_dir(dir);
 }
 
+/* Unique of x (3, 4) along axis (0: rows, 1: columns), sorted or in order
+ * of first occurrence, against slices compared here by plain loops */
+static int slice_cmp(const float *x, int axis, int a, int b) {
+  int len = axis == 0 ? 4 : 3;
+  for (int m = 0; m < len; m++) {
+    float u = axis == 0 ? x[a * 4 + m] : x[m * 4 + a], v = axis == 0 ? x[b * 4 + m] : x[m * 4 + b];
+    if (u != v) return u < v ? -1 : 1;
+  }
+  return 0;
+}
+
+static void unique_axis_case(int axis, int sorted) {
+  char *ins[1] = {"x"}, *outs[4] = {"y", "idx", "inv", "cnt"}, dir[4096];
+  Onnx__AttributeProto *attrs[2] = {int_attr("axis", axis), int_attr("sorted", sorted)};
+  MlcrtModel *m = build(&(OneNode){"Unique", NULL, 11, ins, 1, outs, 4, attrs, 2, 1, X_DIMS, X_RANK, NULL, 0, NULL},
+                        dir, sizeof dir);
+  free(attrs[0]), free(attrs[1]);
+  CHECK(m != NULL);
+  if (!m) {
+    bu_remove_dir(dir);
+    return;
+  }
+  /* rows 0 and 2 equal; columns 1 and 3 equal, column 0 smaller than 2 in its last element */
+  float x[12] = {1, 5, 1, 5, 0, 2, 0, 2, 1, 5, 1, 5};
+  if (axis == 1) x[8] = 0.5f;
+  int D = axis == 0 ? 3 : 4, first[4], nu = 0, uniq[4], inv[4], cnt[4] = {0};
+  for (int i = 0; i < D; i++) {
+    int f = i;
+    for (int l = 0; l < i && f == i; l++)
+      if (slice_cmp(x, axis, l, i) == 0) f = l;
+    first[i] = f;
+    if (f == i) uniq[nu++] = i;
+  }
+  if (sorted) /* insertion sort of the first occurrences by their slices */
+    for (int i = 1; i < nu; i++)
+      for (int j = i; j > 0 && slice_cmp(x, axis, uniq[j - 1], uniq[j]) > 0; j--) {
+        int t = uniq[j];
+        uniq[j] = uniq[j - 1], uniq[j - 1] = t;
+      }
+  for (int i = 0; i < D; i++)
+    for (int u = 0; u < nu; u++)
+      if (uniq[u] == first[i]) inv[i] = u, cnt[u]++;
+  DLTensor xt = {x, {kDLCPU, 0}, 2, {kDLFloat, 32, 1}, (int64_t *)X_DIMS[0], NULL, 0}, *in[1] = {&xt}, *y[4] = {0};
+  CHECK(mlcrt_model_run(m, in, 1, y, 4) == 0);
+  bool shaped = y[0] && y[1] && y[2] && y[3] && y[0]->ndim == 2 && y[0]->shape[axis] == nu &&
+                y[0]->shape[1 - axis] == (axis == 0 ? 4 : 3) && y[1]->ndim == 1 && y[1]->shape[0] == nu &&
+                y[2]->ndim == 1 && y[2]->shape[0] == D && y[3]->ndim == 1 && y[3]->shape[0] == nu;
+  CHECK(shaped);
+  for (int u = 0; shaped && u < nu; u++) {
+    CHECK(((int64_t *)y[1]->data)[u] == uniq[u]);
+    CHECK(((int64_t *)y[3]->data)[u] == cnt[u]);
+    for (int m2 = 0; m2 < (axis == 0 ? 4 : 3); m2++) {
+      float got = axis == 0 ? ((float *)y[0]->data)[u * 4 + m2] : ((float *)y[0]->data)[m2 * nu + u];
+      CHECK(got == (axis == 0 ? x[uniq[u] * 4 + m2] : x[m2 * 4 + uniq[u]]));
+    }
+  }
+  for (int i = 0; shaped && i < D; i++) CHECK(((int64_t *)y[2]->data)[i] == inv[i]);
+  mlcrt_model_free(m);
+  bu_remove_dir(dir);
+}
+
+static void test_unique_axis(void) {
+  for (int axis = 0; axis < 2; axis++)
+    for (int sorted = 0; sorted < 2; sorted++) unique_axis_case(axis, sorted);
+}
+
 int main(void) {
   RUN(test_nonzero);
   RUN(test_compress);
   RUN(test_topk);
+  RUN(test_unique_axis);
   return CHECK_DONE();
 }

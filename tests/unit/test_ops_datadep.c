@@ -1,9 +1,10 @@
-/* test_ops_datadep.c - compact_index, sort_rank, rank_positions and
- * match_count (src/ops/datadep.c) one call at a time: struct info, refusals, and the
+/* test_ops_datadep.c - compact_index, sort_rank, rank_positions,
+ * match_count and row_compare (src/ops/datadep.c) one call at a time: struct info, refusals, and the
  * legalized prim funcs run by the reference interpreter against positions
  * and coordinates of a mask's ones found here by a plain scan, and against
  * the order of rows found here by an insertion sort and counts of equal
- * and smaller elements found by plain loops.  (The executor's side, the count read at run
+ * and smaller elements found by plain loops, and against rows compared
+ * lexicographically by a plain loop.  (The executor's side, the count read at run
  * time, is checked through the ONNX conformance tests of NonZero and
  * Compress and in test_onnx_datadep.c.) */
 #include "op_call_check.h"
@@ -140,12 +141,38 @@ static void test_match_count(void) {
                 "match_count: kind: expected \"equal\", \"equal_before\", \"less\" or \"first_equal\", got \"greater\""));
 }
 
+/* row_compare on rows with repeats and ties in leading columns, against a
+ * plain lexicographic comparison */
+static void test_row_compare(void) {
+  static const double xv[6][3] = {{1, 2, 3}, {1, 2, 2}, {0, 9, 9}, {1, 2, 3}, {1, 3, -1}, {0, 9, 9}};
+  double x[18], want[36];
+  for (int i = 0; i < 6; i++)
+    for (int m = 0; m < 3; m++) x[i * 3 + m] = xv[i][m];
+  for (int i = 0; i < 6; i++)
+    for (int l = 0; l < 6; l++) {
+      int c = 0;
+      for (int m = 0; m < 3 && c == 0; m++) c = xv[l][m] < xv[i][m] ? -1 : xv[l][m] > xv[i][m] ? 1 : 0;
+      want[i * 6 + l] = c;
+    }
+  const char *p = "x: R.Tensor((6, 3), \"float32\"), v: R.Tensor((6,), \"float32\")";
+  OpcBuf in = buf(2, (int64_t[]){6, 3}, x);
+  const MlcGExpr *c = call_in(p, "R.row_compare(x)");
+  CHECK(sinfo_is(c, "R.Tensor((6, 6), dtype=\"int64\")"));
+  CHECK(round_trips(c));
+  CHECK(run_matches(c, &in, 1, buf(2, (int64_t[]){6, 6}, NULL), want, 0));
+  CHECK(run_matches(call_in("x: R.Tensor((6, 3), \"int32\")", "R.row_compare(x)"), &in, 1,
+                    buf(2, (int64_t[]){6, 6}, NULL), want, 0));
+  CHECK(refused(call_in(p, "R.row_compare(v)"), false,
+                "row_compare: x: expected a 2-D tensor of scalars (rows to compare), got (6,)"));
+}
+
 int main(void) {
   ctx = mlc_ctx_new();
   RUN(test_positions);
   RUN(test_refusals);
   RUN(test_sort_rank);
   RUN(test_match_count);
+  RUN(test_row_compare);
   mlc_ctx_free(ctx);
   return CHECK_DONE();
 }

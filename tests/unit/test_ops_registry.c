@@ -43,6 +43,10 @@ static void test_table(void) {
   CHECK(mlc_op_find("nn.conv2d")->fuse == MLC_FUSE_OUT_EWISE_FUSABLE);
   CHECK(mlc_op_find("add")->fuse == MLC_FUSE_BROADCAST);
   CHECK(mlc_op_find("memory.alloc_tensor")->te == NULL);
+  /* ops built as loop nests: a prim function and no TE; the rest have no prim */
+  CHECK(mlc_op_find("argsort")->prim != NULL && mlc_op_find("argsort")->te == NULL);
+  CHECK(mlc_op_legalizable(mlc_op_find("vision.nms_select")) && !mlc_op_legalizable(mlc_op_find("memory.alloc_tensor")));
+  CHECK(mlc_op_find("add")->prim == NULL);
   CHECK_STR(mlc_fuse_kind_names[MLC_FUSE_OUT_EWISE_FUSABLE], "out_ewise_fusable");
 }
 
@@ -71,12 +75,12 @@ static void test_malformed_signatures(void) {
   };
   MlcOpParam ps[MLC_OP_MAX_PARAMS];
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-    MlcOpDef op = {"bad", bad[i], MLC_FUSE_OPAQUE, NULL, NULL};
+    MlcOpDef op = {"bad", bad[i], MLC_FUSE_OPAQUE, NULL, NULL, NULL};
     CHECK(mlc_op_sig_parse(&op, ps) == -1);
   }
-  MlcOpDef ok = {"ok", "T:x A:a? A:b", MLC_FUSE_OPAQUE, NULL, NULL};
+  MlcOpDef ok = {"ok", "T:x A:a? A:b", MLC_FUSE_OPAQUE, NULL, NULL, NULL};
   CHECK(mlc_op_sig_parse(&ok, ps) == 3);
-  MlcOpDef empty = {"ok", "", MLC_FUSE_OPAQUE, NULL, NULL};
+  MlcOpDef empty = {"ok", "", MLC_FUSE_OPAQUE, NULL, NULL, NULL};
   CHECK(mlc_op_sig_parse(&empty, ps) == 0);
 }
 
