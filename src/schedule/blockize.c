@@ -323,11 +323,16 @@ static bool make_iters(Blockize *z) {
     }
     MlcExpr *ov = fresh_iter(z->s, iv->var, "_o");
     z->outer_iters[z->n_outer] = (MlcIterVar){ov, {d->extent > 1 ? mlc_e_int(ctx, t, 0) : iv->dom.min, oext_e}, iv->kind};
+    /* the new iter vars range over their domains: what lets the simplifier
+     * fold an index of a tiled layout, (vj_o * 16 + vj_i) // 16, to vj_o */
+    if (d->extent > 1) mlc_arith_bind(&z->az, ov, 0, oext);
+    else if (const_dom) mlc_arith_bind(&z->az, ov, dmin, dext);
     z->outer_vals[z->n_outer++] = d->outer;
     MlcExpr *sub = ov;
     if (d->extent > 1) {
       MlcExpr *inv = fresh_iter(z->s, iv->var, "_i");
       z->inner_iters[z->n_inner] = (MlcIterVar){inv, {mlc_e_int(ctx, t, 0), mlc_e_int(ctx, t, d->extent)}, iv->kind};
+      mlc_arith_bind(&z->az, inv, 0, d->extent);
       z->inner_vals[z->n_inner++] = d->inner;
       sub = oext == 1 ? inv : mlc_e_bin(ctx, MLC_BIN_ADD, mlc_e_bin(ctx, MLC_BIN_MUL, ov, mlc_e_int(ctx, t, d->extent)), inv);
     }
@@ -561,7 +566,8 @@ static MLC_VEC(Intrin) registry;
 
 /* Built in: a 4x4x4 float32 matmul tile (C += A * B, B indexed [k, j]) whose
  * implementation runs k outermost and j vectorized, and a float32 dot
- * product of 4 unrolled into one expression. */
+ * product of 4 unrolled into one expression; the byte dot products of
+ * intrin_dot.def. */
 #define BUILTIN_INTRINS(X)                                                                     \
   X("mma_4x4x4_f32",                                                                           \
     "@T.prim_func\n"                                                                           \
@@ -590,9 +596,12 @@ static MLC_VEC(Intrin) registry;
     "C: T.Buffer((1,), \"float32\")):\n"                                                       \
     "    C[0] = C[0] + (A[0] * B[0] + A[1] * B[1] + (A[2] * B[2] + A[3] * B[3]))\n")
 
+#include "schedule/intrin_dot.def"
+
 static const struct { const char *name, *desc, *impl; } builtin_intrins[] = {
 #define X(name, desc, impl) {name, desc, impl},
     BUILTIN_INTRINS(X)
+    MLC_DOT_INTRINS(X)
 #undef X
 };
 
@@ -791,10 +800,13 @@ static BufBind *bind_buffer(Match *m, MlcBuffer *p, MlcBuffer *x) {
   return bb;
 }
 
-/* offset + index, folded where one side is 0 */
+/* offset + index, folded where one side is 0; a vector index (an
+ * implementation's T.Ramp) moves its base */
 static MlcExpr *plus_offset(MlcCtx *ctx, MlcExpr *off, MlcExpr *x) {
   int64_t v;
   if (!off) return x;
+  if (x->kind == MLC_EXPR_RAMP && off->dtype.lanes == 1)
+    return mlc_e_ramp(ctx, plus_offset(ctx, off, x->ramp.base), x->ramp.stride, x->ramp.lanes);
   if (!mlc_dtype_eq(off->dtype, x->dtype)) x = mlc_e_cast(ctx, off->dtype, x);
   if (mlc_e_is_const_int(off, &v) && v == 0) return x;
   if (mlc_e_is_const_int(x, &v) && v == 0) return off;
