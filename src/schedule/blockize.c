@@ -1151,8 +1151,15 @@ static MlcStmt *instantiate(Match *m, const MlcPrimFunc *desc, const MlcPrimFunc
     bb->offset = mlc_arena_dup(&ctx->arena, db->offset, (size_t)db->target->ndim * sizeof *bb->offset);
     const MlcBufferRegion *ir = iregions ? region_of(iregions, ip) : NULL, *dr = region_of(m->droot, dp);
     for (int d = bb->lead; ir && dr && d < bb->target->ndim; d++) {
-      /* the implementation may index its params from another origin */
-      MlcExpr *shift = minus(ctx, dr->ranges[d - bb->lead].min, ir->ranges[d - bb->lead].min);
+      /* the implementation may index its params from another origin (a
+       * vector access, T.Ramp(base, ..), starts at its base) */
+      MlcExpr *imin = ir->ranges[d - bb->lead].min;
+      if (imin->kind == MLC_EXPR_RAMP) imin = imin->ramp.base;
+      if (imin->dtype.lanes != 1) {
+        mismatch(m, "the implementation's '%s' is accessed at a vector of indices that is no T.Ramp", ip->name);
+        goto done;
+      }
+      MlcExpr *shift = minus(ctx, dr->ranges[d - bb->lead].min, imin);
       bb->offset[d] = shift ? mlc_arith_simplify(&m->az, plus_offset(ctx, bb->offset[d], shift)) : NULL;
       if (!bb->offset[d]) goto done;
     }
