@@ -143,7 +143,8 @@ static bool host_avx512_vnni(void) {
 #endif
 }
 
-static bool run_built(const Case *c, const MlcModule *m, const Data *d, const char *cflags) {
+/* B of the packed shape, or [K, N] (flat true: the weight as it was) */
+static bool run_built_as(const Case *c, const MlcModule *m, const Data *d, const char *cflags, bool flat) {
   char so[8192], csrc[8192];
   snprintf(so, sizeof so, "%s/mm.so", tmpdir);
   snprintf(csrc, sizeof csrc, "%s/mm.c", tmpdir);
@@ -154,7 +155,7 @@ static bool run_built(const Case *c, const MlcModule *m, const Data *d, const ch
   if (!ok) bu_print_error(ctx, "build");
   /* the 16-lane form on a machine with AVX512-VNNI, built for it, is the
    * instruction; built for AVX2 it must not be */
-  if (ok && c->lanes == 16 && host_avx512_vnni() && !getenv("MLC_MARCH")) {
+  if (ok && c->lanes == 16 && host_avx512_vnni() && !getenv("MLC_MARCH") && (cflags || holds_text(m, "T.dot4_u8s8"))) {
     int n = count_vpdpbusd(so);
     bool want = cflags == NULL;
     if (n >= 0 && (n > 0) != want) ok = false, printf("    %s: vpdpbusd found %d times\n", cflags ? cflags : "native", n);
@@ -166,8 +167,10 @@ static bool run_built(const Case *c, const MlcModule *m, const Data *d, const ch
   if (ok && !fn) ok = false, printf("    mm not found\n");
   int32_t *out = calloc((size_t)c->m * c->n, sizeof *out);
   int64_t sa[2] = {c->m, c->k}, sb[3] = {c->n / c->lanes, c->k / 4, c->lanes * 4}, sc[2] = {c->m, c->n};
+  int64_t sflat[2] = {c->k, c->n};
   DLTensor t[3] = {{.data = d->a, .device = {kDLCPU, 0}, .ndim = 2, .dtype = {kDLUInt, 8, 1}, .shape = sa},
-                   {.data = d->packed, .device = {kDLCPU, 0}, .ndim = 3, .dtype = {kDLInt, 8, 1}, .shape = sb},
+                   {.data = d->packed, .device = {kDLCPU, 0}, .ndim = flat ? 2 : 3, .dtype = {kDLInt, 8, 1},
+                    .shape = flat ? sflat : sb},
                    {.data = out, .device = {kDLCPU, 0}, .ndim = 2, .dtype = {kDLInt, 32, 1}, .shape = sc}};
   MlcrtValue v[3] = {{.tensor = &t[0]}, {.tensor = &t[1]}, {.tensor = &t[2]}};
   if (ok && mlcrt_func_call(fn, v, 3) != 0) ok = false, printf("    call: %s\n", mlcrt_last_error());
@@ -175,6 +178,10 @@ static bool run_built(const Case *c, const MlcModule *m, const Data *d, const ch
   free(out);
   if (mod) mlcrt_module_free(mod);
   return ok;
+}
+
+static bool run_built(const Case *c, const MlcModule *m, const Data *d, const char *cflags) {
+  return run_built_as(c, m, d, cflags, false);
 }
 
 static const Case cases[] = {
@@ -194,6 +201,67 @@ static void test_tensorized(void) {
     CHECK(run_built(c, m, &d, NULL));
     CHECK(run_built(c, m, &d, "-march=x86-64-v3"));
     free_data(&d);
+  }
+}
+
+/* ---- the default rule ------------------------------------------------------------ */
+
+/* The plain int8 matmul (W [K, N] a constant weight: layout free),
+ * scheduled by the default rules for a target with (L 16, 8) and without
+ * (0) the instruction; built for the machine and for AVX2, its W laid out
+ * by the map the schedule recorded, and compared with the plain C matmul. */
+static const char plain_fmt[] =
+    "@T.prim_func\n"
+    "def mm(A: T.Buffer((%d, %d), \"uint8\"), W: T.Buffer((%d, %d), \"int8\"), C: T.Buffer((%d, %d), \"int32\")):\n"
+    "    T.func_attr({\"layout_free_buffers\": [1]})\n"
+    "    for i, j, k in T.grid(%d, %d, %d):\n"
+    "        with T.block(\"mm\"):\n"
+    "            vi, vj, vk = T.axis.remap(\"SSR\", [i, j, k])\n"
+    "            with T.init():\n"
+    "                C[vi, vj] = 0\n"
+    "            C[vi, vj] = C[vi, vj] + T.Cast(\"int32\", A[vi, vk]) * T.Cast(\"int32\", W[vk, vj])\n";
+
+static bool default_case(const Case *c, int dot_lanes) {
+  char text[2048];
+  snprintf(text, sizeof text, plain_fmt, c->m, c->k, c->k, c->n, c->m, c->n, c->m, c->n, c->k);
+  const MlcModule *m = bu_read_text(ctx, "plain.py", text);
+  MlcSchTarget t;
+  mlc_sch_target_march(&t, dot_lanes == 16 ? "x86-64-v4" : "x86-64-v3");
+  t.dot_lanes = dot_lanes, t.threads = 4;
+  MlcSchedule *s = m ? mlc_sch_new(ctx, m, "mm", 0) : NULL;
+  bool ok = s && mlc_sch_apply_default(s, &t);
+  MlcStrBuf trace = {0};
+  if (ok) mlc_sch_print_trace(s, &trace);
+  bool tensorized = ok && strstr(mlc_sb_cstr(&trace), "sch.tensorize") != NULL;
+  if (ok && tensorized != (dot_lanes > 0)) ok = false, printf("    lanes %d: tensorized %d\n", dot_lanes, tensorized);
+  const MlcModule *out = ok ? mlc_sch_module(s) : NULL;
+  mlc_vec_free(&trace);
+  mlc_sch_free(s);
+  if (!out) return false;
+  Data d;
+  Case packed = *c;
+  packed.lanes = dot_lanes ? dot_lanes : c->lanes;
+  make_data(&packed, &d);
+  /* the weight as the schedule laid it out (or as it was) */
+  const MlcPrimFunc *f = mlc_module_find(out, mlc_intern(ctx, "mm"))->prim;
+  const MlcAttrValue *lr = mlc_attrs_get(f->attrs, mlc_intern(ctx, "layout_rewrites"));
+  int64_t wshape[2] = {c->k, c->n};
+  MlcTensorData in = {MLC_DT(MLC_TC_INT, 8, 1), 2, wshape, d.w, (size_t)c->k * c->n};
+  MlcTensorData *laid = lr ? mlc_sch_layout_apply(ctx, lr->list.items[0].list.items[1].s, &in) : NULL;
+  if (dot_lanes && (!laid || memcmp(laid->data, d.packed, (size_t)c->k * c->n) != 0))
+    ok = false, printf("    lanes %d: the weight is not laid out 4-interleaved\n", dot_lanes);
+  if (!dot_lanes) memcpy(d.packed, d.w, (size_t)c->k * c->n);
+  bool flat = dot_lanes == 0;
+  ok = ok && run_built_as(&packed, out, &d, NULL, flat) && run_built_as(&packed, out, &d, "-march=x86-64-v3", flat);
+  free_data(&d);
+  return ok;
+}
+
+static void test_default_rule(void) {
+  static const Case cs[] = {{16, 24, 64, 64, 0}, {16, 5, 32, 4096, 1}, {8, 6, 48, 128, 0}, {16, 7, 16, 16, 2}};
+  for (size_t i = 0; i < sizeof cs / sizeof *cs; i++) {
+    CHECK(default_case(&cs[i], cs[i].lanes));
+    CHECK(default_case(&cs[i], 0));
   }
 }
 
@@ -231,6 +299,7 @@ int main(void) {
   }
   RUN(test_refusals);
   RUN(test_tensorized);
+  RUN(test_default_rule);
   bu_remove_dir(tmpdir);
   mlc_ctx_free(ctx);
   return CHECK_DONE();
