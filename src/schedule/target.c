@@ -7,7 +7,10 @@
  * registers would spill on AVX2's 16.  Hence MLC_MARCH first, then the
  * host's CPU.  A -march name not in the table counts as AVX2, the width any
  * x86-64 CPU of the last decade has and the one that never spills a tile
- * sized for it on a wider CPU. */
+ * sized for it on a wider CPU.  The byte dot-product lanes (VNNI) come from
+ * the same source: the -march name's table entry, or the host's CPU flags;
+ * a name without the instruction, such as x86-64-v3, has none, so code built
+ * for AVX2 never asks for it. */
 #include "mlcc/schedule.h"
 
 #include <stdlib.h>
