@@ -53,9 +53,8 @@ static inline Onnx__AttributeProto *str_attr(const char *name, const char *v) {
   return a;
 }
 
-/* a graph value named name; typed `type` (an ONNX element type) of dims
- * when dims is given */
-static inline Onnx__ValueInfoProto *value_typed(const char *name, const int64_t *dims, int nd, int type) {
+/* a graph value named name; typed float32 of dims when dims is given */
+static inline Onnx__ValueInfoProto *value(const char *name, const int64_t *dims, int nd) {
   Onnx__ValueInfoProto *v = calloc(1, sizeof *v);
   onnx__value_info_proto__init(v);
   v->name = (char *)name;
@@ -72,15 +71,10 @@ static inline Onnx__ValueInfoProto *value_typed(const char *name, const int64_t 
     dp[i]->dim_value = dims[i];
   }
   s->n_dim = (size_t)nd, s->dim = dp;
-  tt->has_elem_type = 1, tt->elem_type = type, tt->shape = s;
+  tt->has_elem_type = 1, tt->elem_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, tt->shape = s;
   t->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE, t->tensor_type = tt;
   v->type = t;
   return v;
-}
-
-/* a graph value named name; typed float32 of dims when dims is given */
-static inline Onnx__ValueInfoProto *value(const char *name, const int64_t *dims, int nd) {
-  return value_typed(name, dims, nd, ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT);
 }
 
 static inline void free_value(Onnx__ValueInfoProto *v) {
@@ -106,7 +100,6 @@ typedef struct OneNode {
   const int64_t (*in_dims)[4]; const int *in_rank;
   const Init *inits; int n_inits;
   char **gins;                      /* the graph inputs' names when not ins[0..n_gin) */
-  const int *in_types;              /* the graph inputs' ONNX element types; NULL: all float32 */
 } OneNode;
 
 static inline uint8_t *pack_one_node(const OneNode *o, size_t *len) {
@@ -119,8 +112,7 @@ static inline uint8_t *pack_one_node(const OneNode *o, size_t *len) {
   node.attribute = o->attrs, node.n_attribute = (size_t)o->n_attrs;
   Onnx__NodeProto *nodes[1] = {&node};
   Onnx__ValueInfoProto **gin = calloc((size_t)o->n_gin + 1, sizeof *gin), **gout = calloc((size_t)o->n_out + 1, sizeof *gout);
-  for (int i = 0; i < o->n_gin; i++) gin[i] = value_typed(o->gins ? o->gins[i] : o->ins[i], o->in_dims[i], o->in_rank[i],
-                                                 o->in_types ? o->in_types[i] : ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT);
+  for (int i = 0; i < o->n_gin; i++) gin[i] = value(o->gins ? o->gins[i] : o->ins[i], o->in_dims[i], o->in_rank[i]);
   int n_gout = 0; /* the node's outputs that are named */
   for (int i = 0; i < o->n_out; i++)
     if (*o->outs[i]) gout[n_gout++] = value(o->outs[i], NULL, 0);
