@@ -10,7 +10,8 @@
  * is compared with a plain C matmul of the unpacked weights.  The data
  * include the extremes (0 and 255 against -128 and 127) and a K of 4096,
  * whose sums need every bit of the int32 accumulator.  Where the host has
- * AVX512-VNNI the native build must contain vpdpbusd. */
+ * the instruction of the intrinsic's width the native build must contain
+ * vpdpbusd, and the AVX2 build must not. */
 #include "check.h"
 #include "mlcc/interp.h"
 #include "mlcc/schedule.h"
@@ -134,11 +135,16 @@ static int count_vpdpbusd(const char *so) {
   return n;
 }
 
-static bool host_avx512_vnni(void) {
+/* whether the machine has the instruction of this many lanes (16:
+ * AVX512-VNNI; 8: AVX-VNNI, or AVX512-VNNI with VL) */
+static bool host_vnni(int lanes) {
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
   __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512f");
+  bool v512 = __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512f");
+  if (lanes == 16) return v512;
+  return lanes == 8 && (__builtin_cpu_supports("avxvnni") || (v512 && __builtin_cpu_supports("avx512vl")));
 #else
+  (void)lanes;
   return false;
 #endif
 }
@@ -155,7 +161,7 @@ static bool run_built_as(const Case *c, const MlcModule *m, const Data *d, const
   if (!ok) bu_print_error(ctx, "build");
   /* the 16-lane form on a machine with AVX512-VNNI, built for it, is the
    * instruction; built for AVX2 it must not be */
-  if (ok && c->lanes == 16 && host_avx512_vnni() && !getenv("MLC_MARCH") && (cflags || holds_text(m, "T.dot4_u8s8"))) {
+  if (ok && host_vnni(c->lanes) && !getenv("MLC_MARCH") && (cflags || holds_text(m, "T.dot4_u8s8"))) {
     int n = count_vpdpbusd(so);
     bool want = cflags == NULL;
     if (n >= 0 && (n > 0) != want) ok = false, printf("    %s: vpdpbusd found %d times\n", cflags ? cflags : "native", n);
