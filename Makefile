@@ -164,6 +164,16 @@ $(BENCH_CODEGEN): bench/codegen/bench.c $(B)/libmlcc.a $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $< $(B)/libmlcc.a -lopenblas $(LDFLAGS_ALL) -o $@
 
+# bench/int8: an int8 matmul with and without the CPU's byte dot-product
+# instruction (VNNI), as the default schedules compile it (bench/README.md).
+BENCH_INT8 := $(B)/bench/int8
+.PHONY: bench-int8
+bench-int8: $(BENCH_INT8)
+	sh bench/int8/run.sh $(BENCH_INT8)
+$(BENCH_INT8): bench/int8/bench.c $(B)/libmlcc.a $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $< $(B)/libmlcc.a $(LDFLAGS_ALL) -o $@
+
 # bench/gpu: the default GPU schedules against their simple form on OpenCL
 # (PoCL where there is no GPU; bench/README.md).
 BENCH_GPU := $(B)/bench/gpu_default

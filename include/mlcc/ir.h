@@ -148,7 +148,11 @@ extern const MlcBinOpInfo mlc_binop_info[MLC_BIN_COUNT];
  * if_then_else), 2 = given explicitly by the call (mlc_e_call_typed), 3 = a
  * handle, 4 = same as the first integer arg (checked_index), 5 = given
  * explicitly (reinterpret: its argument's bits read as that dtype, of the
- * same storage size; `T.reinterpret("int32", x)`).  call_extern / call_packed take the function's name (a string)
+ * same storage size; `T.reinterpret("int32", x)`), 6 = the accumulator's
+ * (dot4_u8s8(acc, a, b): acc int32xN, a uint8x4, b int8x(4N); lane i is
+ * acc[i] + sum over k < 4 of a[k] * b[4i + k], wrapping at 32 bits -- the
+ * unsigned-by-signed byte dot product of AVX-VNNI's vpdpbusd with the
+ * same four bytes of a in every lane).  call_extern / call_packed take the function's name (a string)
  * first, then its arguments; address_of takes a buffer load and is the
  * address of that element (what `A.access_ptr("r")` reads as: A[0, ..]). */
 #define MLC_INTRINSICS(X)                 \
@@ -171,7 +175,8 @@ extern const MlcBinOpInfo mlc_binop_info[MLC_BIN_COUNT];
   X(CALL_PACKED, "T.call_packed", -1, 2)  \
   X(ADDRESS_OF, "T.address_of", 1, 3)    \
   X(CHECKED_INDEX, "T.checked_index", 2, 4) \
-  X(REINTERPRET, "T.reinterpret", 1, 5)
+  X(REINTERPRET, "T.reinterpret", 1, 5) \
+  X(DOT4_U8S8, "T.dot4_u8s8", 3, 6)
 
 typedef enum MlcIntrin {
 #define X(n, name, arity, rule) MLC_INTRIN_##n,

@@ -172,12 +172,16 @@ typedef struct MlcSchTarget {
   int threads;
   const char *name;
   int gpu; /* 0: the CPU; else the GPU API (codegen.h, MlcGpuApi) the schedules are for */
+  /* lanes of the byte dot-product instruction (vpdpbusd): 16 with
+   * AVX512-VNNI, 8 with AVX-VNNI only, 0 without one */
+  int dot_lanes;
 } MlcSchTarget;
 
 /* The CPU generated code will run on: $MLC_MARCH when set (the -march the
  * build driver compiles for; unknown names count as AVX2), else the host's
  * own (AVX-512F: 512 bits / 32 registers, AVX2: 256 / 16, else 128 / 16);
- * threads: the online CPUs, the runtime's default. */
+ * threads: the online CPUs, the runtime's default; dot_lanes from the
+ * CPU's VNNI flags or the -march name's (names without one have none). */
 void mlc_sch_target_host(MlcSchTarget *t);
 /* The target of one -march name (as MLC_MARCH takes it; "native" is the
  * host's CPU); threads as above. */

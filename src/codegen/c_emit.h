@@ -65,6 +65,9 @@ const char *c_bf16_fn(CEmit *e, CBf16Fn fn);
 void c_minifloat_open(CEmit *e, MlcDType t, CBf16Fn fn, MlcStrBuf *sb);
 void c_minifloat_close(MlcDType t, CBf16Fn fn, MlcStrBuf *sb);
 const char *c_vector_type(CEmit *e, MlcDType t, bool unaligned); /* declares it on first use */
+/* true the first time a helper of this name is asked for (its text is then
+ * the caller's to write into e->helpers) */
+bool c_helper_once(CEmit *e, const char *name);
 void c_line(CEmit *e, const char *fmt, ...) MLC_PRINTF(2, 3);
 
 /* expression text for a scalar expression, or a vector one in vector-
@@ -74,6 +77,11 @@ void c_expr(CEmit *e, const MlcExpr *x, MlcStrBuf *sb);
 void c_expr_lane(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb);
 /* true when x can be written with vector-extension operations */
 bool c_vector_ok(const MlcExpr *x);
+/* T.dot4_u8s8 (c_dot.c): the vector form, a call of a helper that is the
+ * dot-product instruction where the compiler targets one, and the value at
+ * one lane (lane NULL: a call of one lane) */
+void c_dot4_vector(CEmit *e, const MlcExpr *x, MlcStrBuf *sb);
+void c_dot4_lane(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb);
 /* The name of the generated file's own float32 version of a math intrinsic
  * (exp, erf, tanh, sigmoid; c_math.c), written into it on first use, or
  * NULL where libm serves. */

@@ -65,7 +65,7 @@ static size_t value_bytes(MlcDType s) {
   return s.code == MLC_TC_BFLOAT || mlc_dtype_is_minifloat(s) ? sizeof(float) : mlc_dtype_bytes(s);
 }
 
-static bool helper_once(CEmit *e, const char *name) {
+bool c_helper_once(CEmit *e, const char *name) {
   const char *key = mlc_intern(e->ctx, name);
   if (mlc_map_has(e->helper_done, key)) return false;
   mlc_map_put(e->helper_done, key, (void *)key);
@@ -77,7 +77,7 @@ static bool narrow_float(MlcDType t) { return t.code == MLC_TC_BFLOAT || mlc_dty
 
 void c_minifloat_open(CEmit *e, MlcDType t, CBf16Fn fn, MlcStrBuf *sb) {
   static const char funcs[] = MLC_MF_FUNCS(MLC_MF_TEXT);
-  if (helper_once(e, "mlc_mf_decode")) mlc_sb_puts(e->helpers, funcs);
+  if (c_helper_once(e, "mlc_mf_decode")) mlc_sb_puts(e->helpers, funcs);
   (void)t;
   mlc_sb_puts(sb, fn == C_BF16_WIDEN ? "mlc_mf_decode(" : fn == C_BF16_NARROW ? "(uint8_t)mlc_mf_encode("
                                                         : "mlc_mf_decode(mlc_mf_encode(");
@@ -121,7 +121,7 @@ const char *c_bf16_fn(CEmit *e, CBf16Fn fn) {
 #define X(id, name, text) [id] = text,
   static const char *const texts[] = {C_BF16_HELPERS(X)};
 #undef X
-  if (helper_once(e, names[fn])) mlc_sb_puts(e->helpers, texts[fn]);
+  if (c_helper_once(e, names[fn])) mlc_sb_puts(e->helpers, texts[fn]);
   return names[fn];
 }
 
@@ -132,7 +132,7 @@ const char *c_vector_type(CEmit *e, MlcDType t, bool unaligned) {
   mlc_dtype_str(s, dt);
   snprintf(name, sizeof name, "mlc_v%d%s%s", t.lanes, dt, unaligned ? "u" : "");
   const char *ctype = c_scalar_type(s);
-  if (helper_once(e, name)) {
+  if (c_helper_once(e, name)) {
     size_t bytes = value_bytes(s) * t.lanes;
     if (unaligned)
       mlc_sb_printf(e->helpers, "typedef %s %s __attribute__((vector_size(%zu), aligned(%zu)));\n", ctype, name,
@@ -179,6 +179,9 @@ bool c_vector_ok(const MlcExpr *x) {
   case MLC_EXPR_NEG: return c_vector_ok(x->operand);
   case MLC_EXPR_CAST:
     return c_vector_ok(x->operand) && x->operand->dtype.code != MLC_TC_BOOL && !narrow_float(x->operand->dtype);
+  case MLC_EXPR_CALL:
+    return x->call.op == MLC_INTRIN_DOT4_U8S8 && c_vector_ok(x->call.args[0]) && c_vector_ok(x->call.args[1]) &&
+           c_vector_ok(x->call.args[2]);
   default: return false;
   }
 }
@@ -226,7 +229,7 @@ static const char *int_helper(CEmit *e, const char *op, MlcDType t) {
   char name[64];
   const char *ct = c_scalar_type(t);
   snprintf(name, sizeof name, "mlc_%s_%s", op, ct);
-  if (helper_once(e, name)) {
+  if (c_helper_once(e, name)) {
     if (!strcmp(op, "floordiv"))
       mlc_sb_printf(e->helpers,
                     "static inline %s %s(%s a, %s b) { %s q = a / b, r = a %% b; return (r != 0 && ((r < 0) != (b < 0))) ? q - 1 : q; }\n",
@@ -255,7 +258,7 @@ static const char *checked_div_helper(CEmit *e, MlcBinOp op, MlcDType t) {
   const char *ct = c_scalar_type(t);
   const char *name = mlc_internf(e->ctx, "mlc_%s_checked_%s", ops[op], ct);
   const char *plain = op == MLC_BIN_FLOORDIV || op == MLC_BIN_FLOORMOD ? int_helper(e, ops[op], t) : NULL;
-  if (!helper_once(e, name)) return name;
+  if (!c_helper_once(e, name)) return name;
   bool div = op == MLC_BIN_DIV || op == MLC_BIN_FLOORDIV;
   mlc_sb_printf(e->helpers, "static inline int %s(%s a, %s b, %s *r) {\n", name, ct, ct, ct);
   mlc_sb_puts(e->helpers, "  if (__builtin_expect(b == 0, 0)) return 1;\n");
@@ -269,7 +272,7 @@ static const char *checked_div_helper(CEmit *e, MlcBinOp op, MlcDType t) {
   if (plain) mlc_sb_printf(e->helpers, "  *r = %s(a, b);\n", plain);
   else mlc_sb_printf(e->helpers, "  *r = (%s)(a %c b);\n", ct, div ? '/' : '%');
   mlc_sb_puts(e->helpers, "  return 0;\n}\n");
-  if (helper_once(e, "mlc_div_fault"))
+  if (c_helper_once(e, "mlc_div_fault"))
     mlc_sb_puts(e->helpers,
                 "__attribute__((cold, noinline)) static int32_t mlc_div_fault(const MlcrtEnv *env, int why) {\n"
                 "  env->set_error(why == 1 ? \"" MLC_DIV_BY_ZERO_MSG "\" : \"" MLC_DIV_OVERFLOW_MSG "\");\n"
@@ -312,7 +315,7 @@ static bool emit_checked_div(CEmit *e, const MlcExpr *x, const char *lane, MlcSt
  * MLC_INDEX_RANGE_MSG (the same path as a division by zero) */
 static void emit_checked_index(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb) {
   const char *ct = c_scalar_type(mlc_dtype_elem(x->dtype));
-  if (helper_once(e, "mlc_index_fault"))
+  if (c_helper_once(e, "mlc_index_fault"))
     mlc_sb_puts(e->helpers,
                 "__attribute__((cold, noinline)) static int32_t mlc_index_fault(const MlcrtEnv *env) {\n"
                 "  env->set_error(\"" MLC_INDEX_RANGE_MSG "\");\n"
@@ -338,7 +341,7 @@ static const char *float_minmax_helper(CEmit *e, MlcBinOp op, MlcDType t) {
   char dt[32];
   const char *ct = c_scalar_type(t);
   const char *name = mlc_internf(e->ctx, "mlc_f%s_%s", op == MLC_BIN_MIN ? "min" : "max", mlc_dtype_str(t, dt));
-  if (helper_once(e, name))
+  if (c_helper_once(e, name))
     mlc_sb_printf(e->helpers, "static inline %s %s(%s a, %s b) { %s m = a %c b ? a : b; return b != b ? a : m; }\n",
                   ct, name, ct, ct, ct, op == MLC_BIN_MIN ? '<' : '>');
   return name;
@@ -350,7 +353,7 @@ static const char *vector_minmax_helper(CEmit *e, MlcBinOp op, MlcDType t) {
   const char *vt = c_vector_type(e, t, false);
   const char *mt = c_vector_type(e, MLC_DT(MLC_TC_INT, t.bits, t.lanes), false);
   const char *name = mlc_internf(e->ctx, "mlc_%s_%s", op == MLC_BIN_MIN ? "min" : "max", vt + 4);
-  if (helper_once(e, name)) {
+  if (c_helper_once(e, name)) {
     char cmp = op == MLC_BIN_MIN ? '<' : '>';
     mlc_sb_printf(e->helpers, "static inline %s %s(%s a, %s b) {\n", vt, name, vt, vt);
     if (mlc_dtype_is_float(t)) mlc_sb_printf(e->helpers, "  %s m = (a %c b) | (b != b);\n", mt, cmp);
@@ -491,6 +494,10 @@ static void emit_node(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *s
       emit_checked_index(e, x, L, sb);
       return;
     }
+    if (x->call.op == MLC_INTRIN_DOT4_U8S8) {
+      c_dot4_lane(e, x, L, sb);
+      return;
+    }
     if (x->call.op == MLC_INTRIN_REINTERPRET) { /* through a union: GNU C's statement expression */
       MlcDType from = mlc_dtype_elem(x->call.args[0]->dtype), to = mlc_dtype_elem(t);
       if (narrow_float(from) || narrow_float(to) || (from.bits < 8 && from.code != MLC_TC_BOOL) ||
@@ -593,7 +600,7 @@ static void emit(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb) {
 static const char *bcast_helper(CEmit *e, MlcDType t) {
   const char *vt = c_vector_type(e, t, false);
   const char *name = mlc_internf(e->ctx, "mlc_bcast_%s", vt + 4);
-  if (helper_once(e, name)) {
+  if (c_helper_once(e, name)) {
     mlc_sb_printf(e->helpers, "static inline %s %s(%s x) { return (%s){", vt, name, c_scalar_type(mlc_dtype_elem(t)), vt);
     for (int l = 0; l < t.lanes; l++) mlc_sb_puts(e->helpers, l ? ", x" : "x");
     mlc_sb_puts(e->helpers, "}; }\n");
@@ -663,6 +670,7 @@ static void emit_vec(CEmit *e, const MlcExpr *x, MlcStrBuf *sb) {
     emit_vec(e, x->operand, sb);
     mlc_sb_printf(sb, ", %s)", vt);
     return;
+  case MLC_EXPR_CALL: c_dot4_vector(e, x, sb); return;
   default: c_fail(e, "internal: vector form requested for an unsupported expression"); return;
   }
 }

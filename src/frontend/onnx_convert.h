@@ -12,6 +12,12 @@
 /* the most dims a converter handles (arrays of axes, pads, dims are this long) */
 #define MLC_ONNX_MAX_RANK 32
 
+/* ---- onnx_quant_dot.c ----------------------------------------------------------------- */
+/* sum_k (a - a_zp)(b - b_zp) in int32 as a uint8 x int8 matmul plus
+ * zero-point corrections, for a constant 2-D b and a zero point of a of one
+ * value; NULL without an error when that form does not apply */
+MlcGExpr *mlc_onnx__int_matmul_dot(MlcOnnxNode *n, MlcGExpr *a, MlcGExpr *a_zp, MlcGExpr *b, MlcGExpr *b_zp);
+
 /* ---- onnx_util.c -------------------------------------------------------------------- */
 /* a 0-d constant of dtype t / a 1-d int64 constant */
 MlcTensorData *mlc_onnx__scalar(MlcCtx *ctx, MlcDType t, double v);

@@ -253,8 +253,11 @@ static MlcGExpr *shifted(MlcOnnxNode *n, MlcGExpr *x, MlcGExpr *zp, int axis, co
   return mlc_onnx__emit2(n, "subtract", v, z);
 }
 
-/* A @ B of int32 operands; a's vector zero point is per row (axis -2) */
+/* A @ B of int32 operands; a's vector zero point is per row (axis -2).  A
+ * constant 2-D B takes the uint8 x int8 form of onnx_quant_dot.c. */
 static MlcGExpr *int_matmul(MlcOnnxNode *n, MlcGExpr *a, MlcGExpr *a_zp, MlcGExpr *b, MlcGExpr *b_zp) {
+  MlcGExpr *dot = mlc_onnx__int_matmul_dot(n, a, a_zp, b, b_zp);
+  if (dot || mlc_has_error(n->im->ctx)) return dot;
   int ar = mlc_onnx__rank(a), br = mlc_onnx__rank(b);
   MlcGExpr *A = shifted(n, a, a_zp, ar - 2, "A");
   MlcGExpr *B = A ? shifted(n, b, b_zp, br - 1, "B") : NULL;

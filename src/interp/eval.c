@@ -243,6 +243,12 @@ static Val call(Interp *in, const CExpr *c, int lane) {
     interp_store_elem(mlc_dtype_elem(e->call.args[0]->dtype), bytes, interp_eval(in, c->k[0], lane));
     return load_elem(mlc_dtype_elem(e->dtype), bytes);
   }
+  if (e->call.op == MLC_INTRIN_DOT4_U8S8) { /* lane l reads a's 4 lanes and b's lanes 4l..4l+3 */
+    uint64_t acc = (uint64_t)interp_eval(in, c->k[0], lane).i;
+    for (int k = 0; k < 4; k++)
+      acc += (uint64_t)(interp_eval(in, c->k[1], k).i * interp_eval(in, c->k[2], 4 * lane + k).i);
+    return interp_make(e->dtype, (int64_t)acc, 0);
+  }
   if (e->call.op == MLC_INTRIN_CHECKED_INDEX) {
     Val i = interp_eval(in, c->k[0], lane), n = interp_eval(in, c->k[1], lane);
     if (i.i < 0 || i.i >= n.i) {
@@ -270,7 +276,8 @@ static Val call(Interp *in, const CExpr *c, int lane) {
   case MLC_INTRIN_COS: r = cos(x); break;
   case MLC_INTRIN_POW: r = pow(x, y); break;
   case MLC_INTRIN_IF_THEN_ELSE: case MLC_INTRIN_CALL_EXTERN: case MLC_INTRIN_CALL_PACKED:
-  case MLC_INTRIN_ADDRESS_OF: case MLC_INTRIN_CHECKED_INDEX: case MLC_INTRIN_REINTERPRET: case MLC_INTRIN_COUNT: break;
+  case MLC_INTRIN_ADDRESS_OF: case MLC_INTRIN_CHECKED_INDEX: case MLC_INTRIN_REINTERPRET: case MLC_INTRIN_DOT4_U8S8:
+  case MLC_INTRIN_COUNT: break;
   }
   if (mlc_dtype_is_float(e->dtype)) return interp_make(e->dtype, 0, r);
   return interp_make(e->dtype, isfinite(r) && fabs(r) < 9.2e18 ? (int64_t)r : 0, 0);

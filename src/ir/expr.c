@@ -257,7 +257,7 @@ MlcExpr *mlc_e_call(MlcCtx *ctx, MlcIntrin op, MlcExpr **args, int n) {
               info->arity == 1 ? "" : "s", n);
     return NULL;
   }
-  char ba[32], bb[32];
+  char ba[32], bb[32], bc[32];
   MlcDType t;
   if (info->rule == 2 || info->rule == 5)
     return mlc_error(ctx, (MlcLoc){0}, "%s needs its result dtype (mlc_e_call_typed)", info->name), NULL;
@@ -277,6 +277,15 @@ MlcExpr *mlc_e_call(MlcCtx *ctx, MlcIntrin op, MlcExpr **args, int n) {
       return NULL;
     }
     t = args[1]->dtype;
+  } else if (info->rule == 6) { /* dot4_u8s8(acc, a, b) */
+    t = args[0]->dtype;
+    MlcDType a = args[1]->dtype, b = args[2]->dtype;
+    if (!mlc_dtype_eq(mlc_dtype_elem(t), MLC_I32) || !mlc_dtype_eq(a, MLC_DT(MLC_TC_UINT, 8, 4)) ||
+        b.code != MLC_TC_INT || b.bits != 8 || b.lanes != 4 * t.lanes) {
+      mlc_error(ctx, (MlcLoc){0}, "%s takes int32xN, uint8x4 and int8x(4N), got %s, %s and %s", info->name,
+                mlc_dtype_str(t, ba), mlc_dtype_str(a, bb), mlc_dtype_str(b, bc));
+      return NULL;
+    }
   } else if (info->rule == 4) { /* checked_index(i, n): integers of one dtype */
     t = args[0]->dtype;
     if (!mlc_dtype_is_int(t) || !mlc_dtype_eq(mlc_dtype_elem(args[1]->dtype), mlc_dtype_elem(t))) {

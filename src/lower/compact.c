@@ -174,9 +174,18 @@ static bool range_add(int64_t *lo, int64_t *hi, MlcIntSet s, int64_t coef) {
   return !__builtin_add_overflow(*lo, a, lo) && !__builtin_add_overflow(*hi, b, hi);
 }
 
-/* index = S + [lo, hi] over the inner loops; false when it is not of that form */
+/* index = S + [lo, hi] over the inner loops; false when it is not of that
+ * form.  A T.Ramp (a tensor intrinsic's vector access) covers its base's
+ * range widened by its lanes. */
 static bool analyze_index(Region *r, MlcExpr *e, Dim *out) {
   Lin l = {.ok = true};
+  int64_t st, span;
+  if (e->kind == MLC_EXPR_RAMP) {
+    if (!mlc_e_is_const_int(e->ramp.stride, &st) || !analyze_index(r, e->ramp.base, out) ||
+        __builtin_mul_overflow(st, (int64_t)e->ramp.lanes - 1, &span))
+      return false;
+    return !__builtin_add_overflow(span < 0 ? out->lo : out->hi, span, span < 0 ? &out->lo : &out->hi);
+  }
   if (e->dtype.lanes != 1 || !mlc_dtype_is_int(e->dtype)) return false;
   linearize(&l, e, 1);
   if (!l.ok) return false;
@@ -558,11 +567,12 @@ static MlcExpr **shift(MlcMutator *m, MlcExpr **idx, int n) {
   for (int d = 0; d < n; d++) {
     if (!(out[d] = mlc_mutate_expr(m, idx[d]))) return NULL;
     if (!rw->min[d]) continue;
-    MlcExpr *min = rw->min[d];
-    if (!mlc_dtype_eq(min->dtype, out[d]->dtype)) min = mlc_e_cast(m->ctx, out[d]->dtype, min);
-    MlcExpr *x = mlc_e_bin(m->ctx, MLC_BIN_SUB, out[d], min);
+    MlcExpr *min = rw->min[d], *at = out[d]->kind == MLC_EXPR_RAMP ? out[d]->ramp.base : out[d];
+    if (!mlc_dtype_eq(min->dtype, at->dtype)) min = mlc_e_cast(m->ctx, at->dtype, min);
+    MlcExpr *x = mlc_e_bin(m->ctx, MLC_BIN_SUB, at, min);
     if (!x) return NULL;
-    out[d] = mlc_arith_simplify(&rw->az, x);
+    x = mlc_arith_simplify(&rw->az, x);
+    out[d] = out[d]->kind == MLC_EXPR_RAMP ? mlc_e_ramp(m->ctx, x, out[d]->ramp.stride, out[d]->ramp.lanes) : x;
   }
   return out;
 }

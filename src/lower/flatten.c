@@ -47,7 +47,25 @@ static MlcBuffer *flat_buffer(MlcCtx *ctx, Flatten *fl, MlcBuffer *b) {
   return f;
 }
 
+/* A vector index (a T.Ramp, as a tensor intrinsic's implementation writes
+ * before lowering) stays a ramp: its base takes the other dims' terms and
+ * its stride the dim's, so a contiguous access remains one. */
+static MlcExpr *flat_index(MlcCtx *ctx, const MlcBuffer *b, MlcExpr **idx, int n);
+
+static MlcExpr *flat_ramp(MlcCtx *ctx, const MlcBuffer *b, MlcExpr **idx, int n, int d) {
+  const MlcExpr *r = idx[d];
+  MlcExpr *stride = stride_of(ctx, b, d);
+  if (!mlc_dtype_eq(stride->dtype, r->ramp.base->dtype)) stride = mlc_e_cast(ctx, r->ramp.base->dtype, stride);
+  MlcExpr **base = mlc_arena_dup(&ctx->arena, idx, (size_t)n * sizeof *idx);
+  base[d] = r->ramp.base;
+  MlcExpr *flat = flat_index(ctx, b, base, n);
+  MlcExpr *step = stride ? mlc_arith_mul(ctx, r->ramp.stride, stride) : NULL;
+  return flat && step ? mlc_e_ramp(ctx, flat, step, r->ramp.lanes) : NULL;
+}
+
 static MlcExpr *flat_index(MlcCtx *ctx, const MlcBuffer *b, MlcExpr **idx, int n) {
+  for (int d = 0; d < n; d++)
+    if (idx[d]->kind == MLC_EXPR_RAMP) return flat_ramp(ctx, b, idx, n, d);
   MlcDType t = n ? idx[0]->dtype : MLC_I32;
   MlcExpr *acc = b->elem_offset;
   for (int d = 0; d < n; d++) {

@@ -323,11 +323,16 @@ static bool make_iters(Blockize *z) {
     }
     MlcExpr *ov = fresh_iter(z->s, iv->var, "_o");
     z->outer_iters[z->n_outer] = (MlcIterVar){ov, {d->extent > 1 ? mlc_e_int(ctx, t, 0) : iv->dom.min, oext_e}, iv->kind};
+    /* the new iter vars range over their domains: what lets the simplifier
+     * fold an index of a tiled layout, (vj_o * 16 + vj_i) // 16, to vj_o */
+    if (d->extent > 1) mlc_arith_bind(&z->az, ov, 0, oext);
+    else if (const_dom) mlc_arith_bind(&z->az, ov, dmin, dext);
     z->outer_vals[z->n_outer++] = d->outer;
     MlcExpr *sub = ov;
     if (d->extent > 1) {
       MlcExpr *inv = fresh_iter(z->s, iv->var, "_i");
       z->inner_iters[z->n_inner] = (MlcIterVar){inv, {mlc_e_int(ctx, t, 0), mlc_e_int(ctx, t, d->extent)}, iv->kind};
+      mlc_arith_bind(&z->az, inv, 0, d->extent);
       z->inner_vals[z->n_inner++] = d->inner;
       sub = oext == 1 ? inv : mlc_e_bin(ctx, MLC_BIN_ADD, mlc_e_bin(ctx, MLC_BIN_MUL, ov, mlc_e_int(ctx, t, d->extent)), inv);
     }
@@ -561,7 +566,8 @@ static MLC_VEC(Intrin) registry;
 
 /* Built in: a 4x4x4 float32 matmul tile (C += A * B, B indexed [k, j]) whose
  * implementation runs k outermost and j vectorized, and a float32 dot
- * product of 4 unrolled into one expression. */
+ * product of 4 unrolled into one expression; the byte dot products of
+ * intrin_dot.def. */
 #define BUILTIN_INTRINS(X)                                                                     \
   X("mma_4x4x4_f32",                                                                           \
     "@T.prim_func\n"                                                                           \
@@ -590,9 +596,12 @@ static MLC_VEC(Intrin) registry;
     "C: T.Buffer((1,), \"float32\")):\n"                                                       \
     "    C[0] = C[0] + (A[0] * B[0] + A[1] * B[1] + (A[2] * B[2] + A[3] * B[3]))\n")
 
+#include "schedule/intrin_dot.def"
+
 static const struct { const char *name, *desc, *impl; } builtin_intrins[] = {
 #define X(name, desc, impl) {name, desc, impl},
     BUILTIN_INTRINS(X)
+    MLC_DOT_INTRINS(X)
 #undef X
 };
 
@@ -712,6 +721,7 @@ typedef struct Match {
   MlcMap vars;            /* description var -> target var */
   MlcMap bufs;            /* description buffer -> BufBind */
   MlcAnalyzer az;
+  bool index;             /* matching loop bounds, iter domains or bindings */
 } Match;
 
 static bool mismatch(Match *m, const char *fmt, ...) MLC_PRINTF(2, 3);
@@ -791,21 +801,54 @@ static BufBind *bind_buffer(Match *m, MlcBuffer *p, MlcBuffer *x) {
   return bb;
 }
 
-/* offset + index, folded where one side is 0 */
+/* offset + index, folded where one side is 0; a vector index (an
+ * implementation's T.Ramp) moves its base */
 static MlcExpr *plus_offset(MlcCtx *ctx, MlcExpr *off, MlcExpr *x) {
   int64_t v;
   if (!off) return x;
+  if (x->kind == MLC_EXPR_RAMP && off->dtype.lanes == 1) {
+    MlcExpr *st = x->ramp.stride;
+    if (!mlc_dtype_eq(st->dtype, off->dtype)) st = mlc_e_cast(ctx, off->dtype, st);
+    return mlc_e_ramp(ctx, plus_offset(ctx, off, x->ramp.base), st, x->ramp.lanes);
+  }
   if (!mlc_dtype_eq(off->dtype, x->dtype)) x = mlc_e_cast(ctx, off->dtype, x);
   if (mlc_e_is_const_int(off, &v) && v == 0) return x;
   if (mlc_e_is_const_int(x, &v) && v == 0) return off;
   return mlc_e_bin(ctx, MLC_BIN_ADD, off, x);
 }
 
+static bool index_dtype(MlcDType t);
+
+/* a description index with its vars replaced by the target's, in the
+ * target index's dtype t (an intrinsic's int32 index against an int64 one) */
+static MlcExpr *desc_index(Match *m, const MlcExpr *e, MlcDType t) {
+  MlcCtx *ctx = m->s->ctx;
+  if (!index_dtype(t) || !index_dtype(e->dtype) || mlc_dtype_eq(e->dtype, t))
+    return mlc_substitute_expr(ctx, (MlcExpr *)e, &m->vars);
+  switch (e->kind) {
+  case MLC_EXPR_VAR: {
+    MlcExpr *v = mlc_map_get(&m->vars, e);
+    if (!v) v = (MlcExpr *)e;
+    return mlc_dtype_eq(v->dtype, t) ? v : mlc_e_cast(ctx, t, v);
+  }
+  case MLC_EXPR_INT: return mlc_e_int(ctx, t, e->int_val);
+  case MLC_EXPR_BINARY: {
+    MlcExpr *a = desc_index(m, e->bin.a, t), *b = desc_index(m, e->bin.b, t);
+    return a && b ? mlc_e_bin(ctx, e->bin.op, a, b) : NULL;
+  }
+  default: {
+    MlcExpr *x = mlc_substitute_expr(ctx, (MlcExpr *)e, &m->vars);
+    return x ? mlc_e_cast(ctx, t, x) : NULL;
+  }
+  }
+}
+
 static bool same_index(Match *m, const BufBind *bb, MlcExpr **d_idx, MlcExpr **t_idx) {
   MlcCtx *ctx = m->s->ctx;
   for (int j = 0; j < bb->target->ndim; j++) {
-    MlcExpr *want = j < bb->lead ? bb->offset[j]
-                                 : plus_offset(ctx, bb->offset[j], mlc_substitute_expr(ctx, d_idx[j - bb->lead], &m->vars));
+    MlcExpr *d = j < bb->lead ? NULL : desc_index(m, d_idx[j - bb->lead], t_idx[j]->dtype);
+    if (j >= bb->lead && !d) return mlc_clear_error(ctx), false;
+    MlcExpr *want = j < bb->lead ? bb->offset[j] : plus_offset(ctx, bb->offset[j], d);
     MlcExpr *diff = want ? minus(ctx, t_idx[j], want) : NULL;
     int64_t v;
     if (!diff || !mlc_e_is_const_int(mlc_arith_simplify(&m->az, diff), &v) || v != 0) return false;
@@ -830,8 +873,14 @@ static bool match_access(Match *m, MlcBuffer *p, MlcExpr **d_idx, MlcBuffer *x, 
 /* Structural comparison of a description expression with a target one,
  * vars through the mapping; buffer accesses through match_access, which
  * reports its own mismatch (the callers report the others). */
+/* an index dtype: loops and iter vars count in int32 or int64 */
+static bool index_dtype(MlcDType t) { return t.code == MLC_TC_INT && t.lanes == 1 && (t.bits == 32 || t.bits == 64); }
+
 static bool match_expr(Match *m, const MlcExpr *d, const MlcExpr *t) {
-  if (d->kind != t->kind || !mlc_dtype_eq(d->dtype, t->dtype)) return false;
+  /* an intrinsic written with int32 loops matches a nest of int64 ones
+   * (what legalized ops have) in its loop bounds, domains and bindings */
+  bool widths = m->index && index_dtype(d->dtype) && index_dtype(t->dtype);
+  if (d->kind != t->kind || (!mlc_dtype_eq(d->dtype, t->dtype) && !widths)) return false;
   switch (d->kind) {
   case MLC_EXPR_VAR: return mlc_map_get(&m->vars, d) == t;
   case MLC_EXPR_INT: return d->int_val == t->int_val;
@@ -874,9 +923,16 @@ static const char *for_kind_name(MlcForKind k) {
 
 static bool match_stmt(Match *m, const MlcStmt *d, const MlcStmt *t);
 
+static bool match_index(Match *m, const MlcExpr *d, const MlcExpr *t) {
+  m->index = true;
+  bool ok = match_expr(m, d, t);
+  m->index = false;
+  return ok;
+}
+
 static bool match_loop(Match *m, const MlcStmt *d, const MlcStmt *t) {
   const char *tn = t->loop.var->var.name, *dn = d->loop.var->var.name;
-  if (!match_expr(m, d->loop.min, t->loop.min) || !match_expr(m, d->loop.extent, t->loop.extent))
+  if (!match_index(m, d->loop.min, t->loop.min) || !match_index(m, d->loop.extent, t->loop.extent))
     return mismatch(m, "loop '%s' runs over [%s, +%s), the description's loop '%s' over [%s, +%s)", tn,
                     expr_text(m->s, t->loop.min), expr_text(m->s, t->loop.extent), dn,
                     expr_text(m->s, d->loop.min), expr_text(m->s, d->loop.extent));
@@ -898,10 +954,12 @@ static bool match_block(Match *m, const MlcStmt *d, const MlcStmt *t) {
     if (di->kind != ti->kind)
       return mismatch(m, "iter '%s' of block '%s' is %s, the description's '%s' is %s", ti->var->var.name,
                       tb->name, kinds[ti->kind], di->var->var.name, kinds[di->kind]);
-    if (!match_expr(m, di->dom.min, ti->dom.min) || !match_expr(m, di->dom.extent, ti->dom.extent))
+    if (!match_index(m, di->dom.min, ti->dom.min) || !match_index(m, di->dom.extent, ti->dom.extent))
       return mismatch(m, "iter '%s' of block '%s' has extent %s, the description's '%s' %s", ti->var->var.name,
                       tb->name, expr_text(m->s, ti->dom.extent), di->var->var.name, expr_text(m->s, di->dom.extent));
-    if (!match_value(m, "the binding", d->realize.values[i], t->realize.values[i])) return false;
+    if (!match_index(m, d->realize.values[i], t->realize.values[i]))
+      return mismatch(m, "the binding %s differs from the description's %s", expr_text(m->s, t->realize.values[i]),
+                      expr_text(m->s, d->realize.values[i]));
   }
   if (!match_value(m, "the predicate", d->realize.pred, t->realize.pred)) return false;
   for (int i = 0; i < db->n_iters; i++) mlc_map_put(&m->vars, db->iters[i].var, tb->iters[i].var);
@@ -1139,8 +1197,15 @@ static MlcStmt *instantiate(Match *m, const MlcPrimFunc *desc, const MlcPrimFunc
     bb->offset = mlc_arena_dup(&ctx->arena, db->offset, (size_t)db->target->ndim * sizeof *bb->offset);
     const MlcBufferRegion *ir = iregions ? region_of(iregions, ip) : NULL, *dr = region_of(m->droot, dp);
     for (int d = bb->lead; ir && dr && d < bb->target->ndim; d++) {
-      /* the implementation may index its params from another origin */
-      MlcExpr *shift = minus(ctx, dr->ranges[d - bb->lead].min, ir->ranges[d - bb->lead].min);
+      /* the implementation may index its params from another origin (a
+       * vector access, T.Ramp(base, ..), starts at its base) */
+      MlcExpr *imin = ir->ranges[d - bb->lead].min;
+      if (imin->kind == MLC_EXPR_RAMP) imin = imin->ramp.base;
+      if (imin->dtype.lanes != 1) {
+        mismatch(m, "the implementation's '%s' is accessed at a vector of indices that is no T.Ramp", ip->name);
+        goto done;
+      }
+      MlcExpr *shift = minus(ctx, dr->ranges[d - bb->lead].min, imin);
       bb->offset[d] = shift ? mlc_arith_simplify(&m->az, plus_offset(ctx, bb->offset[d], shift)) : NULL;
       if (!bb->offset[d]) goto done;
     }

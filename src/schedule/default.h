@@ -12,6 +12,9 @@ bool mlc_sch_default_pooling(MlcSchedule *s, const MlcSchTarget *t, const char *
 /* default_window.c: depthwise and grouped convolutions (both operands follow the channel) */
 bool mlc_sch_default_depthwise(MlcSchedule *s, const MlcSchTarget *t, const char *block);
 
+/* default_dot.c: an int8 matmul on the byte dot-product instruction (VNNI) */
+bool mlc_sch_default_dot(MlcSchedule *s, const MlcSchTarget *t, const char *block);
+
 /* default_rules.c: whether e (NULL: no) mentions var */
 bool mlc_sch_default_uses(const MlcExpr *e, const MlcExpr *var);
 

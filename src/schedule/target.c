@@ -7,7 +7,10 @@
  * registers would spill on AVX2's 16.  Hence MLC_MARCH first, then the
  * host's CPU.  A -march name not in the table counts as AVX2, the width any
  * x86-64 CPU of the last decade has and the one that never spills a tile
- * sized for it on a wider CPU. */
+ * sized for it on a wider CPU.  The byte dot-product lanes (VNNI) come from
+ * the same source: the -march name's table entry, or the host's CPU flags;
+ * a name without the instruction, such as x86-64-v3, has none, so code built
+ * for AVX2 never asks for it. */
 #include "mlcc/schedule.h"
 
 #include <stdlib.h>
@@ -34,19 +37,20 @@ static const struct { int bits, regs; const char *name; } classes[] = {
 };
 
 /* -march names as GCC spells them, by the widest float vectors they have
- * (AVX without AVX2 still has 256-bit float vectors, only no FMA) */
-static const struct { const char *march; TargetClass cls; } marches[] = {
-    {"x86-64", TC_SSE},           {"x86-64-v2", TC_SSE},        {"core2", TC_SSE},
-    {"nehalem", TC_SSE},          {"westmere", TC_SSE},         {"silvermont", TC_SSE},
-    {"sandybridge", TC_AVX},      {"ivybridge", TC_AVX},        {"x86-64-v3", TC_AVX2},
-    {"haswell", TC_AVX2},         {"broadwell", TC_AVX2},       {"skylake", TC_AVX2},
-    {"alderlake", TC_AVX2},       {"raptorlake", TC_AVX2},      {"meteorlake", TC_AVX2},
-    {"znver1", TC_AVX2},          {"znver2", TC_AVX2},          {"znver3", TC_AVX2},
-    {"x86-64-v4", TC_AVX512},     {"skylake-avx512", TC_AVX512}, {"cascadelake", TC_AVX512},
-    {"cooperlake", TC_AVX512},    {"cannonlake", TC_AVX512},    {"icelake-client", TC_AVX512},
-    {"icelake-server", TC_AVX512}, {"tigerlake", TC_AVX512},    {"rocketlake", TC_AVX512},
-    {"sapphirerapids", TC_AVX512}, {"emeraldrapids", TC_AVX512}, {"graniterapids", TC_AVX512},
-    {"znver4", TC_AVX512},        {"znver5", TC_AVX512},
+ * (AVX without AVX2 still has 256-bit float vectors, only no FMA) and the
+ * lanes of their byte dot product (AVX512-VNNI: 16; AVX-VNNI alone: 8) */
+static const struct { const char *march; TargetClass cls; int dot; } marches[] = {
+    {"x86-64", TC_SSE, 0},            {"x86-64-v2", TC_SSE, 0},         {"core2", TC_SSE, 0},
+    {"nehalem", TC_SSE, 0},           {"westmere", TC_SSE, 0},          {"silvermont", TC_SSE, 0},
+    {"sandybridge", TC_AVX, 0},       {"ivybridge", TC_AVX, 0},         {"x86-64-v3", TC_AVX2, 0},
+    {"haswell", TC_AVX2, 0},          {"broadwell", TC_AVX2, 0},        {"skylake", TC_AVX2, 0},
+    {"alderlake", TC_AVX2, 8},        {"raptorlake", TC_AVX2, 8},       {"meteorlake", TC_AVX2, 8},
+    {"znver1", TC_AVX2, 0},           {"znver2", TC_AVX2, 0},           {"znver3", TC_AVX2, 0},
+    {"x86-64-v4", TC_AVX512, 0},      {"skylake-avx512", TC_AVX512, 0}, {"cascadelake", TC_AVX512, 16},
+    {"cooperlake", TC_AVX512, 16},    {"cannonlake", TC_AVX512, 0},     {"icelake-client", TC_AVX512, 16},
+    {"icelake-server", TC_AVX512, 16}, {"tigerlake", TC_AVX512, 16},    {"rocketlake", TC_AVX512, 16},
+    {"sapphirerapids", TC_AVX512, 16}, {"emeraldrapids", TC_AVX512, 16}, {"graniterapids", TC_AVX512, 16},
+    {"znver4", TC_AVX512, 16},        {"znver5", TC_AVX512, 16},
 };
 
 static TargetClass host_class(void) {
@@ -58,10 +62,28 @@ static TargetClass host_class(void) {
   return TC_SSE;
 }
 
-static TargetClass march_class(const char *march) {
-  if (strcmp(march, "native") == 0) return host_class();
+/* the host's dot-product lanes: the 512-bit form needs AVX512-VNNI, the
+ * 256-bit one AVX-VNNI (or AVX512-VNNI with VL, which every CPU with
+ * AVX512-VNNI has); none on a CPU whose class is narrower than the form */
+static int host_dot(TargetClass c) {
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+  __builtin_cpu_init();
+  if (c == TC_AVX512 && __builtin_cpu_supports("avx512vnni")) return 16;
+  if (c >= TC_AVX2 && __builtin_cpu_supports("avxvnni")) return 8;
+#endif
+  (void)c;
+  return 0;
+}
+
+static TargetClass march_class(const char *march, int *dot) {
+  *dot = 0;
+  if (strcmp(march, "native") == 0) {
+    TargetClass c = host_class();
+    *dot = host_dot(c);
+    return c;
+  }
   for (size_t i = 0; i < sizeof marches / sizeof *marches; i++)
-    if (strcmp(march, marches[i].march) == 0) return marches[i].cls;
+    if (strcmp(march, marches[i].march) == 0) return *dot = marches[i].dot, marches[i].cls;
   return TC_AVX2;
 }
 
@@ -72,11 +94,15 @@ static int online_cpus(void) {
   return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
 }
 
-static void fill(MlcSchTarget *t, TargetClass c) {
-  *t = (MlcSchTarget){classes[c].bits, classes[c].regs, online_cpus(), classes[c].name, 0};
+static void fill(MlcSchTarget *t, TargetClass c, int dot) {
+  *t = (MlcSchTarget){classes[c].bits, classes[c].regs, online_cpus(), classes[c].name, 0, dot};
 }
 
-void mlc_sch_target_march(MlcSchTarget *t, const char *march) { fill(t, march_class(march ? march : "native")); }
+void mlc_sch_target_march(MlcSchTarget *t, const char *march) {
+  int dot;
+  TargetClass c = march_class(march ? march : "native", &dot);
+  fill(t, c, dot);
+}
 
 void mlc_sch_target_host(MlcSchTarget *t) {
   const char *env = getenv("MLC_MARCH");

@@ -745,6 +745,14 @@ static bool call_intrin(MlcRdScope *s, const Ast *call, const char *fname, MlcIn
         !rd(s, call->items.items[1], &t) || !rd(s, call->items.items[2], &f) ||
         !mlc_rd_unify(s, call->loc, fname, &t, &f, &args[1], &args[2]))
       return false;
+  } else if (rule == 6) { /* dot4_u8s8(acc, a, b): vectors whose dtypes mlc_e_call checks */
+    for (int i = 0; i < arity; i++) {
+      MlcRdVal v;
+      if (!rd(s, call->items.items[i], &v)) return false;
+      if (v.kind != MLC_RDV_EXPR)
+        return mlc_error(ctx, call->items.items[i]->loc, "%s takes vector expressions, not literals", fname);
+      args[i] = v.e;
+    }
   } else if (rule == 4) { /* checked_index(i, n): integers, n taking i's dtype */
     MlcRdVal i, n;
     if (!rd(s, call->items.items[0], &i) || !rd(s, call->items.items[1], &n) ||
