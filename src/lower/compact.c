@@ -178,6 +178,9 @@ static bool range_add(int64_t *lo, int64_t *hi, MlcIntSet s, int64_t coef) {
 static bool analyze_index(Region *r, MlcExpr *e, Dim *out) {
   Lin l = {.ok = true};
   if (e->dtype.lanes != 1 || !mlc_dtype_is_int(e->dtype)) return false;
+  /* with the inner loops' ranges, (o * 2 + i) // 2 is o (i in [0, 2)): a
+   * tile laid out by phases is indexed so */
+  e = mlc_arith_simplify(&r->az, e);
   linearize(&l, e, 1);
   if (!l.ok) return false;
   *out = (Dim){.ok = true, .lo = l.c, .hi = l.c};

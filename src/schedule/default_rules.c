@@ -867,10 +867,11 @@ static void leaf_blocks(const MlcStmt *s, Names *out) {
 static const char *block_name(const MlcSchedule *s, MlcBlockRV b) { return s->rvs.data[b.id].block; }
 static bool rule_depthwise(Rules *r, MlcBlockRV b) { return mlc_sch_default_depthwise(r->s, r->t, block_name(r->s, b)); }
 static bool rule_pooling(Rules *r, MlcBlockRV b) { return mlc_sch_default_pooling(r->s, r->t, block_name(r->s, b)); }
+static bool rule_convt(Rules *r, MlcBlockRV b) { return mlc_sch_default_convt(r->s, r->t, block_name(r->s, b)); }
 
 /* the rules in the order they are tried; the first that applies wins */
 #define DEFAULT_RULES(X) \
-  X(depthwise) X(contraction_channels) X(contraction) X(pooling) X(reduction) X(injective)
+  X(convt) X(depthwise) X(contraction_channels) X(contraction) X(pooling) X(reduction) X(injective)
 
 typedef bool (*RuleFn)(Rules *r, MlcBlockRV b);
 static const RuleFn rules[] = {

@@ -398,3 +398,9 @@ bool mlc_sch_default_depthwise(MlcSchedule *s, const MlcSchTarget *t, const char
   }
   return true;
 }
+
+/* ---- for the rules of other files (default.h) ------------------------------------- */
+
+const char *mlc_sch_default_producer(MlcSchedule *s, const MlcBuffer *buf) { return producer_in(sch_func(s)->body, buf); }
+
+const char *mlc_sch_default_epilogue(MlcSchedule *s, const MlcBuffer *buf) { return epilogue_block(s, buf); }
