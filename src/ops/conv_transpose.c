@@ -14,8 +14,8 @@
  * than over every tap of which all but one in stride would be masked off.
  * A transposed conv whose kernel equals its stride (the common 2x2 / 2
  * upsampling) then reads one tap per output and no guard at all: the bounds
- * that hold for every output and tap are proven here from the constants and
- * left out of the condition, which keeps the block plain enough to vectorize. */
+ * that hold for every output and tap (here and in a dim of stride 1) are
+ * proven from the constants and left out of the condition, which keeps the block plain enough to vectorize. */
 #include <string.h>
 
 #include "mlcc/arith.h"
@@ -121,9 +121,14 @@ static MlcExpr *tconv_src(MlcCtx *ctx, const TConv *p, int d, MlcExpr *o, MlcExp
   }
   *tap = j;
   MlcExpr *t = mlc_arith_add(ctx, o, mlc_arith_add(ctx, i64(ctx, pad), mlc_arith_mul(ctx, j, i64(ctx, -p->dil[d]))));
-  MlcExpr *i = s == 1 ? t : bin(ctx, MLC_BIN_FLOORDIV, t, i64(ctx, s));
+  if (s == 1) { /* t is the input index: its bounds, where they can fail */
+    if (pad - (k - 1) * p->dil[d] < 0) and_into(ctx, valid, bin(ctx, MLC_BIN_GE, t, i64(ctx, 0)));
+    if (!in_known || !out_known || out_c - 1 + pad >= in_c) and_into(ctx, valid, bin(ctx, MLC_BIN_LT, t, in));
+    return t;
+  }
+  MlcExpr *i = bin(ctx, MLC_BIN_FLOORDIV, t, i64(ctx, s));
   MlcExpr *ok = bin(ctx, MLC_BIN_AND, bin(ctx, MLC_BIN_GE, t, i64(ctx, 0)), bin(ctx, MLC_BIN_LT, i, in));
-  if (s != 1) ok = bin(ctx, MLC_BIN_AND, ok, bin(ctx, MLC_BIN_EQ, bin(ctx, MLC_BIN_FLOORMOD, t, i64(ctx, s)), i64(ctx, 0)));
+  ok = bin(ctx, MLC_BIN_AND, ok, bin(ctx, MLC_BIN_EQ, bin(ctx, MLC_BIN_FLOORMOD, t, i64(ctx, s)), i64(ctx, 0)));
   and_into(ctx, valid, ok);
   return i;
 }

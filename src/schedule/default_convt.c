@@ -212,6 +212,9 @@ static void epilogue(MlcSchedule *s, const ConvT *c, int at) {
   if (tile < 0 || w < 0 || w > tile) s->mod = mod, s->rvs.len = rvs, s->trace.len = trace;
 }
 
+/* the extent of loop i above the tile (the rows': their q part) */
+static int64_t outer_extent(const ConvT *c, int i) { return c->ext[i] / (i == c->n_spatial - 2 ? c->s[0] : 1); }
+
 bool mlc_sch_default_convt(MlcSchedule *s, const MlcSchTarget *t, const char *block) {
   ConvT c;
   if (!convt_nest(s, block, &c)) return false;
@@ -263,12 +266,15 @@ bool mlc_sch_default_convt(MlcSchedule *s, const MlcSchTarget *t, const char *bl
   /* one loop above the tile in parallel, not a fusion: lowering shrinks the
    * local tile into a loop whose var indexes it plainly, and a fused var
    * indexes it only through a division and a modulo.  The outermost loop
-   * that gives each thread PARALLEL_CHUNKS pieces, else the tile's rows. */
+   * that gives each thread PARALLEL_CHUNKS pieces, else the longest. */
   const char *back = mlc_sch_default_producer(s, c.out);
-  int par = row;
-  for (int i = row - 1; i >= 0; i--)
-    if (c.ext[i] >= (int64_t)t->threads * PARALLEL_CHUNKS) par = i;
-  if (back && t->threads >= 2 && c.ext[par] / (par == row ? c.s[0] : 1) >= 2) {
+  int par = -1, longest = row;
+  for (int i = row; i >= 0; i--) {
+    if (outer_extent(&c, i) >= (int64_t)t->threads * PARALLEL_CHUNKS) par = i;
+    if (outer_extent(&c, i) > outer_extent(&c, longest)) longest = i;
+  }
+  if (par < 0) par = longest;
+  if (back && t->threads >= 2 && outer_extent(&c, par) >= 2) {
     mlc_sb_printf(&sb, "b = sch.get_block(\"%s\")\nl = sch.get_loops(b)\nsch.parallel(l[%d])\n", back, par);
     run_rule(s, "transposed conv parallel", block, &sb);
   }

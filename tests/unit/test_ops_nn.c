@@ -480,6 +480,8 @@ static void test_conv2d_transpose_run(void) {
   /* two taps per phase in H (KH 3 > stride 2), pads beyond a stride, one dim dilated */
   tconv_case(1, (int64_t[]){2, 2}, (int64_t[]){1, 2}, (int64_t[]){3, 1, 2, 0}, (int64_t[]){1, 0});
   tconv_case(2, (int64_t[]){2, 2}, (int64_t[]){1, 1}, (int64_t[]){1, 1, 1, 1}, (int64_t[]){0, 1});
+  /* stride 1 with pads covering the kernel: every tap inside the input, no guard */
+  tconv_case(1, (int64_t[]){1, 1}, (int64_t[]){1, 1}, (int64_t[]){2, 1, 2, 1}, (int64_t[]){0, 0});
   /* no padding: the second tap of a phase reads row -1 at the top edge (guarded) */
   tconv_case(1, (int64_t[]){2, 2}, (int64_t[]){1, 1}, (int64_t[]){0, 0, 0, 0}, (int64_t[]){0, 0});
 }
