@@ -25,7 +25,9 @@
  *   - shrinks each dimension to [min, min + extent) where, over the loops
  *     inside that point, every index is S + a constant range: S a linear
  *     combination of vars bound outside (the same S for every access), the
- *     range from the inner loops' constant bounds.  The extent is a constant
+ *     range from the inner loops' constant bounds (each index simplified
+ *     with those bounds first: a tile laid out by phases reads
+ *     (o * 2 + i) // 2 with i in [0, 2), which is o).  The extent is a constant
  *     or the dimension keeps its shape; indices become index - min.
  * Everything it cannot prove (indices through loads or lets, loops with
  * symbolic bounds inside, strided buffers, accesses whose S differ) keeps
@@ -187,6 +189,9 @@ static bool analyze_index(Region *r, MlcExpr *e, Dim *out) {
     return !__builtin_add_overflow(span < 0 ? out->lo : out->hi, span, span < 0 ? &out->lo : &out->hi);
   }
   if (e->dtype.lanes != 1 || !mlc_dtype_is_int(e->dtype)) return false;
+  /* with the inner loops' ranges, (o * 2 + i) // 2 is o (i in [0, 2)): a
+   * tile laid out by phases is indexed so */
+  e = mlc_arith_simplify(&r->az, e);
   linearize(&l, e, 1);
   if (!l.ok) return false;
   *out = (Dim){.ok = true, .lo = l.c, .hi = l.c};

@@ -6,7 +6,16 @@
  * o + pad_before = i * stride + k * dilation, so the reduction runs over
  * (input channel of the group, kh, kw) and keeps the taps whose t = o +
  * pad - k * dilation is a non-negative multiple of the stride inside the
- * input; the read sits under if_then_else so no other position is read. */
+ * input; the read sits under if_then_else so no other position is read.
+ *
+ * A strided dim (dilation 1) is written by phases instead: with t = o + pad
+ * = q * stride + r (0 <= r < stride), only the taps k = r + stride * j reach
+ * o, from input q - j, so the reduction runs over j < ceil(k / stride) rather
+ * than over every tap of which all but one in stride would be masked off.
+ * A transposed conv whose kernel equals its stride (the common 2x2 / 2
+ * upsampling) then reads one tap per output and no guard at all: the bounds
+ * that hold for every output and tap (here and in a dim of stride 1) are
+ * proven from the constants and left out of the condition, which keeps the block plain enough to vectorize. */
 #include <string.h>
 
 #include "mlcc/arith.h"
@@ -77,16 +86,50 @@ MlcSInfo *mlc_op_infer_conv2d_transpose(MlcCtx *ctx, const MlcOpArgs *a) {
   return mlc_op_tensor_sinfo(ctx, p.out, 4, p.dtype);
 }
 
-/* input index along spatial dim d for output o and tap k, and whether
- * that tap contributes */
-static MlcExpr *tconv_src(MlcCtx *ctx, const TConv *p, int d, MlcExpr *o, MlcExpr *k, MlcExpr *in,
-                          MlcExpr **valid) {
-  MlcExpr *t = mlc_arith_add(ctx, o, mlc_arith_add(ctx, i64(ctx, p->pad[d]), mlc_arith_mul(ctx, k, i64(ctx, -p->dil[d]))));
-  MlcExpr *s = i64(ctx, p->stride[d]);
-  MlcExpr *i = p->stride[d] == 1 ? t : bin(ctx, MLC_BIN_FLOORDIV, t, s);
+static int64_t floordiv64(int64_t a, int64_t b) { return a / b - (a % b != 0 && (a < 0) != (b < 0)); }
+
+static void and_into(MlcCtx *ctx, MlcExpr **valid, MlcExpr *c) {
+  *valid = *valid ? bin(ctx, MLC_BIN_AND, *valid, c) : c;
+}
+
+/* whether dim d is written by phases (see the top of the file) */
+static bool tconv_phased(const TConv *p, int d) { return p->stride[d] > 1 && p->dil[d] == 1; }
+
+/* the reduce extent over the taps of dim d for a kernel of k taps */
+static int64_t tconv_taps(const TConv *p, int d, int64_t k) {
+  return tconv_phased(p, d) ? (k + p->stride[d] - 1) / p->stride[d] : k;
+}
+
+/* Input index along spatial dim d for output o and reduce var j, the
+ * kernel tap it reads (*tap), and whether that tap contributes (and-ed into
+ * *valid; a condition that holds for every o and j is left out).  in and out
+ * are the dim's input and output extents, k the kernel's. */
+static MlcExpr *tconv_src(MlcCtx *ctx, const TConv *p, int d, MlcExpr *o, MlcExpr *j, MlcExpr *in, MlcExpr *out,
+                          int64_t k, MlcExpr **tap, MlcExpr **valid) {
+  int64_t pad = p->pad[d], s = p->stride[d], in_c = -1, out_c = -1;
+  bool in_known = mlc_e_is_const_int(in, &in_c), out_known = mlc_e_is_const_int(out, &out_c);
+  if (tconv_phased(p, d)) {
+    int64_t taps = tconv_taps(p, d, k);
+    MlcExpr *t = mlc_arith_add(ctx, o, i64(ctx, pad));
+    MlcExpr *q = bin(ctx, MLC_BIN_FLOORDIV, t, i64(ctx, s)), *r = bin(ctx, MLC_BIN_FLOORMOD, t, i64(ctx, s));
+    MlcExpr *i = taps == 1 ? q : mlc_arith_add(ctx, q, mlc_arith_mul(ctx, j, i64(ctx, -1)));
+    *tap = taps == 1 ? r : mlc_arith_add(ctx, r, mlc_arith_mul(ctx, j, i64(ctx, s)));
+    if (k % s) and_into(ctx, valid, bin(ctx, MLC_BIN_LT, *tap, i64(ctx, k)));
+    if (floordiv64(pad, s) < taps - 1) and_into(ctx, valid, bin(ctx, MLC_BIN_GE, i, i64(ctx, 0)));
+    if (!in_known || !out_known || floordiv64(out_c - 1 + pad, s) >= in_c) and_into(ctx, valid, bin(ctx, MLC_BIN_LT, i, in));
+    return i;
+  }
+  *tap = j;
+  MlcExpr *t = mlc_arith_add(ctx, o, mlc_arith_add(ctx, i64(ctx, pad), mlc_arith_mul(ctx, j, i64(ctx, -p->dil[d]))));
+  if (s == 1) { /* t is the input index: its bounds, where they can fail */
+    if (pad - (k - 1) * p->dil[d] < 0) and_into(ctx, valid, bin(ctx, MLC_BIN_GE, t, i64(ctx, 0)));
+    if (!in_known || !out_known || out_c - 1 + pad >= in_c) and_into(ctx, valid, bin(ctx, MLC_BIN_LT, t, in));
+    return t;
+  }
+  MlcExpr *i = bin(ctx, MLC_BIN_FLOORDIV, t, i64(ctx, s));
   MlcExpr *ok = bin(ctx, MLC_BIN_AND, bin(ctx, MLC_BIN_GE, t, i64(ctx, 0)), bin(ctx, MLC_BIN_LT, i, in));
-  if (p->stride[d] != 1) ok = bin(ctx, MLC_BIN_AND, ok, bin(ctx, MLC_BIN_EQ, bin(ctx, MLC_BIN_FLOORMOD, t, s), i64(ctx, 0)));
-  *valid = *valid ? bin(ctx, MLC_BIN_AND, *valid, ok) : ok;
+  ok = bin(ctx, MLC_BIN_AND, ok, bin(ctx, MLC_BIN_EQ, bin(ctx, MLC_BIN_FLOORMOD, t, i64(ctx, s)), i64(ctx, 0)));
+  and_into(ctx, valid, ok);
   return i;
 }
 
@@ -99,10 +142,12 @@ bool mlc_op_te_conv2d_transpose(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **i
   MlcExpr **ax = earr(ctx, 4), **xi = earr(ctx, 4), **wi = earr(ctx, 4), *valid = NULL;
   mlc_op_axes(ctx, 4, ax);
   MlcExpr *rv[3] = {mlc_te_var(ctx, "rc"), mlc_te_var(ctx, "rh"), mlc_te_var(ctx, "rw")};
-  int64_t cin = 0;
+  int64_t cin = 0, kh = 0, kw = 0;
   mlc_e_is_const_int(w->shape[0], &cin);
+  mlc_e_is_const_int(w->shape[2], &kh); /* constant: tconv_plan checked */
+  mlc_e_is_const_int(w->shape[3], &kw);
   MlcExpr *cig = p.groups > 1 ? i64(ctx, cin / p.groups) : w->shape[0];
-  MlcExpr *rext[3] = {cig, w->shape[2], w->shape[3]};
+  MlcExpr *rext[3] = {cig, i64(ctx, tconv_taps(&p, 0, kh)), i64(ctx, tconv_taps(&p, 1, kw))};
   MlcExpr *c = rv[0], *co = ax[1];
   if (p.groups > 1) { /* group g = co / (C_out / groups) owns input channels g * cig + rc */
     MlcExpr *g = bin(ctx, MLC_BIN_FLOORDIV, ax[1], w->shape[1]);
@@ -110,12 +155,12 @@ bool mlc_op_te_conv2d_transpose(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **i
     co = bin(ctx, MLC_BIN_FLOORMOD, ax[1], w->shape[1]);
   }
   xi[0] = ax[0], xi[1] = c;
-  xi[2] = tconv_src(ctx, &p, 0, ax[2], rv[1], x->shape[2], &valid);
-  xi[3] = tconv_src(ctx, &p, 1, ax[3], rv[2], x->shape[3], &valid);
-  wi[0] = c, wi[1] = co, wi[2] = rv[1], wi[3] = rv[2];
+  xi[2] = tconv_src(ctx, &p, 0, ax[2], rv[1], x->shape[2], p.out[2], kh, &wi[2], &valid);
+  xi[3] = tconv_src(ctx, &p, 1, ax[3], rv[2], x->shape[3], p.out[3], kw, &wi[3], &valid);
+  wi[0] = c, wi[1] = co;
   MlcExpr *prod = bin(ctx, MLC_BIN_MUL, mlc_op_cast(ctx, p.dtype, mlc_te_read(ctx, x, xi, 4)),
                       mlc_op_cast(ctx, p.dtype, mlc_te_read(ctx, w, wi, 4)));
-  MlcExpr *body = mlc_op_select(ctx, valid, prod, mlc_op_const(ctx, p.dtype, 0));
+  MlcExpr *body = valid ? mlc_op_select(ctx, valid, prod, mlc_op_const(ctx, p.dtype, 0)) : prod;
   outs[0] = mlc_te_reduce(ctx, "conv2d_transpose_nchw", p.out, 4, ax, MLC_TE_SUM, body, rv, rext, 3);
   *n_outs = 1;
   return outs[0] != NULL;

@@ -15,6 +15,15 @@ bool mlc_sch_default_depthwise(MlcSchedule *s, const MlcSchTarget *t, const char
 /* default_dot.c: an int8 matmul on the byte dot-product instruction (VNNI) */
 bool mlc_sch_default_dot(MlcSchedule *s, const MlcSchTarget *t, const char *block);
 
+/* default_window.c: the complete block that writes buf (a padding copy, a
+ * tile's write-back), and the one complete block that reads it (an
+ * epilogue); NULL when there is none */
+const char *mlc_sch_default_producer(MlcSchedule *s, const MlcBuffer *buf);
+const char *mlc_sch_default_epilogue(MlcSchedule *s, const MlcBuffer *buf);
+
+/* default_convt.c: transposed convolutions by output phases */
+bool mlc_sch_default_convt(MlcSchedule *s, const MlcSchTarget *t, const char *block);
+
 /* default_rules.c: whether e (NULL: no) mentions var */
 bool mlc_sch_default_uses(const MlcExpr *e, const MlcExpr *var);
 

@@ -868,10 +868,11 @@ static const char *block_name(const MlcSchedule *s, MlcBlockRV b) { return s->rv
 static bool rule_depthwise(Rules *r, MlcBlockRV b) { return mlc_sch_default_depthwise(r->s, r->t, block_name(r->s, b)); }
 static bool rule_pooling(Rules *r, MlcBlockRV b) { return mlc_sch_default_pooling(r->s, r->t, block_name(r->s, b)); }
 static bool rule_dot(Rules *r, MlcBlockRV b) { return mlc_sch_default_dot(r->s, r->t, block_name(r->s, b)); }
+static bool rule_convt(Rules *r, MlcBlockRV b) { return mlc_sch_default_convt(r->s, r->t, block_name(r->s, b)); }
 
 /* the rules in the order they are tried; the first that applies wins */
 #define DEFAULT_RULES(X) \
-  X(dot) X(depthwise) X(contraction_channels) X(contraction) X(pooling) X(reduction) X(injective)
+  X(dot) X(convt) X(depthwise) X(contraction_channels) X(contraction) X(pooling) X(reduction) X(injective)
 
 typedef bool (*RuleFn)(Rules *r, MlcBlockRV b);
 static const RuleFn rules[] = {

@@ -356,6 +356,91 @@ static bool row_loop_divides(MlcSchedule *s, const char *block, int lanes) {
   return false;
 }
 
+/* ---- depthwise convolutions over channel vectors ---------------------------------- */
+
+/* whether buf is a param the function may lay out anew (a constant weight) */
+static bool layout_free(MlcSchedule *s, const MlcBuffer *buf) {
+  const MlcPrimFunc *f = sch_func(s);
+  const MlcAttrValue *v = mlc_attrs_get(f->attrs, mlc_intern(s->ctx, "layout_free_buffers"));
+  for (int k = 0; k < f->n_params; k++)
+    if (f->params[k].buf == buf)
+      for (int i = 0; v && v->kind == MLC_ATTR_LIST && i < v->list.n; i++)
+        if (v->list.items[i].kind == MLC_ATTR_INT && v->list.items[i].i == k) return true;
+  return false;
+}
+
+/* "lambda a0, ..: (a0, .., a<d> // lanes, .., a<d> % lanes)" for rank n */
+static void block_map(MlcStrBuf *sb, int n, int d, int lanes) {
+  mlc_sb_puts(sb, "lambda ");
+  for (int k = 0; k < n; k++) mlc_sb_printf(sb, "%sa%d", k ? ", " : "", k);
+  mlc_sb_puts(sb, ": (");
+  for (int k = 0; k < n; k++) {
+    if (k == d) mlc_sb_printf(sb, "a%d // %d, ", k, lanes);
+    else mlc_sb_printf(sb, "a%d, ", k);
+  }
+  mlc_sb_printf(sb, "a%d %% %d)", d, lanes);
+}
+
+/* A row no vector width divides (MobileNet's 14- and 7-wide depthwise
+ * convs) is a row of scalars per plane; the channels are many and a
+ * multiple of the lanes.  So: the weight (a constant) and the padded input
+ * (an intermediate) laid out with the channel blocked and last (NCHW ->
+ * N C/v H W v), a vector of channels at one pixel then one contiguous load
+ * of each; the tile is a row of output pixels x one vector of channels,
+ * accumulated in a "local" tile with the channel last (registers), written
+ * back to the NCHW output element by element with its epilogue; the window
+ * unrolled; the channel blocks in parallel. */
+static bool depthwise_channels(MlcSchedule *s, const MlcSchTarget *t, const char *block, const Win *w,
+                               const MlcExpr *x, const char *pad) {
+  const MlcExpr *prod = w->other, *a = strip_cast(prod->bin.a), *wt = strip_cast(prod->bin.b);
+  if (wt == x) wt = a;
+  int chan = -1; /* the plane loop of the channel: the one the weight's first index is */
+  for (int i = 0; i < w->n_plane; i++)
+    if (wt->load.n == 4 && wt->load.idx[0] == w->iter[i]) chan = i;
+  if (chan < 0 || !pad || !layout_free(s, wt->load.buf) || x->load.n != 4 ||
+      !mlc_sch_default_uses(x->load.idx[1], w->iter[chan]) || w->n != w->n_spatial + 3)
+    return false;
+  int L = lanes_for(t, w->store->store.buf->dtype, w->ext[chan]);
+  int row = w->n_spatial - 2, col = w->n_spatial - 1;
+  int64_t cols = divisor_at_most(w->ext[col], t->vector_regs - 4 < 14 ? t->vector_regs - 4 : 14);
+  if (!L || cols < 4 || window_size(w) > MAX_UNROLLED_WINDOW) return false;
+  int first_reduce = w->n_spatial;
+  MlcStrBuf sb = {0};
+  mlc_sb_printf(&sb, "b = sch.get_block(\"%s\")\n", block);
+  mlc_sb_printf(&sb, "sch.transform_layout(b, \"%s\", ", wt->load.buf->name);
+  block_map(&sb, 4, 0, L);
+  mlc_sb_printf(&sb, ")\nsch.transform_layout(b, \"%s\", ", x->load.buf->name);
+  block_map(&sb, 4, 1, L);
+  mlc_sb_puts(&sb, ")\nl = sch.get_loops(b)\n");
+  mlc_sb_printf(&sb, "co, ci = sch.split(l[%d], factors=[None, %d])\n", chan, L);
+  mlc_sb_printf(&sb, "wo, wi = sch.split(l[%d], factors=[None, %lld])\n", col, (long long)cols);
+  mlc_sb_puts(&sb, "sch.reorder(");
+  for (int i = 0; i < w->n_plane; i++) mlc_sb_printf(&sb, "%s, ", i == chan ? "co" : mlc_internf(s->ctx, "l[%d]", i));
+  mlc_sb_printf(&sb, "l[%d], wo, ", row);
+  loop_list(&sb, first_reduce, w->n);
+  mlc_sb_puts(&sb, ", wi, ci)\n");
+  mlc_sb_puts(&sb, "st = sch.cache_write(b, 0, \"local\")\nsch.reverse_compute_at(st, wo)\n");
+  /* the local tile channel-last: a permutation, which lowering shrinks */
+  mlc_sb_printf(&sb, "sch.transform_layout(b, (\"write\", 0), lambda a0, a1, a2, a3: (a0, a2, a3, a1))\n");
+  mlc_sb_printf(&sb, "i = sch.decompose_reduction(b, l[%d])\n", first_reduce);
+  mlc_sb_puts(&sb, "sch.vectorize(ci)\nsch.unroll(wi)\n");
+  /* the init's loops: the plane loops, the row, wo, its pixels, its channels */
+  mlc_sb_printf(&sb, "li = sch.get_loops(i)\nsch.unroll(li[%d])\nsch.vectorize(li[%d])\n", w->n_plane + 2, w->n_plane + 3);
+  unroll_window(&sb, w);
+  /* the channel blocks in parallel, not fused with the batch: lowering
+   * shrinks the local tile into a loop whose var indexes it plainly */
+  if (t->threads >= 2 && w->ext[chan] / L >= 2) mlc_sb_puts(&sb, "sch.parallel(co)\n");
+  if (!run_rule(s, "depthwise channels", block, &sb)) return false;
+  const char *epi = epilogue_block(s, w->store->store.buf);
+  const char *back = producer_in(sch_func(s)->body, w->store->store.buf);
+  if (epi && back) {
+    mlc_sb_printf(&sb, "b = sch.get_block(\"%s\")\nl = sch.get_loops(b)\n", back);
+    mlc_sb_printf(&sb, "e = sch.get_block(\"%s\")\nsch.reverse_compute_at(e, l[%d])\n", epi, w->n_plane + 1);
+    run_rule(s, "depthwise channels epilogue", epi, &sb);
+  }
+  return true;
+}
+
 /* Per plane: the padding, then tiles of rows x a row's vectors (or
  * scalars) accumulated in a local cache over the unrolled window. */
 bool mlc_sch_default_depthwise(MlcSchedule *s, const MlcSchTarget *t, const char *block) {
@@ -365,6 +450,7 @@ bool mlc_sch_default_depthwise(MlcSchedule *s, const MlcSchTarget *t, const char
   const char *pad = pad_block(s, x->load.buf);
   int row = w.n_spatial - 2, col = w.n_spatial - 1, first_reduce = w.n_spatial;
   int L = lanes_for(t, w.store->store.buf->dtype, w.ext[col]);
+  if (!L && depthwise_channels(s, t, block, &w, x, pad)) return true;
   int64_t cols = L ? 1 : divisor_at_most(w.ext[col], MAX_SCALAR_COLS);
   int64_t max_rows = L ? MAX_ROWS : (t->vector_regs - 4) / cols;
   int64_t rows = divisor_at_most(w.ext[row], max_rows < MAX_ROWS ? max_rows : MAX_ROWS);
@@ -398,3 +484,9 @@ bool mlc_sch_default_depthwise(MlcSchedule *s, const MlcSchTarget *t, const char
   }
   return true;
 }
+
+/* ---- for the rules of other files (default.h) ------------------------------------- */
+
+const char *mlc_sch_default_producer(MlcSchedule *s, const MlcBuffer *buf) { return producer_in(sch_func(s)->body, buf); }
+
+const char *mlc_sch_default_epilogue(MlcSchedule *s, const MlcBuffer *buf) { return epilogue_block(s, buf); }

@@ -473,6 +473,17 @@ static void test_conv2d_transpose_run(void) {
   tconv_case(1, (int64_t[]){1, 1}, (int64_t[]){1, 1}, (int64_t[]){0, 0, 0, 0}, (int64_t[]){0, 0});
   tconv_case(1, (int64_t[]){2, 3}, (int64_t[]){1, 1}, (int64_t[]){1, 0, 2, 1}, (int64_t[]){1, 2});
   tconv_case(2, (int64_t[]){2, 1}, (int64_t[]){2, 2}, (int64_t[]){0, 1, 1, 0}, (int64_t[]){0, 0});
+  /* strided dims by phases (KH 3, KW 2): kernel = stride in both dims, no guard */
+  tconv_case(1, (int64_t[]){3, 2}, (int64_t[]){1, 1}, (int64_t[]){0, 0, 0, 0}, (int64_t[]){0, 0});
+  /* kernel shorter than the stride (taps k < KW masked), output padding past the input */
+  tconv_case(1, (int64_t[]){4, 3}, (int64_t[]){1, 1}, (int64_t[]){0, 0, 0, 0}, (int64_t[]){2, 1});
+  /* two taps per phase in H (KH 3 > stride 2), pads beyond a stride, one dim dilated */
+  tconv_case(1, (int64_t[]){2, 2}, (int64_t[]){1, 2}, (int64_t[]){3, 1, 2, 0}, (int64_t[]){1, 0});
+  tconv_case(2, (int64_t[]){2, 2}, (int64_t[]){1, 1}, (int64_t[]){1, 1, 1, 1}, (int64_t[]){0, 1});
+  /* stride 1 with pads covering the kernel: every tap inside the input, no guard */
+  tconv_case(1, (int64_t[]){1, 1}, (int64_t[]){1, 1}, (int64_t[]){2, 1, 2, 1}, (int64_t[]){0, 0});
+  /* no padding: the second tap of a phase reads row -1 at the top edge (guarded) */
+  tconv_case(1, (int64_t[]){2, 2}, (int64_t[]){1, 1}, (int64_t[]){0, 0, 0, 0}, (int64_t[]){0, 0});
 }
 
 int main(void) {

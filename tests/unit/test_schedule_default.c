@@ -176,7 +176,12 @@ static bool run_both(const char *name, const MlcPrimFunc *f0, const MlcModule *s
   X(maxpool_pad, "sch.compute_at")                                               \
   X(avgpool_pad, "sch.compute_at")                                               \
   X(matmul_bias_relu, "sch.reverse_compute_inline")                            \
-  X(dot, "sch.rfactor")
+  X(dot, "sch.rfactor")                                                          \
+  X(conv2d_transpose, "sch.transform_layout")                                    \
+  X(conv2d_transpose_grouped, "sch.transform_layout")                            \
+  X(conv1d_transpose, "sch.transform_layout")                                    \
+  X(depthwise_channels, "sch.transform_layout")                                  \
+  X(depthwise_channels_stride2, "sch.transform_layout")
 
 static const struct { const char *name, *want; } cases[] = {
 #define X(name, want) {#name, want},
