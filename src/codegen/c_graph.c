@@ -21,6 +21,7 @@
  * what the pieces share (inputs, run-time allocations, the profiler) lives
  * in a frame struct that run owns and passes down. */
 #include "c_model.h"
+#include "ops/dyn_modes.h"
 #include "mlcc/arith.h"
 
 #include <assert.h>
@@ -355,21 +356,16 @@ static const char DYN_PREAMBLE[] =
     "#define MLC_DYN_MAX_DIM INT64_C(2147483647)\n"
     "#define MLC_DYN_MAX_NUMEL (INT64_C(1) << 28)\n"
     "/* out[0..n) from the values v[0..k) and the dims like[0..r) of the tensor the\n"
-    " * mode relates them to: 0 the values, 1 a reshape of `like` (0 copies its\n"
-    " * dim, one -1 takes what is left), 2 the same with 0 meaning 0, 3 an expand\n"
-    " * of `like` (numpy broadcasting, the larger rank), 4 like's shape with 1 at\n"
-    " * the axes v, 5 like's shape without them, 6 the same where they are 1,\n"
-    " * 7 like's shape with 1s inserted at the axes v of the result, 9 like's\n"
-    " * shape times the repeats v, 10 the values, each at most like's element\n"
-    " * count, 11 sizes of parts of the dim like[0], 12 like's shape sliced by\n"
-    " * v = (starts, ends, axes, steps), k / 4 of each, 13 like's shape padded by\n"
-    " * v = (begins, ends, axes), k / 3 of each, 14 the same where a dim that\n"
-    " * grows must not be empty (edge, reflect, wrap) */\n"
+    " * mode relates them to; the modes are tensor_to_shape's (MLC_DYN_VALUES, a\n"
+    " * reshape of `like`, an expand of it, like's shape with axes kept as 1,\n"
+    " * dropped, squeezed or inserted, tiled, at most its element count, the\n"
+    " * parts of a split dim, sliced, padded; range and resize have functions\n"
+    " * of their own) */\n"
     "static int32_t mlc_dyn_shape(int mode, const int64_t *v, int k, const int64_t *like, int r, int64_t *out,\n"
     "                             int n, const char *what, const MlcrtEnv *env) {\n"
     "  char msg[256];\n"
     "  int unknown = -1;\n"
-    "  if (mode == 13 || mode == 14) {\n"
+    "  if (mode == MLC_DYN_PAD || mode == MLC_DYN_PAD_COPY) {\n"
     "    int q = k / 3;\n"
     "    unsigned char on[64] = {0};\n"
     "    int64_t numel = 1;\n"
@@ -383,7 +379,7 @@ static const char DYN_PREAMBLE[] =
     "      }\n"
     "      on[a] = 1;\n"
     "      if (b < -MLC_DYN_MAX_DIM || b > MLC_DYN_MAX_DIM || e < -MLC_DYN_MAX_DIM || e > MLC_DYN_MAX_DIM ||\n"
-    "          like[a] + b + e < 0 || (mode == 14 && like[a] == 0 && like[a] + b + e > 0)) {\n"
+    "          like[a] + b + e < 0 || (mode == MLC_DYN_PAD_COPY && like[a] == 0 && like[a] + b + e > 0)) {\n"
     "        snprintf(msg, sizeof msg, \"%s: pads %lld, %lld of axis %lld (of size %lld) are too large, crop more than \"\n"
     "                 \"it holds, or pad it while it is empty\", what, (long long)b, (long long)e, (long long)a,\n"
     "                 (long long)like[a]);\n"
@@ -401,7 +397,7 @@ static const char DYN_PREAMBLE[] =
     "    }\n"
     "    return 0;\n"
     "  }\n"
-    "  if (mode == 12) {\n"
+    "  if (mode == MLC_DYN_SLICE) {\n"
     "    int q = k / 4;\n"
     "    unsigned char on[64] = {0};\n"
     "    for (int d = 0; d < r && d < n; d++) out[d] = like[d];\n"
@@ -428,7 +424,7 @@ static const char DYN_PREAMBLE[] =
     "    }\n"
     "    return 0;\n"
     "  }\n"
-    "  if (mode == 11) {\n"
+    "  if (mode == MLC_DYN_SPLIT) {\n"
     "    int64_t sum = 0;\n"
     "    for (int i = 0; i < n; i++) {\n"
     "      if (v[i] < 0 || v[i] > like[0] - sum) {\n"
@@ -444,8 +440,8 @@ static const char DYN_PREAMBLE[] =
     "             (long long)like[0]);\n"
     "    goto fail;\n"
     "  }\n"
-    "  if (mode >= 4 && mode <= 7) {\n"
-    "    int rr = mode == 7 ? n : r, o = 0, j2 = 0;\n"
+    "  if (mode >= MLC_DYN_REDUCE_KEEP && mode <= MLC_DYN_UNSQUEEZE) {\n"
+    "    int rr = mode == MLC_DYN_UNSQUEEZE ? n : r, o = 0, j2 = 0;\n"
     "    unsigned char on[64] = {0};\n"
     "    for (int j = 0; j < k; j++) {\n"
     "      int64_t a = v[j] < 0 ? v[j] + rr : v[j];\n"
@@ -454,22 +450,22 @@ static const char DYN_PREAMBLE[] =
     "                 (long long)v[j], rr);\n"
     "        goto fail;\n"
     "      }\n"
-    "      if (mode == 6 && like[a] != 1) {\n"
+    "      if (mode == MLC_DYN_SQUEEZE && like[a] != 1) {\n"
     "        snprintf(msg, sizeof msg, \"%s: axis %lld has size %lld, not 1\", what, (long long)v[j], (long long)like[a]);\n"
     "        goto fail;\n"
     "      }\n"
     "      on[a] = 1;\n"
     "    }\n"
-    "    for (int d = 0; mode == 7 && d < n; d++) out[o++] = on[d] || j2 >= r ? 1 : like[j2++];\n"
-    "    for (int d = 0; mode != 7 && d < r; d++)\n"
-    "      if (mode == 4 || !on[d]) out[o++] = on[d] ? 1 : like[d];\n"
-    "    if (o == n && (mode != 7 || j2 == r)) return 0;\n"
+    "    for (int d = 0; mode == MLC_DYN_UNSQUEEZE && d < n; d++) out[o++] = on[d] || j2 >= r ? 1 : like[j2++];\n"
+    "    for (int d = 0; mode != MLC_DYN_UNSQUEEZE && d < r; d++)\n"
+    "      if (mode == MLC_DYN_REDUCE_KEEP || !on[d]) out[o++] = on[d] ? 1 : like[d];\n"
+    "    if (o == n && (mode != MLC_DYN_UNSQUEEZE || j2 == r)) return 0;\n"
     "    snprintf(msg, sizeof msg, \"%s: %d axes leave %d dims, not %d\", what, k, o, n);\n"
     "    goto fail;\n"
     "  }\n"
     "  for (int i = 0; i < n; i++) {\n"
     "    int64_t s;\n"
-    "    if (mode == 10) {\n"
+    "    if (mode == MLC_DYN_AT_MOST) {\n"
     "      int64_t total = 1;\n"
     "      for (int j = 0; j < r; j++) total *= like[j];\n"
     "      if (v[i] < 0 || v[i] > total) {\n"
@@ -480,7 +476,7 @@ static const char DYN_PREAMBLE[] =
     "      out[i] = v[i];\n"
     "      continue;\n"
     "    }\n"
-    "    if (mode == 9) {\n"
+    "    if (mode == MLC_DYN_TILE) {\n"
     "      if (v[i] < 0 || (v[i] && like[i] > INT64_MAX / v[i])) {\n"
     "        snprintf(msg, sizeof msg, \"%s: repeat %d is negative or too large (%lld)\", what, i, (long long)v[i]);\n"
     "        goto fail;\n"
@@ -488,7 +484,7 @@ static const char DYN_PREAMBLE[] =
     "      out[i] = like[i] * v[i];\n"
     "      continue;\n"
     "    }\n"
-    "    if (mode == 3) {\n"
+    "    if (mode == MLC_DYN_EXPAND) {\n"
     "      int64_t x = i >= n - r ? like[i - (n - r)] : 1;\n"
     "      s = i >= n - k ? v[i - (n - k)] : 1;\n"
     "      if (s < 0 || (s != x && s != 1 && x != 1)) {\n"
@@ -500,14 +496,14 @@ static const char DYN_PREAMBLE[] =
     "      continue;\n"
     "    }\n"
     "    s = v[i];\n"
-    "    if (mode == 1 && s == 0) {\n"
+    "    if (mode == MLC_DYN_RESHAPE && s == 0) {\n"
     "      if (i >= r) {\n"
     "        snprintf(msg, sizeof msg, \"%s: value %d is 0 but the input has %d dims\", what, i, r);\n"
     "        goto fail;\n"
     "      }\n"
     "      s = like[i];\n"
     "    }\n"
-    "    if (mode != 0 && s == -1) {\n"
+    "    if (mode != MLC_DYN_VALUES && s == -1) {\n"
     "      if (unknown >= 0) {\n"
     "        snprintf(msg, sizeof msg, \"%s: more than one value is -1\", what);\n"
     "        goto fail;\n"
@@ -530,7 +526,7 @@ static const char DYN_PREAMBLE[] =
     "    }\n"
     "    numel *= out[i];\n"
     "  }\n"
-    "  if (mode == 1 || mode == 2) {\n"
+    "  if (mode == MLC_DYN_RESHAPE || mode == MLC_DYN_RESHAPE_ALLOWZERO) {\n"
     "    int64_t total = 1;\n"
     "    for (int i = 0; i < r; i++) total *= like[i];\n"
     "    if (unknown >= 0) {\n"
@@ -660,22 +656,16 @@ static int64_t int_attr(G *g, const MlcGExpr *call, const char *key, int64_t dfl
 /* R.tensor_to_shape(data, like?, shape=[...], mode=...): the values read,
  * made a shape, each dim bound (a var seen for the first time) or checked */
 static GVal *tensor_to_shape(G *g, const MlcGExpr *call) {
-  static const char *const modes[] = {"values", "reshape", "reshape_allowzero", "expand", "reduce_keep", "reduce_drop",
-                                      "squeeze", "unsqueeze", "range", "tile", "at_most", "split",
-                                      "slice", "pad", "pad_copy", "resize"};
   const MlcSInfo *s = call->sinfo;
-  const char *mode_s = str_attr(g, call, "mode", "values");
-  int mode = -1;
-  for (int i = 0; i < (int)(sizeof modes / sizeof *modes); i++)
-    if (!strcmp(mode_s, modes[i])) mode = i;
+  int mode = mlc_dyn_mode(str_attr(g, call, "mode", "values"));
+  bool range = mode == MLC_DYN_RANGE, resize = mode == MLC_DYN_RESIZE, takes_like = mode > MLC_DYN_VALUES && !range;
   if (!s || s->kind != MLC_SINFO_SHAPE || !s->shape.values || mode < 0 || call->call.n < 1 ||
-      (mode > 0 && mode != 8) != (call->call.n > 1))
+      takes_like != (call->call.n > 1))
     return gerr(g, "binding '%s': R.tensor_to_shape whose struct info was not inferred", g->bname), NULL;
   GVal *d = resolve_tensor(g, call->call.args[0], "the values of R.tensor_to_shape");
-  GVal *like = mode > 0 && mode != 8 ? resolve_tensor(g, call->call.args[1], "the like argument of R.tensor_to_shape") : NULL;
+  GVal *like = takes_like ? resolve_tensor(g, call->call.args[1], "the like argument of R.tensor_to_shape") : NULL;
   int64_t k;
-  bool range = mode == 8, resize = mode == 15;
-  if (!d || (mode > 0 && !range && !like)) return NULL;
+  if (!d || (takes_like && !like)) return NULL;
   if (d->ndim != 1 || !mlc_e_is_const_int(d->shape[0], &k) ||
       (range || resize ? d->dtype.code != MLC_TC_FLOAT || d->dtype.bits != 64 || (range && (k != 3 || s->shape.ndim != 1))
              : d->dtype.code != MLC_TC_INT || (d->dtype.bits != 32 && d->dtype.bits != 64)))
@@ -685,7 +675,7 @@ static GVal *tensor_to_shape(G *g, const MlcGExpr *call) {
   if (k > DYN_MAX_VALUES || n > DYN_MAX_VALUES)
     return gerr(g, "binding '%s': R.tensor_to_shape of more than %d values or dims", g->bname, DYN_MAX_VALUES), NULL;
   g->dyn_used = true;
-  mlc_sb_printf(&g->body, "  { /* %s = tensor_to_shape(..., mode=\"%s\") */\n", g->bname, modes[mode]);
+  mlc_sb_printf(&g->body, "  { /* %s = tensor_to_shape(..., mode=\"%s\") */\n", g->bname, mlc_dyn_mode_name(mode));
   emit_host_read(g, d, "mlc_tv");
   if (like) emit_host_read(g, like, "mlc_tl");
   if (range) {
@@ -702,7 +692,7 @@ static GVal *tensor_to_shape(G *g, const MlcGExpr *call) {
     mlc_sb_printf(&g->body, "    for (int i = 0; i < %lld; i++) mlc_v[i] = mlc_p[i];\n", (long long)k);
     mlc_sb_puts(&g->body, "    const int64_t mlc_l[] = ");
     int64_t axis = int_attr(g, call, "axis", 0);
-    if (mode == 11) { /* split: only the dim at axis, checked in range by the op */
+    if (mode == MLC_DYN_SPLIT) { /* only the dim at axis, checked in range by the op */
       if (axis < 0 || axis >= like->ndim) return gerr(g, "binding '%s': split axis out of range", g->bname), NULL;
       mlc_sb_puts(&g->body, "{");
       if (!c_dim(g, like->shape[axis], &g->body)) return NULL;
@@ -711,7 +701,7 @@ static GVal *tensor_to_shape(G *g, const MlcGExpr *call) {
       return NULL;
     }
     mlc_sb_printf(&g->body, ";\n    if ((rc = mlc_dyn_shape(%d, mlc_v, %lld, mlc_l, %d, mlc_o, %d, \"%s: binding '%s'\", env)) != 0)"
-                            " goto mlc_done;\n", mode, (long long)k, mode == 11 ? 1 : like ? like->ndim : 0, n,
+                            " goto mlc_done;\n", mode, (long long)k, mode == MLC_DYN_SPLIT ? 1 : like ? like->ndim : 0, n,
                   g->fn->name, g->bname);
   }
   for (int i = 0; i < n; i++) {
@@ -1494,7 +1484,12 @@ static void emit_text(G *g, size_t nparams, CGraph *out) {
   size_t nk = g->kept.len ? g->kept.len : 1, no = out->n_outputs ? (size_t)out->n_outputs : 1;
   mlc_sb_puts(o, EXEC_PREAMBLE);
   if (g->gpu != MLC_GPU_NONE) mlc_sb_puts(o, GPU_PREAMBLE);
-  if (g->dsyms.len || g->dyn_used) mlc_sb_puts(o, DYN_PREAMBLE);
+  if (g->dsyms.len || g->dyn_used) {
+#define X(id, name) mlc_sb_printf(o, "#define MLC_DYN_%s %d\n", #id, MLC_DYN_##id);
+    MLC_DYN_MODES(X)
+#undef X
+    mlc_sb_puts(o, DYN_PREAMBLE);
+  }
   mlc_sb_printf(o, "/* ---- the executor of graph function '%s' ---- */\n", g->fn->name);
   bool keep = g->gpu != MLC_GPU_NONE && nparams > 0; /* weights stay on the device between runs */
   mlc_sb_printf(o, "typedef struct {\n  const uint8_t *mlc_params;\n%s%s", keep ? "  const mlc_gpu *mlc_gpu_kept;\n" : "",

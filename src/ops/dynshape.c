@@ -95,6 +95,7 @@
 #include <string.h>
 
 #include "mlcc/arith.h"
+#include "ops/dyn_modes.h"
 #include "ops/op_internal.h"
 
 /* the 1-D int tensor of static length whose values are read; its length */
@@ -116,31 +117,35 @@ MlcSInfo *mlc_op_infer_tensor_to_shape(MlcCtx *ctx, const MlcOpArgs *a) {
   int n;
   int64_t len;
   const char *mode;
-  if (!mlc_op_attr_str(ctx, a, "mode", "values", &mode) ||
-      !shape_data(ctx, a, !strcmp(mode, "range") || !strcmp(mode, "resize"), &len) ||
+  if (!mlc_op_attr_str(ctx, a, "mode", "values", &mode)) return NULL;
+  int m = mlc_dyn_mode(mode);
+  if (m < 0) {
+    MlcStrBuf names = {0};
+    for (int i = 0; i < MLC_DYN_N_MODES; i++)
+      mlc_sb_printf(&names, "%s\"%s\"", i == 0 ? "" : i + 1 == MLC_DYN_N_MODES ? " or " : ", ", mlc_dyn_mode_name(i));
+    mlc_op_fail(ctx, a, "mode: expected %s, got \"%s\"", mlc_sb_cstr(&names), mode);
+    mlc_vec_free(&names);
+    return NULL;
+  }
+  if (!shape_data(ctx, a, m == MLC_DYN_RANGE || m == MLC_DYN_RESIZE, &len) ||
       !mlc_op_attr_shape(ctx, a, "shape", &shape, &n))
     return NULL;
-  if (!strcmp(mode, "range")) {
+  if (m == MLC_DYN_RANGE) {
     if (len != 3 || n != 1 || a->val[mlc_op_param(a, "like")])
       return mlc_op_fail(ctx, a, "mode \"range\" reads 3 values (start, limit, delta) into 1 dim"), NULL;
     return mlc_sinfo_shape(ctx, shape, n);
   }
-  if (!strcmp(mode, "resize")) {
+  if (m == MLC_DYN_RESIZE) {
     const MlcSInfo *like = mlc_op_tensor(ctx, a, mlc_op_param(a, "like"), false);
     if (!like) return NULL;
     if (!like->tensor.shape || like->tensor.ndim != n || len != 2 + 3 * (int64_t)n)
       return mlc_op_fail(ctx, a, "mode \"resize\": like's dims, and 2 + 3 * rank values, are expected"), NULL;
     return mlc_sinfo_shape(ctx, shape, n);
   }
-  bool values = !strcmp(mode, "values"), expand = !strcmp(mode, "expand");
-  bool reshape = !strcmp(mode, "reshape") || !strcmp(mode, "reshape_allowzero");
-  bool keep = !strcmp(mode, "reduce_keep"), drop = !strcmp(mode, "reduce_drop") || !strcmp(mode, "squeeze");
-  bool unsqueeze = !strcmp(mode, "unsqueeze"), tile = !strcmp(mode, "tile"), at_most = !strcmp(mode, "at_most");
-  bool split = !strcmp(mode, "split"), slice = !strcmp(mode, "slice"), pad = !strcmp(mode, "pad") || !strcmp(mode, "pad_copy");
-  if (!values && !expand && !reshape && !keep && !drop && !unsqueeze && !tile && !at_most && !split && !slice && !pad)
-    return mlc_op_fail(ctx, a, "mode: expected \"values\", \"reshape\", \"reshape_allowzero\", \"expand\", "
-                               "\"reduce_keep\", \"reduce_drop\", \"squeeze\", \"unsqueeze\", \"tile\", \"at_most\", "
-                               "\"split\", \"slice\", \"pad\", \"pad_copy\", \"range\" or \"resize\", got \"%s\"", mode), NULL;
+  bool values = m == MLC_DYN_VALUES, expand = m == MLC_DYN_EXPAND;
+  bool keep = m == MLC_DYN_REDUCE_KEEP, drop = m == MLC_DYN_REDUCE_DROP || m == MLC_DYN_SQUEEZE;
+  bool unsqueeze = m == MLC_DYN_UNSQUEEZE, tile = m == MLC_DYN_TILE;
+  bool split = m == MLC_DYN_SPLIT, slice = m == MLC_DYN_SLICE, pad = m == MLC_DYN_PAD || m == MLC_DYN_PAD_COPY;
   int li = mlc_op_param(a, "like");
   const MlcSInfo *like = NULL;
   if (values && a->val[li]) return mlc_op_fail(ctx, a, "like: not taken in mode \"values\""), NULL;

@@ -271,8 +271,8 @@ static void test_tensor_to_shape(void) {
                 "tensor_to_shape: shape: expected 2 dims for 2 values in mode \"values\", got 3"));
   CHECK(refused(call_in(p, "R.tensor_to_shape(t, shape=[2, 5], mode=\"sideways\")"), false,
                 "tensor_to_shape: mode: expected \"values\", \"reshape\", \"reshape_allowzero\", "
-                "\"expand\", \"reduce_keep\", \"reduce_drop\", \"squeeze\", \"unsqueeze\", \"tile\", \"at_most\", "
-                "\"split\", \"slice\", \"pad\", \"pad_copy\", \"range\" or \"resize\", got \"sideways\""));
+                "\"expand\", \"reduce_keep\", \"reduce_drop\", \"squeeze\", \"unsqueeze\", \"range\", \"tile\", "
+                "\"at_most\", \"split\", \"slice\", \"pad\", \"pad_copy\" or \"resize\", got \"sideways\""));
   CHECK(sinfo_is(call_in(p, "R.tensor_to_shape(t, y, shape=[1, 2], mode=\"split\", axis=1)"), "R.Shape([1, 2])"));
   CHECK(refused(call_in(p, "R.tensor_to_shape(t, y, shape=[1, 2], mode=\"split\", axis=2)"), false,
                 "tensor_to_shape: mode \"split\": axis 2 is out of range for rank 2"));
