@@ -45,17 +45,22 @@ static bool is_true(const MlcExpr *e) {
 /* ======================================================================== */
 
 /* the Python operator of a binary node; NULL when it prints as a call */
-static const char *bin_operator(const MlcExpr *e) {
+static bool bare_int(const MlcPrinter *p, MlcDType t) {
+  return t.code == MLC_TC_INT && t.bits == p->bare_int_bits && t.lanes == 1;
+}
+
+/* the Python operator of e, or NULL for the call form: that of an op
+ * without an operator, and of one between two bare integers, which the
+ * reader would fold as Python does (T.Sub(128, 128) must not read back 0) */
+static const char *bin_operator(const MlcPrinter *p, const MlcExpr *e) {
   if (e->bin.op == MLC_BIN_DIV) return mlc_dtype_is_float(e->dtype) ? "/" : NULL;
+  const MlcExpr *a = e->bin.a, *b = e->bin.b;
+  if (a->kind == MLC_EXPR_INT && b->kind == MLC_EXPR_INT && bare_int(p, a->dtype) && bare_int(p, b->dtype)) return NULL;
   return mlc_binop_info[e->bin.op].py;
 }
 
 static const char *bin_call(MlcBinOp op) {
   return op == MLC_BIN_DIV ? "T.truncdiv" : mlc_binop_info[op].call;
-}
-
-static bool bare_int(const MlcPrinter *p, MlcDType t) {
-  return t.code == MLC_TC_INT && t.bits == p->bare_int_bits && t.lanes == 1;
 }
 
 static void print_int(MlcPrinter *p, MlcDType t, int64_t v) {
@@ -90,7 +95,7 @@ static void print_float(MlcPrinter *p, MlcDType t, double v) {
 
 static int expr_prec(const MlcPrinter *p, const MlcExpr *e) {
   switch (e->kind) {
-  case MLC_EXPR_BINARY: return bin_operator(e) ? mlc_binop_info[e->bin.op].prec : PREC_ATOM;
+  case MLC_EXPR_BINARY: return bin_operator(p, e) ? mlc_binop_info[e->bin.op].prec : PREC_ATOM;
   case MLC_EXPR_NOT: return PREC_NOT;
   case MLC_EXPR_NEG: return PREC_UNARY;
   case MLC_EXPR_INT: return bare_int(p, e->dtype) && e->int_val < 0 ? PREC_UNARY : PREC_ATOM;
@@ -108,7 +113,7 @@ static void pr_args(MlcPrinter *p, MlcExpr *const *args, int n) {
 }
 
 static void pr_binary(MlcPrinter *p, const MlcExpr *e) {
-  const char *op = bin_operator(e);
+  const char *op = bin_operator(p, e);
   if (!op) {
     mlc_pt_printf(p, "%s(", bin_call(e->bin.op));
     pr(p, e->bin.a, 0);
