@@ -16,6 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <cpuid.h>
+#endif
 
 /* vector classes: bits, registers, name */
 #define TARGET_CLASSES(X)  \
@@ -69,7 +72,11 @@ static int host_dot(TargetClass c) {
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
   __builtin_cpu_init();
   if (c == TC_AVX512 && __builtin_cpu_supports("avx512vnni")) return 16;
-  if (c >= TC_AVX2 && __builtin_cpu_supports("avxvnni")) return 8;
+  /* AVX-VNNI: CPUID leaf 7, subleaf 1, EAX bit 4 (read directly: not every
+   * compiler's __builtin_cpu_supports knows the name); the OS saves the
+   * registers it uses wherever AVX2 is usable, which c says */
+  unsigned a = 0, b = 0, cx = 0, d = 0;
+  if (c >= TC_AVX2 && __get_cpuid_count(7, 1, &a, &b, &cx, &d) && (a >> 4 & 1u)) return 8;
 #endif
   (void)c;
   return 0;
