@@ -220,7 +220,7 @@ static bool unique_args(MlcCtx *ctx, const MlcOpArgs *a, Uniq *u) {
   bool sized = u->part == PART_FIRST || u->part == PART_COUNT;
   int si = mlc_op_param(a, "shape");
   if (!sized) {
-    if (a->val[si]) return mlc_op_fail(ctx, a, "shape: not taken by part \"%s\"", p);
+    if (si >= 0 && a->attr[si]) return mlc_op_fail(ctx, a, "shape: not taken by part \"%s\"", p);
     u->len = mlc_op_i64(ctx, u->part == PART_TOTAL ? 1 : u->N);
     return true;
   }
@@ -257,21 +257,23 @@ MlcPrimFunc *mlc_op_prim_unique_scan(MlcCtx *ctx, const MlcOpArgs *a, const char
   bool ranked = !u.sorted && u.part != PART_TOTAL;
   MlcBuffer *rk = ranked ? buffer(ctx, "first_rank", MLC_I64, &nlen, 1, "local") : NULL;
   if (!xb || !ob || !out || !grp || !gfirst || !gcount || !state || (ranked && !rk)) return NULL;
+  /* every loop and let binds a var of its own */
   MlcExpr *i = var(&s, "i"), *p = var(&s, "p"), *q = var(&s, "q"), *g = var(&s, "g"), *g0 = var(&s, "g0");
-  MlcExpr *m = var(&s, "m"), *ng = var(&s, "ng"), *k = var(&s, "k"), *j = var(&s, "j");
-  MlcExpr *groups = ld1(&s, state, s.zero), *run = ld1(&s, state, s.one);
+  MlcExpr *groups = ld1(&s, state, s.zero);
   /* scratch zeroed, no group yet */
-  MlcStmt *zero3[3] = {st1(&s, grp, i, s.zero), st1(&s, gfirst, i, s.zero), st1(&s, gcount, i, s.zero)};
-  MlcStmt *init[2] = {loop(&s, i, i64(&s, N), seq(&s, zero3, 3)), st1(&s, state, s.zero, s.zero)};
+  MlcExpr *iz = var(&s, "i");
+  MlcStmt *zero3[3] = {st1(&s, grp, iz, s.zero), st1(&s, gfirst, iz, s.zero), st1(&s, gcount, iz, s.zero)};
+  MlcStmt *init[2] = {loop(&s, iz, i64(&s, N), seq(&s, zero3, 3)), st1(&s, state, s.zero, s.zero)};
   /* the pass over the order: a group opens where the value differs from the one before */
   MlcExpr *opens = bin(&s, MLC_BIN_OR, bin(&s, MLC_BIN_EQ, i, s.zero),
                        bin(&s, MLC_BIN_NE, ld1(&s, xb, p), ld1(&s, xb, q)));
   MlcStmt *open[2] = {st1(&s, gfirst, clamp(&s, g0, last), p), st1(&s, state, s.zero, bin(&s, MLC_BIN_ADD, g0, s.one))};
   MlcStmt *join[2] = {st1(&s, grp, p, g), st1(&s, gcount, g, bin(&s, MLC_BIN_ADD, ld1(&s, gcount, g), s.one))};
   MlcStmt *member = seq(&s, join, 2);
-  MlcStmt *visit[2] = {mlc_s_let(ctx, g0, groups, mlc_s_if(ctx, opens, seq(&s, open, 2), NULL)),
+  MlcStmt *visit[2] = {mlc_s_if(ctx, opens, seq(&s, open, 2), NULL),
                        member ? mlc_s_let(ctx, g, clamp(&s, bin(&s, MLC_BIN_SUB, groups, s.one), last), member) : NULL};
   MlcStmt *vs = seq(&s, visit, 2);
+  vs = vs ? mlc_s_let(ctx, g0, groups, vs) : NULL; /* a let's body is the rest of its sequence, as the text reads */
   MlcExpr *prev = ld1(&s, ob, bin(&s, MLC_BIN_MAX, bin(&s, MLC_BIN_SUB, i, s.one), s.zero));
   MlcStmt *pass = vs ? loop(&s, i, i64(&s, N),
                             mlc_s_let(ctx, p, clamp(&s, ld1(&s, ob, i), last), mlc_s_let(ctx, q, clamp(&s, prev, last), vs)))
@@ -282,24 +284,30 @@ MlcPrimFunc *mlc_op_prim_unique_scan(MlcCtx *ctx, const MlcOpArgs *a, const char
   steps[ns++] = pass;
   /* in order of first occurrence: each group's rank among the first indices */
   if (ranked) {
-    MlcStmt *mark = loop(&s, g, groups, st1(&s, rk, ld1(&s, gfirst, g), s.one));
-    MlcStmt *acc[2] = {st1(&s, rk, i, run), st1(&s, state, s.one, bin(&s, MLC_BIN_ADD, run, m))};
+    MlcExpr *gm = var(&s, "g"), *ic = var(&s, "i"), *ia = var(&s, "i"), *m = var(&s, "m"), *run = ld1(&s, state, s.one);
+    MlcStmt *mark = loop(&s, gm, groups, st1(&s, rk, ld1(&s, gfirst, gm), s.one));
+    MlcStmt *acc[2] = {st1(&s, rk, ia, run), st1(&s, state, s.one, bin(&s, MLC_BIN_ADD, run, m))};
     MlcStmt *as = seq(&s, acc, 2);
-    MlcStmt *pre[4] = {loop(&s, i, i64(&s, N), st1(&s, rk, i, s.zero)), mark, st1(&s, state, s.one, s.zero),
-                       as ? loop(&s, i, i64(&s, N), mlc_s_let(ctx, m, ld1(&s, rk, i), as)) : NULL};
+    MlcStmt *pre[4] = {loop(&s, ic, i64(&s, N), st1(&s, rk, ic, s.zero)), mark, st1(&s, state, s.one, s.zero),
+                       as ? loop(&s, ia, i64(&s, N), mlc_s_let(ctx, m, ld1(&s, rk, ia), as)) : NULL};
     steps[ns++] = seq(&s, pre, 4);
   }
   /* a group's key */
 #define KEY(gx) (ranked ? ld1(&s, rk, ld1(&s, gfirst, gx)) : (gx))
   switch (u.part) {
-  case PART_INVERSE: steps[ns++] = loop(&s, i, i64(&s, N), mlc_s_let(ctx, g, ld1(&s, grp, i), st1(&s, out, i, KEY(g)))); break;
+  case PART_INVERSE: {
+    MlcExpr *io = var(&s, "i"), *gi = var(&s, "g");
+    steps[ns++] = loop(&s, io, i64(&s, N), mlc_s_let(ctx, gi, ld1(&s, grp, io), st1(&s, out, io, KEY(gi))));
+    break;
+  }
   case PART_TOTAL: steps[ns++] = st1(&s, out, s.zero, groups); break;
   default: {
     MlcBuffer *from = u.part == PART_FIRST ? gfirst : gcount;
+    MlcExpr *j = var(&s, "j"), *gk = var(&s, "g"), *k = var(&s, "k"), *ng = var(&s, "ng");
     steps[ns++] = loop(&s, j, u.len, st1(&s, out, j, s.zero));
-    MlcStmt *put = mlc_s_if(ctx, bin(&s, MLC_BIN_LT, k, u.len), st1(&s, out, k, ld1(&s, from, g)), NULL);
-    MlcStmt *each = put ? mlc_s_let(ctx, k, KEY(g), put) : NULL;
-    steps[ns++] = each ? mlc_s_let(ctx, ng, groups, loop(&s, g, ng, each)) : NULL;
+    MlcStmt *put = mlc_s_if(ctx, bin(&s, MLC_BIN_LT, k, u.len), st1(&s, out, k, ld1(&s, from, gk)), NULL);
+    MlcStmt *each = put ? mlc_s_let(ctx, k, KEY(gk), put) : NULL;
+    steps[ns++] = each ? mlc_s_let(ctx, ng, groups, loop(&s, gk, ng, each)) : NULL;
   }
   }
 #undef KEY
