@@ -3,11 +3,11 @@
  * Unique of the flattened input or along an axis.
  *
  * NonZero and Compress select positions of a 0/1 mask of static length (x != 0 flattened;
- * Compress's condition) and are built the same way: the mask's prefix sums
- * (cumsum) and its count (sum), the count read by the executor into a fresh
- * size var (tensor_to_shape, mode "values": capped and checked when the
- * model runs), and compact_index filling an output of that size with the
- * selected positions (src/ops/datadep.c).  NonZero unravels them into
+ * Compress's condition) and are built the same way: the mask's count (sum),
+ * read by the executor into a fresh size var (tensor_to_shape, mode
+ * "values": capped and checked when the model runs), and compact_index
+ * with mask=True filling an output of that size with the selected
+ * positions by one scan over the mask (src/ops/scan_prim.c).  NonZero unravels them into
  * coordinates; Compress takes x's slices at them.
  *
  * TopK sorts each row's indices (argsort, a merge sort, src/ops/sort.c),
@@ -33,14 +33,14 @@ static MlcGExpr *astype_i64(MlcOnnxNode *n, MlcGExpr *x) {
 static MlcGExpr *select_positions(MlcOnnxNode *n, MlcGExpr *mask, const int64_t *dims, int nd) {
   MlcCtx *ctx = n->im->ctx;
   int64_t zero = 0;
-  MlcAttr cs = attr("axis", mlc_onnx__av_int(0));
   MlcAttr sum[2] = {attr("axis", mlc_onnx__av_ints(ctx, &zero, 1)), attr("keepdims", av_bool(true))};
-  MlcGExpr *counts = with_attrs(n, "cumsum", mask, 1, &cs), *total = with_attrs(n, "sum", mask, 2, sum);
+  MlcGExpr *total = with_attrs(n, "sum", mask, 2, sum);
   MlcExpr *len;
   int k;
-  if (!counts || !total || !mlc_onnx__runtime_shape(n, total, NULL, "values", &len, 1, &k)) return NULL;
-  MlcAttr a[2] = {attr("shape", mlc_onnx__av_exprs(ctx, &len, 1)), attr("dims", mlc_onnx__av_ints(ctx, dims, nd < 0 ? 0 : nd))};
-  return mlc_onnx__emit_attrs(n, "compact_index", &counts, 1, nd < 0 ? 1 : 2, a);
+  if (!mask || !total || !mlc_onnx__runtime_shape(n, total, NULL, "values", &len, 1, &k)) return NULL;
+  MlcAttr a[3] = {attr("shape", mlc_onnx__av_exprs(ctx, &len, 1)), attr("mask", av_bool(true)),
+                  attr("dims", mlc_onnx__av_ints(ctx, dims, nd < 0 ? 0 : nd))};
+  return mlc_onnx__emit_attrs(n, "compact_index", &mask, 1, nd < 0 ? 2 : 3, a);
 }
 
 /* x's static dims and their product; an error naming what is symbolic */

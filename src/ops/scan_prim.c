@@ -2,7 +2,7 @@
  * loop nests, see ops.def), linear in their input where a TE compute would
  * compare every element with every other.
  *
- * compact_index(counts, shape=[n], dims=[d0, ...]?) reads `counts`, the
+ * compact_index(counts, shape=[n], dims=[d0, ...]?, mask=False) reads `counts`, the
  * inclusive prefix sums (cumsum) of a 0/1 mask of static length N, and
  * writes the positions of the mask's ones in order: out[j] = the i where
  * the running count first reaches j + 1, that is counts[i] == j + 1 and
@@ -13,7 +13,10 @@
  * it matches (j = counts[i] - 1 when 1 <= counts[i] <= n): N + n steps.
  * Whatever `counts` holds, a j no position matches reads 0 and one several
  * match reads their sum, every read stays inside `counts` and every write
- * inside the output.
+ * inside the output.  With mask=True the input is the 0/1 mask itself
+ * (any non-zero selects) and the scan keeps the running count, so the
+ * graph needs no prefix sums (a cumsum costs N^2 / 2 steps as a TE):
+ * out[j] is the position of the (j+1)-th non-zero, 0 past their count.
  *
  * unique_scan(x, order, sorted=True, part=..., shape=[n]?) is ONNX Unique
  * of a 1-D x (static length N) from `order`, x's indices sorted by value,
@@ -140,14 +143,16 @@ MlcPrimFunc *mlc_op_prim_compact_index(MlcCtx *ctx, const MlcOpArgs *a, const ch
   MlcExpr *len;
   int64_t dims[MAX_DIMS], N;
   int nd;
-  if (!compact_args(ctx, a, &c, &len, dims, &nd)) return NULL;
+  bool mask;
+  if (!compact_args(ctx, a, &c, &len, dims, &nd) || !mlc_op_attr_bool(ctx, a, "mask", false, &mask)) return NULL;
   mlc_e_is_const_int(c->tensor.shape[0], &N);
   Scan s = {ctx, mlc_op_i64(ctx, 0), mlc_op_i64(ctx, 1)};
   int rows = nd < 0 ? 1 : nd, ond = nd < 0 ? 1 : 2;
   MlcExpr *oshape[2] = {nd < 0 ? len : i64(&s, nd), len};
   MlcBuffer *cb = buffer(ctx, "counts", MLC_I64, c->tensor.shape, 1, "global");
   MlcBuffer *out = buffer(ctx, "T_compact_index", MLC_I64, oshape, ond, "global");
-  if (!cb || !out) return NULL;
+  MlcBuffer *seen = mask ? buffer(ctx, "ones_seen", MLC_I64, &s.one, 1, "local") : NULL;
+  if (!cb || !out || (mask && !seen)) return NULL;
   MlcExpr *j = var(&s, "j"), *d = var(&s, "d"), *i = var(&s, "i"), *cv = var(&s, "c");
   /* out = 0 */
   MlcExpr *zi[2] = {nd < 0 ? j : d, j};
@@ -171,11 +176,21 @@ MlcPrimFunc *mlc_op_prim_compact_index(MlcCtx *ctx, const MlcOpArgs *a, const ch
   MlcExpr *first = bin(&s, MLC_BIN_OR, bin(&s, MLC_BIN_EQ, i, s.zero), bin(&s, MLC_BIN_EQ, prev, bin(&s, MLC_BIN_SUB, cv, s.one)));
   MlcExpr *in_range = bin(&s, MLC_BIN_AND, bin(&s, MLC_BIN_GE, cv, s.one), bin(&s, MLC_BIN_LE, cv, len));
   MlcStmt *add = seq(&s, adds, rows);
-  MlcStmt *each = add ? mlc_s_let(ctx, cv, ld1(&s, cb, i), mlc_s_if(ctx, in_range, mlc_s_if(ctx, first, add, NULL), NULL)) : NULL;
-  MlcStmt *steps[2] = {clear, loop(&s, i, i64(&s, N), each)};
+  MlcStmt *each;
+  if (mask) { /* the running count kept in `seen`: c is the count with this one */
+    MlcStmt *one[2] = {st1(&s, seen, s.zero, cv), add ? mlc_s_if(ctx, in_range, add, NULL) : NULL};
+    MlcStmt *os = seq(&s, one, 2);
+    each = os ? mlc_s_if(ctx, bin(&s, MLC_BIN_NE, ld1(&s, cb, i), s.zero),
+                         mlc_s_let(ctx, cv, bin(&s, MLC_BIN_ADD, ld1(&s, seen, s.zero), s.one), os), NULL)
+              : NULL;
+  } else
+    each = add ? mlc_s_let(ctx, cv, ld1(&s, cb, i), mlc_s_if(ctx, in_range, mlc_s_if(ctx, first, add, NULL), NULL)) : NULL;
+  MlcStmt *steps[3] = {clear, st1(&s, seen, s.zero, s.zero), loop(&s, i, i64(&s, N), each)};
+  if (!mask) steps[1] = steps[2];
   MlcBuffer *params[2] = {cb, out};
   static const char *const pnames[2] = {"counts", "T_compact_index"};
-  return wrap(ctx, name, "T_compact_index", seq(&s, steps, N > 0 ? 2 : 1), NULL, 0, params, pnames, 2);
+  int nst = N > 0 ? (mask ? 3 : 2) : 1;
+  return wrap(ctx, name, "T_compact_index", seq(&s, steps, nst), &seen, mask && N > 0 ? 1 : 0, params, pnames, 2);
 }
 
 /* ---- unique_scan ----------------------------------------------------------------- */

@@ -1,6 +1,7 @@
 /* test_ops_scan.c - the scan kernels (src/ops/scan_prim.c) and argsort's
  * nan_last, run by the reference interpreter: compact_index on a long
- * random mask against the positions picked here, and on counts that are
+ * random mask (its prefix sums, or the mask itself) against the positions
+ * picked here, and on counts that are
  * no prefix sums against its definition evaluated term by term;
  * argsort with nan_last against a stable insertion sort here; every part
  * of unique_scan on long inputs with many duplicates and NaNs against
@@ -33,6 +34,17 @@ static void test_compact_long(void) {
   for (int j = 0; j < k; j++) want[j] = (double)(pos[j] / R1), want[k + j] = (double)(pos[j] % R1);
   snprintf(call, sizeof call, "R.compact_index(c, shape=[%lld], dims=[%d, %d])", (long long)k, R0, R1);
   CHECK(run_matches(call_in(p, call), &in, 1, buf(2, (int64_t[]){2, k}, NULL), want, 0));
+  /* the mask itself (mask=True), ones and other non-zeros, and an output longer than its count */
+  static double mask[NM];
+  for (int i = 0; i < NM; i++) mask[i] = counts[i] - (i ? counts[i - 1] : 0);
+  mask[pos[0]] = -7, mask[pos[1]] = 3;
+  OpcBuf mi = buf(1, (int64_t[]){NM}, mask);
+  CHECK(run_matches(call_in(p, call), &in, 1, buf(2, (int64_t[]){2, k}, NULL), want, 0));
+  snprintf(call, sizeof call, "R.compact_index(c, shape=[%lld], dims=[%d, %d], mask=True)", (long long)k, R0, R1);
+  CHECK(run_matches(call_in(p, call), &mi, 1, buf(2, (int64_t[]){2, k}, NULL), want, 0));
+  for (int j = 0; j < k + 5; j++) want[j] = j < k ? (double)pos[j] : 0;
+  snprintf(call, sizeof call, "R.compact_index(c, shape=[%lld], mask=True)", (long long)k + 5);
+  CHECK(run_matches(call_in(p, call), &mi, 1, buf(1, (int64_t[]){k + 5}, NULL), want, 0));
 }
 
 /* counts that are no prefix sums: out[j] sums every i with counts[i] == j + 1
