@@ -25,7 +25,8 @@
  * x and rank whatever k is.
  *
  * match_count(x, weights?, kind=...) compares each element of a 1-D x with
- * every element l (Unique's building block): kind "equal" counts the equal
+ * every element l (the flattened Unique's former building block, now done
+ * by argsort and unique_scan in n log n): kind "equal" counts the equal
  * ones, "equal_before" those at a lower index (0 marks a first
  * occurrence), "less" the smaller ones, each counted with weight w[l] (1
  * without weights), and "first_equal" is the least index of an equal
