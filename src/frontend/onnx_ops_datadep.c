@@ -3,11 +3,11 @@
  * Unique of the flattened input or along an axis.
  *
  * NonZero and Compress select positions of a 0/1 mask of static length (x != 0 flattened;
- * Compress's condition) and are built the same way: the mask's prefix sums
- * (cumsum) and its count (sum), the count read by the executor into a fresh
- * size var (tensor_to_shape, mode "values": capped and checked when the
- * model runs), and compact_index filling an output of that size with the
- * selected positions (src/ops/datadep.c).  NonZero unravels them into
+ * Compress's condition) and are built the same way: the mask's count (sum),
+ * read by the executor into a fresh size var (tensor_to_shape, mode
+ * "values": capped and checked when the model runs), and compact_index
+ * with mask=True filling an output of that size with the selected
+ * positions by one scan over the mask (src/ops/scan_prim.c).  NonZero unravels them into
  * coordinates; Compress takes x's slices at them.
  *
  * TopK sorts each row's indices (argsort, a merge sort, src/ops/sort.c),
@@ -33,14 +33,14 @@ static MlcGExpr *astype_i64(MlcOnnxNode *n, MlcGExpr *x) {
 static MlcGExpr *select_positions(MlcOnnxNode *n, MlcGExpr *mask, const int64_t *dims, int nd) {
   MlcCtx *ctx = n->im->ctx;
   int64_t zero = 0;
-  MlcAttr cs = attr("axis", mlc_onnx__av_int(0));
   MlcAttr sum[2] = {attr("axis", mlc_onnx__av_ints(ctx, &zero, 1)), attr("keepdims", av_bool(true))};
-  MlcGExpr *counts = with_attrs(n, "cumsum", mask, 1, &cs), *total = with_attrs(n, "sum", mask, 2, sum);
+  MlcGExpr *total = with_attrs(n, "sum", mask, 2, sum);
   MlcExpr *len;
   int k;
-  if (!counts || !total || !mlc_onnx__runtime_shape(n, total, NULL, "values", &len, 1, &k)) return NULL;
-  MlcAttr a[2] = {attr("shape", mlc_onnx__av_exprs(ctx, &len, 1)), attr("dims", mlc_onnx__av_ints(ctx, dims, nd < 0 ? 0 : nd))};
-  return mlc_onnx__emit_attrs(n, "compact_index", &counts, 1, nd < 0 ? 1 : 2, a);
+  if (!mask || !total || !mlc_onnx__runtime_shape(n, total, NULL, "values", &len, 1, &k)) return NULL;
+  MlcAttr a[3] = {attr("shape", mlc_onnx__av_exprs(ctx, &len, 1)), attr("mask", av_bool(true)),
+                  attr("dims", mlc_onnx__av_ints(ctx, dims, nd < 0 ? 0 : nd))};
+  return mlc_onnx__emit_attrs(n, "compact_index", &mask, 1, nd < 0 ? 2 : 3, a);
 }
 
 /* x's static dims and their product; an error naming what is symbolic */
@@ -150,12 +150,6 @@ bool mlc_onnx__conv_topk(MlcOnnxNode *n) {
   return true;
 }
 
-static MlcGExpr *match_count(MlcOnnxNode *n, MlcGExpr *x, MlcGExpr *w, const char *kind) {
-  MlcAttr a = attr("kind", mlc_onnx__av_str(n->im->ctx, kind));
-  MlcGExpr *args[2] = {x, w};
-  return x ? mlc_onnx__emit_attrs(n, "match_count", args, w ? 2 : 1, 1, &a) : NULL;
-}
-
 static MlcGExpr *take0(MlcOnnxNode *n, MlcGExpr *x, MlcGExpr *idx) {
   MlcAttr a = attr("axis", mlc_onnx__av_int(0));
   MlcGExpr *args[2] = {x, idx};
@@ -226,15 +220,24 @@ static bool unique_axis(MlcOnnxNode *n, MlcGExpr *x, const int64_t *dims, int ra
   return true;
 }
 
+/* one part of unique_scan over the values `key` and their order */
+static MlcGExpr *unique_part(MlcOnnxNode *n, MlcGExpr *key, MlcGExpr *order, bool sorted, const char *part, MlcExpr *len) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcAttr a[3] = {attr("sorted", av_bool(sorted)), attr("part", mlc_onnx__av_str(ctx, part)),
+                  attr("shape", mlc_onnx__av_exprs(ctx, &len, 1))};
+  MlcGExpr *args[2] = {key, order};
+  return key && order ? mlc_onnx__emit_attrs(n, "unique_scan", args, 2, len ? 3 : 2, a) : NULL;
+}
+
 /* Unique(x, sorted=1) of the flattened x: the distinct values (ascending,
  * or in the order they first occur), the index of each one's first
- * occurrence, each element's index among them and each one's count.  Each
- * element's first occurrence has no equal before it; their number is read
- * at run time; an element's key (its value's index among the distinct ones)
- * is the count of distinct values below it when sorted, else the running
- * count of first occurrences at its value's first occurrence; the first
- * occurrences' keys, ranked by rank_positions, give the indices.  Every
- * NaN is distinct (NaN equals nothing). */
+ * occurrence, each element's index among them and each one's count.  x's
+ * indices are sorted by value (argsort, stable, NaN last), and unique_scan
+ * (src/ops/scan_prim.c) walks that order once: equal neighbours share a
+ * group, whose first member is its first occurrence; the number of groups
+ * is read at run time and sizes the first indices and counts.  Every NaN
+ * is distinct (NaN equals nothing); sorted, they come last in index order.
+ * A bool x is ordered as int32. */
 bool mlc_onnx__conv_unique(MlcOnnxNode *n) {
   MlcCtx *ctx = n->im->ctx;
   MlcGExpr *x = mlc_onnx__input(n, 0);
@@ -244,26 +247,24 @@ bool mlc_onnx__conv_unique(MlcOnnxNode *n) {
   if (mlc_onnx__attr(n, "axis")) return unique_axis(n, x, dims, rank, sorted != 0);
   MlcAttr flat = attr("shape", mlc_onnx__av_ints(ctx, &numel, 1));
   if (rank != 1 && !(x = with_attrs(n, "reshape", x, 1, &flat))) return false;
-  MlcGExpr *zero = mlc_onnx__const(n, mlc_onnx__scalar(ctx, MLC_I64_T, 0));
-  MlcGExpr *first_b = mlc_onnx__emit2(n, "equal", match_count(n, x, NULL, "equal_before"), zero);
-  MlcGExpr *first = astype_i64(n, first_b);
-  int64_t axis0 = 0;
-  MlcAttr cs = attr("axis", mlc_onnx__av_int(0));
-  MlcAttr sum[2] = {attr("axis", mlc_onnx__av_ints(ctx, &axis0, 1)), attr("keepdims", av_bool(true))};
-  MlcGExpr *counts = with_attrs(n, "cumsum", first, 1, &cs), *total = with_attrs(n, "sum", first, 2, sum);
+  MlcGExpr *key = x;
+  if (mlc_onnx__dtype_of(x).code == MLC_TC_BOOL) {
+    MlcAttr ca = attr("dtype", mlc_onnx__av_dtype(MLC_DT(MLC_TC_INT, 32, 1)));
+    if (!(key = with_attrs(n, "astype", x, 1, &ca))) return false;
+  }
+  MlcExpr *all = mlc_e_int(ctx, MLC_I64_T, numel);
+  MlcAttr sa[4] = {attr("axis", mlc_onnx__av_int(0)), attr("largest", av_bool(false)),
+                   attr("shape", mlc_onnx__av_exprs(ctx, &all, 1)), attr("nan_last", av_bool(true))};
+  MlcGExpr *order = with_attrs(n, "argsort", key, 4, sa);
+  MlcGExpr *total = unique_part(n, key, order, sorted != 0, "total", NULL);
   MlcExpr *len;
   int k;
-  if (!counts || !total || !mlc_onnx__runtime_shape(n, total, NULL, "values", &len, 1, &k)) return false;
-  MlcGExpr *one = mlc_onnx__const(n, mlc_onnx__scalar(ctx, MLC_I64_T, 1));
-  MlcGExpr *key = sorted ? match_count(n, x, first, "less")
-                         : mlc_onnx__emit2(n, "subtract", take0(n, counts, match_count(n, x, NULL, "first_equal")), one);
-  MlcGExpr *none = mlc_onnx__const(n, mlc_onnx__scalar(ctx, MLC_I64_T, -1));
-  MlcGExpr *wargs[3] = {first_b, key, none};
-  MlcGExpr *rank_of = first_b && key ? mlc_onnx__emit(n, "where", wargs, 3, (MlcAttrs){0}) : NULL;
-  MlcAttr pa[2] = {attr("axis", mlc_onnx__av_int(0)), attr("shape", mlc_onnx__av_exprs(ctx, &len, 1))};
-  MlcGExpr *idx = with_attrs(n, "rank_positions", rank_of, 2, pa);
-  MlcGExpr *y = take0(n, x, idx), *cnt = take0(n, match_count(n, x, NULL, "equal"), idx);
-  if (!y || !cnt) return false;
-  n->out[0] = y, n->out[1] = idx, n->out[2] = key, n->out[3] = cnt;
+  if (!total || !mlc_onnx__runtime_shape(n, total, NULL, "values", &len, 1, &k)) return false;
+  MlcGExpr *idx = unique_part(n, key, order, sorted != 0, "first", len);
+  MlcGExpr *cnt = unique_part(n, key, order, sorted != 0, "count", len);
+  MlcGExpr *inv = unique_part(n, key, order, sorted != 0, "inverse", NULL);
+  MlcGExpr *y = take0(n, x, idx);
+  if (!y || !cnt || !inv) return false;
+  n->out[0] = y, n->out[1] = idx, n->out[2] = inv, n->out[3] = cnt;
   return true;
 }

@@ -49,14 +49,13 @@ static MlcGExpr *selected_rows(MlcOnnxNode *n, MlcGExpr *sel, int64_t C, int64_t
   MlcGExpr *s = flat(n, sel, total);
   MlcGExpr *mask = with_attrs(n, "astype", mlc_onnx__emit2(n, "greater_equal", s, i64c(n, 0)), 1, &as);
   int64_t zero = 0;
-  MlcAttr cs = attr("axis", mlc_onnx__av_int(0));
   MlcAttr sum[2] = {attr("axis", mlc_onnx__av_ints(ctx, &zero, 1)), attr("keepdims", av_bool(true))};
-  MlcGExpr *counts = with_attrs(n, "cumsum", mask, 1, &cs), *total_sel = with_attrs(n, "sum", mask, 2, sum);
+  MlcGExpr *total_sel = with_attrs(n, "sum", mask, 2, sum);
   MlcExpr *len;
   int k;
-  if (!counts || !total_sel || !mlc_onnx__runtime_shape(n, total_sel, NULL, "values", &len, 1, &k)) return NULL;
-  MlcAttr ca = attr("shape", mlc_onnx__av_exprs(ctx, &len, 1));
-  MlcGExpr *pos = mlc_onnx__emit_attrs(n, "compact_index", &counts, 1, 1, &ca);
+  if (!mask || !total_sel || !mlc_onnx__runtime_shape(n, total_sel, NULL, "values", &len, 1, &k)) return NULL;
+  MlcAttr ca[2] = {attr("shape", mlc_onnx__av_exprs(ctx, &len, 1)), attr("mask", av_bool(true))};
+  MlcGExpr *pos = mlc_onnx__emit_attrs(n, "compact_index", &mask, 1, 2, ca);
   MlcAttr ta = attr("axis", mlc_onnx__av_int(0));
   MlcGExpr *targs[2] = {s, pos};
   MlcGExpr *box = pos ? mlc_onnx__emit_attrs(n, "take", targs, 2, 1, &ta) : NULL;

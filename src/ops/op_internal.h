@@ -69,7 +69,6 @@ bool mlc_op_te_roi_align(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTe
 bool mlc_op_te_deform_conv2d(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_det(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_dft(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
-bool mlc_op_te_compact_index(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_sort_rank(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_rank_positions(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_match_count(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
@@ -81,6 +80,8 @@ bool mlc_op_te_one_hot_dynamic(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int,
 /* prim functions (OP_PRIM rows) */
 MlcPrimFunc *mlc_op_prim_nms_select(MlcCtx *, const MlcOpArgs *, const char *);
 MlcPrimFunc *mlc_op_prim_argsort(MlcCtx *, const MlcOpArgs *, const char *);
+MlcPrimFunc *mlc_op_prim_compact_index(MlcCtx *, const MlcOpArgs *, const char *);
+MlcPrimFunc *mlc_op_prim_unique_scan(MlcCtx *, const MlcOpArgs *, const char *);
 
 /* ---- helpers (common.c) ------------------------------------------------------
  * All report through mlc_op_fail, which prefixes the op's name and locates

@@ -1,14 +1,16 @@
 /* sort.c - argsort: the order of x's elements along an axis, by a merge
  * sort, n log n steps per row.
  *
- * argsort(x, axis=a, largest=True, shape=[k]) is x's shape with k along a:
+ * argsort(x, axis=a, largest=True, shape=[k], nan_last=False) is x's shape
+ * with k along a:
  * out[.., j, ..] = the index along a of the j-th element of its row in
  * order, largest first (smallest with largest=False), equal values by index
  * (the order is stable).  k may be a size var read at run time (TopK's k,
  * checked against the axis' length before); j at or past the axis' length
  * D reads the last place.  NaN is never before anything, so a NaN keeps
- * its place relative to its neighbours' runs; the result is always a
- * permutation of 0 .. D-1 cut to k.
+ * its place relative to its neighbours' runs, unless nan_last: then every
+ * NaN comes after every number (in index order, as ONNX Unique and NumPy
+ * sort them); the result is always a permutation of 0 .. D-1 cut to k.
  *
  * The TE would take D steps per element (comparing with every other, as
  * sort_rank does), so this is a loop nest built directly (OP_PRIM): per row,
@@ -28,7 +30,7 @@ typedef struct Sort {
   MlcCtx *ctx;
   const MlcSInfo *x;
   int axis, nd;
-  bool largest;
+  bool largest, nan_last;
   int64_t D;
   MlcExpr *k;
   MlcBuffer *xb, *out, *run[2], *pos; /* pos: [left, right] */
@@ -43,7 +45,8 @@ static bool sort_args(MlcCtx *ctx, const MlcOpArgs *a, Sort *s) {
   memset(s, 0, sizeof *s);
   s->ctx = ctx;
   if (!(s->x = mlc_op_tensor(ctx, a, 0, true)) || !mlc_op_attr_int(ctx, a, "axis", -1, &ax) ||
-      !mlc_op_attr_bool(ctx, a, "largest", true, &s->largest) || !mlc_op_attr_shape(ctx, a, "shape", &k, &nk))
+      !mlc_op_attr_bool(ctx, a, "largest", true, &s->largest) || !mlc_op_attr_bool(ctx, a, "nan_last", false, &s->nan_last) ||
+      !mlc_op_attr_shape(ctx, a, "shape", &k, &nk))
     return false;
   s->nd = s->x->tensor.ndim;
   MlcDType t = s->x->tensor.dtype;
@@ -111,7 +114,11 @@ static MlcStmt *merge_pass(Sort *s, int64_t w, MlcBuffer *src, MlcBuffer *dst) {
   MlcExpr *one = i64(s, 1), *l = ld1(s, s->pos, s->zero), *r = ld1(s, s->pos, one);
   MlcExpr *li = ld1(s, src, clamp(s, l, D - 1)), *ri = ld1(s, src, clamp(s, r, D - 1));
   /* the right run's head goes first only when strictly before the left's (stability) */
-  MlcExpr *right_first = bin(s, s->largest ? MLC_BIN_GT : MLC_BIN_LT, x_at(s, ri), x_at(s, li));
+  MlcExpr *xr = x_at(s, ri), *xl = x_at(s, li);
+  MlcExpr *right_first = bin(s, s->largest ? MLC_BIN_GT : MLC_BIN_LT, xr, xl);
+  if (s->nan_last && (s->x->tensor.dtype.code == MLC_TC_FLOAT || s->x->tensor.dtype.code == MLC_TC_BFLOAT)) /* or the left's head is NaN and the right's not */
+    right_first = bin(s, MLC_BIN_OR, right_first,
+                      bin(s, MLC_BIN_AND, bin(s, MLC_BIN_NE, xl, xl), bin(s, MLC_BIN_EQ, xr, xr)));
   MlcExpr *take_left = bin(s, MLC_BIN_AND, bin(s, MLC_BIN_LT, l, mid),
                            bin(s, MLC_BIN_OR, bin(s, MLC_BIN_GE, r, hi), mlc_e_not(ctx, right_first)));
   MlcExpr *at = bin(s, MLC_BIN_ADD, lo, kk);

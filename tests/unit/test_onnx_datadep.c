@@ -7,11 +7,16 @@
  * against a stable insertion sort here, and with k outside 0 .. the axis'
  * length, which comes back through the runtime's error path, after which
  * the model still runs; Unique along either axis of a matrix, sorted and
- * not, against slices compared and counted here. */
+ * not, against slices compared and counted here; Unique of a long vector
+ * (10^5 elements by default, or the count given as the first argument) with
+ * many duplicates and NaNs, sorted and not, and NonZero of as many
+ * elements, against plain C here, their run times printed (not checked). */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "check.h"
 #include "onnx_build.h"
@@ -220,10 +225,140 @@ static void test_unique_axis(void) {
     for (int sorted = 0; sorted < 2; sorted++) unique_axis_case(axis, sorted);
 }
 
-int main(void) {
+static int64_t long_n = 100000;
+static const float *long_x;
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
+}
+
+/* by value, NaN after every number, then by index */
+static int by_value_nan_last(const void *a, const void *b) {
+  int64_t i = *(const int64_t *)a, j = *(const int64_t *)b;
+  float u = long_x[i], v = long_x[j];
+  bool nu = u != u, nv = v != v;
+  if (nu != nv) return nu ? 1 : -1;
+  if (!nu && u != v) return u < v ? -1 : 1;
+  return i < j ? -1 : i > j;
+}
+static int by_index(const void *a, const void *b) {
+  int64_t i = **(const int64_t *const *)a, j = **(const int64_t *const *)b;
+  return i < j ? -1 : i > j;
+}
+
+/* Unique of a long float32 vector: about 5% NaN, the rest from 2000 values */
+static void unique_long_case(int sorted) {
+  int64_t n = long_n, dims[1][4] = {{n}};
+  int rank[1] = {1};
+  char *ins[1] = {"x"}, *outs[4] = {"y", "idx", "inv", "cnt"}, dir[4096];
+  Onnx__AttributeProto *attrs[1] = {int_attr("sorted", sorted)};
+  double t0 = now_ms();
+  MlcrtModel *m = build(&(OneNode){"Unique", NULL, 11, ins, 1, outs, 4, attrs, 1, 1, dims, rank, NULL, 0, NULL}, dir,
+                        sizeof dir);
+  double t_build = now_ms() - t0;
+  free(attrs[0]);
+  CHECK(m != NULL);
+  float *x = malloc(sizeof *x * (size_t)n);
+  int64_t *order = malloc(sizeof *order * (size_t)n), *inv = malloc(sizeof *inv * (size_t)n);
+  int64_t *first = malloc(sizeof *first * (size_t)n), *cnt = malloc(sizeof *cnt * (size_t)n);
+  int64_t **firstp = malloc(sizeof *firstp * (size_t)n), *key = malloc(sizeof *key * (size_t)n);
+  uint32_t seed = 2024u + (uint32_t)sorted;
+  for (int64_t i = 0; i < n; i++) {
+    seed = seed * 1103515245u + 12345u;
+    uint32_t r = (seed >> 8) % 42000;
+    x[i] = r >= 40000 ? NAN : (float)(r % 2000) * 0.25f - 100.0f;
+    order[i] = i;
+  }
+  if (n > 2) x[0] = -0.0f, x[1] = 0.0f; /* one value */
+  /* groups of equal neighbours in the sorted order; each group's first index is its first member */
+  long_x = x;
+  qsort(order, (size_t)n, sizeof *order, by_value_nan_last);
+  int64_t nu = 0;
+  for (int64_t s = 0; s < n; s++) {
+    if (s == 0 || !(x[order[s]] == x[order[s - 1]])) first[nu] = order[s], cnt[nu] = 0, nu++;
+    cnt[nu - 1]++;
+    key[order[s]] = nu - 1;
+  }
+  if (!sorted) { /* the groups by first index: rank them, then renumber */
+    for (int64_t u = 0; u < nu; u++) firstp[u] = &first[u];
+    qsort(firstp, (size_t)nu, sizeof *firstp, by_index);
+    int64_t *rank_of = malloc(sizeof *rank_of * (size_t)(nu + 1)), *f2 = malloc(sizeof *f2 * (size_t)(nu + 1)),
+            *c2 = malloc(sizeof *c2 * (size_t)(nu + 1));
+    for (int64_t r = 0; r < nu; r++) rank_of[firstp[r] - first] = r;
+    for (int64_t u = 0; u < nu; u++) f2[rank_of[u]] = first[u], c2[rank_of[u]] = cnt[u];
+    for (int64_t i = 0; i < n; i++) key[i] = rank_of[key[i]];
+    memcpy(first, f2, sizeof *first * (size_t)nu), memcpy(cnt, c2, sizeof *cnt * (size_t)nu);
+    free(rank_of), free(f2), free(c2);
+  }
+  for (int64_t i = 0; i < n; i++) inv[i] = key[i];
+  if (m) {
+    DLTensor xt = {x, {kDLCPU, 0}, 1, {kDLFloat, 32, 1}, dims[0], NULL, 0}, *in[1] = {&xt}, *y[4] = {0};
+    t0 = now_ms();
+    CHECK(mlcrt_model_run(m, in, 1, y, 4) == 0);
+    double t_run = now_ms() - t0;
+    bool shaped = y[0] && y[1] && y[2] && y[3] && y[0]->ndim == 1 && y[0]->shape[0] == nu && y[1]->shape[0] == nu &&
+                  y[2]->shape[0] == n && y[3]->shape[0] == nu;
+    CHECK(shaped);
+    int64_t bad = 0;
+    for (int64_t u = 0; shaped && u < nu; u++) {
+      float got = ((float *)y[0]->data)[u], want = x[first[u]];
+      bad += ((int64_t *)y[1]->data)[u] != first[u] || ((int64_t *)y[3]->data)[u] != cnt[u] ||
+             !(got == want || (got != got && want != want));
+    }
+    for (int64_t i = 0; shaped && i < n; i++) bad += ((int64_t *)y[2]->data)[i] != inv[i];
+    CHECK(bad == 0);
+    printf("    Unique of %lld float32 (sorted=%d, %lld distinct): build %.0f ms, run %.2f ms\n", (long long)n, sorted,
+           (long long)nu, t_build, t_run);
+    mlcrt_model_free(m);
+  }
+  bu_remove_dir(dir);
+  free(x), free(order), free(inv), free(first), free(cnt), free(firstp), free(key);
+}
+
+static void test_unique_long(void) {
+  for (int sorted = 0; sorted < 2; sorted++) unique_long_case(sorted);
+}
+
+/* NonZero of a long vector, about one element in three non-zero */
+static void test_nonzero_long(void) {
+  int64_t n = long_n, dims[1][4] = {{n}};
+  int rank[1] = {1};
+  char *ins[1] = {"x"}, *outs[1] = {"y"}, dir[4096];
+  MlcrtModel *m = build(&(OneNode){"NonZero", NULL, 13, ins, 1, outs, 1, NULL, 0, 1, dims, rank, NULL, 0, NULL}, dir,
+                        sizeof dir);
+  CHECK(m != NULL);
+  float *x = malloc(sizeof *x * (size_t)n);
+  int64_t *want = malloc(sizeof *want * (size_t)n), k = 0;
+  uint32_t seed = 77;
+  for (int64_t i = 0; i < n; i++) {
+    seed = seed * 1103515245u + 12345u;
+    x[i] = (seed >> 16) % 3 == 0 ? 1.5f : 0.0f;
+    if (x[i] != 0) want[k++] = i;
+  }
+  if (m) {
+    DLTensor xt = {x, {kDLCPU, 0}, 1, {kDLFloat, 32, 1}, dims[0], NULL, 0}, *in[1] = {&xt}, *y = NULL;
+    double t0 = now_ms();
+    CHECK(mlcrt_model_run(m, in, 1, &y, 1) == 0);
+    double t_run = now_ms() - t0;
+    CHECK(y && y->ndim == 2 && y->shape[0] == 1 && y->shape[1] == k);
+    if (y && y->ndim == 2 && y->shape[1] == k) CHECK(memcmp(y->data, want, sizeof *want * (size_t)k) == 0);
+    printf("    NonZero of %lld float32 (%lld non-zero): run %.2f ms\n", (long long)n, (long long)k, t_run);
+    mlcrt_model_free(m);
+  }
+  bu_remove_dir(dir);
+  free(x), free(want);
+}
+
+int main(int argc, char **argv) {
+  if (argc > 1) long_n = strtoll(argv[1], NULL, 10);
+  if (long_n < 1) long_n = 1;
   RUN(test_nonzero);
   RUN(test_compress);
   RUN(test_topk);
   RUN(test_unique_axis);
+  RUN(test_unique_long);
+  RUN(test_nonzero_long);
   return CHECK_DONE();
 }
