@@ -168,7 +168,8 @@ static bool body_scope(MlcOnnxNode *n, const Onnx__GraphProto *g, int nc, BodyFn
     MlcSInfo *s = i < 2 ? si[i] : n->in[i]->sinfo;
     const MlcSInfo *t = i < 2 ? s : mlc_onnx__tensor_sinfo(n->in[i]);
     if (!t || !t->tensor.shape || t->tensor.dtype.code == MLC_TC_VOID)
-      return mlc_onnx__node_fail(n, "loop-carried value %d must be a tensor of known shape and dtype", i - 2);
+      return mlc_onnx__node_fail(n, "loop-carried value %d is not a tensor of known shape and dtype (a sequence, an "
+                                    "optional, or a value of unknown shape): not supported", i - 2);
     MlcGExpr *p = param(n, i == 0 ? "iter" : i == 1 ? "cond" : mlc_internf(ctx, "carried%d", i - 2), s);
     mlc_vec_push(&bf->params, p);
     mlc_map_put(values, mlc_intern(ctx, name), p);
