@@ -2,7 +2,8 @@
  * ConvTranspose, DeformConv, CausalConvWithState, MaxPool, MaxUnpool,
  * AveragePool, the global pools, LpPool and GlobalLpPool) onto the registry's 2-D NCHW
  * ops; 1-D windows are lifted to 2-D, 3-D pools are two 2-D pools
- * (pool_nd), 3-D convolutions are refused. */
+ * (pool_nd), 3-D transposed convolutions are nn.conv3d_transpose, other 3-D
+ * convolutions are refused. */
 #include <math.h>
 #include <string.h>
 
@@ -375,54 +376,59 @@ bool mlc_onnx__conv_causal_conv_with_state(MlcOnnxNode *n) {
 
 /* ---- ConvTranspose ------------------------------------------------------------------------------ */
 
-/* an attribute of nd (1 or 2) values as (H, W): dflt for both when absent,
- * and a 1-D one's H the identity `ident` */
-static bool pair_attr(MlcOnnxNode *n, const char *name, int nd, int64_t ident, int64_t dflt, int64_t *out) {
+/* The spatial attributes are held in ns slots: ns = 3 for a 3-D window,
+ * 2 otherwise (a 1-D window is the 2-D one over (1, L), its H slot the
+ * identity). */
+static int tconv_slots(int nd) { return nd == 3 ? 3 : 2; }
+
+/* an attribute of nd values in ns slots: dflt for each when absent, the
+ * lifted slot the identity `ident` */
+static bool slot_attr(MlcOnnxNode *n, const char *name, int nd, int64_t ident, int64_t dflt, int64_t *out) {
   int64_t v[8];
-  int k;
+  int k, ns = tconv_slots(nd), lift = ns - nd;
   if (!mlc_onnx__attr_ints(n, name, v, 8, &k)) return false;
-  if (k < 0) return out[0] = nd == 1 ? ident : dflt, out[1] = dflt, true;
-  if (k != nd) return mlc_onnx__node_fail(n, "%s: %d values for a %d-D window", name, k, nd);
-  out[0] = nd == 1 ? ident : v[0], out[1] = v[nd - 1];
+  if (k >= 0 && k != nd) return mlc_onnx__node_fail(n, "%s: %d values for a %d-D window", name, k, nd);
+  for (int i = 0; i < ns; i++) out[i] = i < lift ? ident : k < 0 ? dflt : v[i - lift];
   return true;
 }
 
-/* pads (begins, then ends) of nd spatial dims as (top, left, bottom, right);
+/* pads (begins, then ends) of nd spatial dims in ns slots each;
  * *count -1 when absent */
 static bool pads_attr(MlcOnnxNode *n, int nd, int64_t *pads, int *count) {
   int64_t v[8];
+  int ns = tconv_slots(nd);
   if (!mlc_onnx__attr_ints(n, "pads", v, 8, count)) return false;
-  memset(pads, 0, 4 * sizeof *pads);
+  memset(pads, 0, 2 * (size_t)ns * sizeof *pads);
   if (*count < 0) return true;
   if (*count != 2 * nd) return mlc_onnx__node_fail(n, "pads: %d values for a %d-D window", *count, nd);
-  for (int i = 0; i < nd; i++) pads[2 - nd + i] = v[i], pads[4 - nd + i] = v[nd + i];
+  for (int i = 0; i < nd; i++) pads[ns - nd + i] = v[i], pads[2 * ns - nd + i] = v[nd + i];
   return true;
 }
 
 /* pads and output_padding from output_shape or auto_pad, as ONNX's
- * reference derives them; (H, W) sizes, a 1-D window's H the identity */
+ * reference derives them; sizes in ns slots, a lifted slot the identity */
 static bool tconv_pads(MlcOnnxNode *n, int nd, const int64_t *in, const int64_t *kern, const int64_t *s,
                        const int64_t *d, int64_t *pads, int64_t *opad) {
-  int64_t oshape[8];
-  int k, kp;
-  if (!mlc_onnx__attr_ints(n, "output_shape", oshape, 8, &k) || !pads_attr(n, nd, pads, &kp)) return false;
+  int64_t given[8], oshape[3];
+  int k, kp, ns = tconv_slots(nd);
+  if (!mlc_onnx__attr_ints(n, "output_shape", given, 8, &k) || !pads_attr(n, nd, pads, &kp)) return false;
   const char *auto_pad = mlc_onnx__attr_str(n, "auto_pad", "NOTSET");
   bool same = !strcmp(auto_pad, "SAME_UPPER") || !strcmp(auto_pad, "SAME_LOWER");
   if (!same && strcmp(auto_pad, "NOTSET") && strcmp(auto_pad, "VALID"))
     return mlc_onnx__node_fail(n, "auto_pad '%s' is not supported", auto_pad);
-  if (!strcmp(auto_pad, "VALID")) memset(pads, 0, 4 * sizeof *pads);
+  if (!strcmp(auto_pad, "VALID")) memset(pads, 0, 2 * (size_t)ns * sizeof *pads);
   if (k >= 0 && k != nd) return mlc_onnx__node_fail(n, "output_shape: %d values for a %d-D window", k, nd);
-  if (k >= 0 && nd == 1) oshape[1] = oshape[0], oshape[0] = 1;
-  for (int i = 2 - nd; i < 2; i++) {
+  for (int i = 0; i < ns && k >= 0; i++) oshape[i] = i < ns - nd ? 1 : given[i - (ns - nd)];
+  for (int i = ns - nd; i < ns; i++) {
     int64_t full = s[i] * (in[i] - 1) + opad[i] + (kern[i] - 1) * d[i] + 1;
     if (same && kp < 0) {
       int64_t total = full - (k >= 0 ? oshape[i] : in[i] * s[i]);
       if (total < 0) return mlc_onnx__node_fail(n, "negative auto padding is not supported");
       bool upper = !strcmp(auto_pad, "SAME_UPPER");
       pads[i] = upper ? total / 2 : total - total / 2;
-      pads[i + 2] = total - pads[i];
+      pads[i + ns] = total - pads[i];
     } else if (k >= 0) {
-      int64_t extra = oshape[i] - (full - pads[i] - pads[i + 2]);
+      int64_t extra = oshape[i] - (full - pads[i] - pads[i + ns]);
       if (extra < 0) return mlc_onnx__node_fail(n, "an output_shape smaller than the full output is not supported");
       opad[i] += extra;
     }
@@ -430,29 +436,31 @@ static bool tconv_pads(MlcOnnxNode *n, int nd, const int64_t *in, const int64_t 
   return true;
 }
 
-/* a 1-D transposed convolution is the 2-D one over (1, L) */
+/* a 1-D transposed convolution is the 2-D one over (1, L); a 3-D one is
+ * nn.conv3d_transpose */
 bool mlc_onnx__conv_convtranspose(MlcOnnxNode *n) {
   MlcCtx *ctx = n->im->ctx;
   MlcGExpr *x = mlc_onnx__input(n, 0), *w = mlc_onnx__input(n, 1);
   int rank;
-  int64_t in[2] = {1, 1}, kern[2] = {1, 1}, s[2], d[2], opad[2], pads[4], group;
+  int64_t in[3] = {1, 1, 1}, kern[3] = {1, 1, 1}, s[3], d[3], opad[3], pads[6], group;
   if (!x || !w || !need_rank(n, x, &rank)) return false;
-  if (rank != 3 && rank != 4)
-    return mlc_onnx__node_fail(n, "transposed convolution other than 1-D or 2-D (rank 3 or 4 input) is not supported");
-  int nd = rank - 2;
+  if (rank < 3 || rank > 5)
+    return mlc_onnx__node_fail(n, "transposed convolution other than 1-D, 2-D or 3-D (rank 3 to 5 input) is not supported");
+  int nd = rank - 2, ns = tconv_slots(nd);
   if (mlc_onnx__rank(w) != rank) return mlc_onnx__node_fail(n, "the weight must have rank %d", rank);
   for (int i = 0; i < nd; i++)
-    if (!mlc_onnx__const_dim(w, 2 + i, &kern[2 - nd + i]) || !mlc_onnx__const_dim(x, 2 + i, &in[2 - nd + i]))
+    if (!mlc_onnx__const_dim(w, 2 + i, &kern[ns - nd + i]) || !mlc_onnx__const_dim(x, 2 + i, &in[ns - nd + i]))
       return mlc_onnx__node_fail(n, "symbolic spatial or kernel sizes are not supported");
-  if (!pair_attr(n, "strides", nd, 1, 1, s) || !pair_attr(n, "dilations", nd, 1, 1, d) ||
-      !pair_attr(n, "output_padding", nd, 0, 0, opad) || !mlc_onnx__attr_int(n, "group", 1, &group) ||
+  if (!slot_attr(n, "strides", nd, 1, 1, s) || !slot_attr(n, "dilations", nd, 1, 1, d) ||
+      !slot_attr(n, "output_padding", nd, 0, 0, opad) || !mlc_onnx__attr_int(n, "group", 1, &group) ||
       !tconv_pads(n, nd, in, kern, s, d, pads, opad))
     return false;
-  MlcAttr a[5] = {attr("strides", mlc_onnx__av_ints(ctx, s, 2)), attr("padding", mlc_onnx__av_ints(ctx, pads, 4)),
-                  attr("output_padding", mlc_onnx__av_ints(ctx, opad, 2)), attr("dilation", mlc_onnx__av_ints(ctx, d, 2)),
+  MlcAttr a[5] = {attr("strides", mlc_onnx__av_ints(ctx, s, ns)), attr("padding", mlc_onnx__av_ints(ctx, pads, 2 * ns)),
+                  attr("output_padding", mlc_onnx__av_ints(ctx, opad, ns)), attr("dilation", mlc_onnx__av_ints(ctx, d, ns)),
                   attr("groups", mlc_onnx__av_int(group))};
   MlcGExpr *args[2] = {nd == 1 ? as_2d(n, x) : x, nd == 1 ? as_2d(n, w) : w};
-  MlcGExpr *y = args[0] && args[1] ? mlc_onnx__emit_attrs(n, "nn.conv2d_transpose", args, 2, 5, a) : NULL;
+  const char *op = nd == 3 ? "nn.conv3d_transpose" : "nn.conv2d_transpose";
+  MlcGExpr *y = args[0] && args[1] ? mlc_onnx__emit_attrs(n, op, args, 2, 5, a) : NULL;
   if (y && nd == 1) y = from_2d(n, y);
   if (y && opt_input(n, 2)) y = binop(n, "add", y, per_channel(n, n->in[2], rank));
   return (n->out[0] = y) != NULL;
