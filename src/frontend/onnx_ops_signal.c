@@ -1,5 +1,5 @@
-/* onnx_ops_signal.c - the converters of ONNX's DFT onto signal.dft and of
- * the window functions (HannWindow, HammingWindow, BlackmanWindow) into
+/* onnx_ops_signal.c - the converters of ONNX's DFT onto signal.dft, of STFT
+ * onto signal.stft and of the window functions (HannWindow, HammingWindow, BlackmanWindow) into
  * constants.
  *
  * Opsets 17 to 19 give the axis as an attribute (default 1), opset 20 as
@@ -81,6 +81,123 @@ bool mlc_onnx__conv_dft(MlcOnnxNode *n) {
     if (k != 1) return mlc_onnx__node_fail(n, "input 2 (axis) must hold one value, has %d", k);
   }
   return (n->out[0] = dft_along(n, x, axis, &d)) != NULL;
+}
+
+/* ---- STFT ------------------------------------------------------------------------------------- */
+
+/* STFT is signal.stft over the window (ones when none is given) and the
+ * frame step as a tensor.  frames = (L - W) / step + 1 and bins (W / 2 + 1
+ * when onesided) are computed here when the step and the frame length are
+ * known, and otherwise by the graph from the values and bound when the
+ * model runs (tensor_to_shape), after checking step >= 1 and 1 <= W <= L
+ * there; a frame_length given beside a window is checked against the
+ * window's length. */
+
+/* t as a 1-D int64 tensor of one value */
+static MlcGExpr *one_i64(MlcOnnxNode *n, MlcGExpr *t) {
+  int64_t one = 1;
+  MlcAttr ra = attr("shape", mlc_onnx__av_ints(n->im->ctx, &one, 1)), ca = attr("dtype", mlc_onnx__av_dtype(MLC_I64));
+  if (t && mlc_onnx__rank(t) != 1) t = mlc_onnx__emit_attrs(n, "reshape", &t, 1, 1, &ra);
+  if (t && !mlc_dtype_eq(mlc_onnx__dtype_of(t), MLC_I64)) t = mlc_onnx__emit_attrs(n, "astype", &t, 1, 1, &ca);
+  return t;
+}
+
+static MlcGExpr *i64_const(MlcOnnxNode *n, int64_t v) { return mlc_onnx__const(n, mlc_onnx__i64s(n->im->ctx, &v, 1)); }
+
+static MlcGExpr *join(MlcOnnxNode *n, MlcGExpr **items, int k) {
+  for (int i = 0; i < k; i++)
+    if (!items[i]) return NULL;
+  MlcGExpr *t = mlc_g_tuple(n->im->ctx, items, k);
+  MlcAttr a = attr("axis", mlc_onnx__av_int(0));
+  return t ? mlc_onnx__emit_attrs(n, "concat", &t, 1, 1, &a) : NULL;
+}
+
+/* binds t's values (int64, static length) to the dims, each checked to
+ * equal a constant entry or bound to a fresh var */
+static bool bind_values(MlcOnnxNode *n, MlcGExpr *t, MlcExpr **dims, int k) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcAttr ta[2] = {attr("shape", mlc_onnx__av_exprs(ctx, dims, k)),
+                   attr("mode", mlc_onnx__av_str(ctx, "values"))};
+  return t && mlc_onnx__emit_attrs(n, "tensor_to_shape", &t, 1, 2, ta);
+}
+
+static MlcExpr *fresh_dim(MlcOnnxNode *n) {
+  MlcCtx *ctx = n->im->ctx;
+  return mlc_e_var(ctx, mlc_internf(ctx, "r%u", n->im->fresh++), MLC_I64);
+}
+
+typedef struct StftSizes {
+  int64_t len, fl, step; /* fl, step: -1 when read at run time */
+  bool onesided;
+  MlcExpr *frames, *bins, *win; /* win: the frame length as a dim */
+} StftSizes;
+
+/* frames and bins (and the frame length, when it too is read) bound from
+ * the values when the model runs */
+static bool stft_runtime_sizes(MlcOnnxNode *n, MlcGExpr *step, MlcGExpr *flen, StftSizes *z) {
+  MlcGExpr *s = z->step >= 0 ? i64_const(n, z->step) : one_i64(n, step);
+  MlcGExpr *fl = z->fl >= 0 ? i64_const(n, z->fl) : one_i64(n, flen), *len = i64_const(n, z->len);
+  MlcGExpr *one = i64_const(n, 1), *two = i64_const(n, 2);
+  /* step - 1, L - W and W - 1 must not be negative */
+  MlcGExpr *checks[3] = {mlc_onnx__emit2(n, "subtract", s, one), mlc_onnx__emit2(n, "subtract", len, fl),
+                         mlc_onnx__emit2(n, "subtract", fl, one)};
+  MlcExpr *ignored[3] = {fresh_dim(n), fresh_dim(n), fresh_dim(n)};
+  if (!bind_values(n, join(n, checks, 3), ignored, 3)) return false;
+  /* the step's maximum with 1 keeps the division defined before the check has run */
+  MlcGExpr *frames = mlc_onnx__emit2(n, "divide", checks[1], mlc_onnx__emit2(n, "maximum", s, one));
+  frames = mlc_onnx__emit2(n, "add", frames, one);
+  MlcGExpr *bins = z->onesided ? mlc_onnx__emit2(n, "add", mlc_onnx__emit2(n, "divide", fl, two), one) : fl;
+  z->frames = fresh_dim(n);
+  if (z->fl >= 0) {
+    MlcExpr *dims[1] = {z->frames};
+    return bind_values(n, frames, dims, 1);
+  }
+  z->win = fresh_dim(n), z->bins = fresh_dim(n);
+  MlcGExpr *parts[3] = {fl, frames, bins};
+  MlcExpr *dims[3] = {z->win, z->frames, z->bins};
+  return bind_values(n, join(n, parts, 3), dims, 3);
+}
+
+bool mlc_onnx__conv_stft(MlcOnnxNode *n) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcGExpr *x = mlc_onnx__input(n, 0), *step = mlc_onnx__input(n, 1);
+  MlcGExpr *window = n->n_in > 2 && n->in[2] ? n->in[2] : NULL, *flen = n->n_in > 3 && n->in[3] ? n->in[3] : NULL;
+  int64_t onesided, v, wl = -1;
+  int k;
+  if (!x || !step || !mlc_onnx__attr_int(n, "onesided", 1, &onesided)) return false;
+  StftSizes z = {.fl = -1, .step = -1, .onesided = onesided != 0};
+  if (mlc_onnx__rank(x) != 3 || !mlc_onnx__const_dim(x, 1, &z.len))
+    return mlc_onnx__node_fail(n, "the signal must be (batch, length, 1 or 2) with a constant length");
+  if (n->known_in[1] || step->kind == MLC_G_CONST) {
+    if (!mlc_onnx__known_ints(n, 1, &z.step, 1, &k)) return false;
+    if (k != 1 || z.step < 1) return mlc_onnx__node_fail(n, "input 1 (frame_step) must be one positive value");
+  }
+  if (window && (mlc_onnx__rank(window) != 1 || !mlc_onnx__const_dim(window, 0, &wl)))
+    return mlc_onnx__node_fail(n, "input 2 (window) must be 1-D of constant length");
+  z.fl = window ? wl : flen ? -1 : z.len;
+  if (flen && (n->known_in[3] || flen->kind == MLC_G_CONST)) {
+    if (!mlc_onnx__known_ints(n, 3, &v, 1, &k)) return false;
+    if (k != 1 || v < 1) return mlc_onnx__node_fail(n, "input 3 (frame_length) must be one positive value");
+    if (window && v != wl)
+      return mlc_onnx__node_fail(n, "input 3 (frame_length) is %lld but the window has %lld points", (long long)v,
+                                 (long long)wl);
+    z.fl = v;
+  } else if (flen && window) { /* read when the model runs: checked equal to the window's length */
+    MlcExpr *want = mlc_e_int(ctx, MLC_I64, wl);
+    if (!bind_values(n, one_i64(n, flen), &want, 1)) return false;
+  }
+  if (z.fl > z.len) return mlc_onnx__node_fail(n, "frames of %lld points in a signal of %lld", (long long)z.fl, (long long)z.len);
+  if (z.fl >= 0) z.win = mlc_e_int(ctx, MLC_I64, z.fl), z.bins = mlc_e_int(ctx, MLC_I64, z.onesided ? z.fl / 2 + 1 : z.fl);
+  if (z.fl >= 0 && z.step >= 0) z.frames = mlc_e_int(ctx, MLC_I64, (z.len - z.fl) / z.step + 1);
+  else if (!stft_runtime_sizes(n, step, flen, &z)) return false;
+  if (!window) {
+    MlcAttr wa[2] = {attr("shape", mlc_onnx__av_exprs(ctx, &z.win, 1)), attr("dtype", mlc_onnx__av_dtype(mlc_onnx__dtype_of(x)))};
+    if (!(window = mlc_onnx__emit_attrs(n, "ones", NULL, 0, 2, wa))) return false;
+  }
+  MlcExpr *shape[2] = {z.frames, z.bins};
+  MlcGExpr *args[3] = {x, step, window};
+  MlcAttr sa = attr("shape", mlc_onnx__av_exprs(ctx, shape, 2));
+  return (n->out[0] = mlc_onnx__emit_attrs(n, "signal.stft", args, 3, 1, &sa)) != NULL;
 }
 
 /* ---- HannWindow, HammingWindow, BlackmanWindow ------------------------------------------------ */

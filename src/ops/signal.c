@@ -1,5 +1,6 @@
 /* signal.c - signal.dft: the discrete Fourier transform along one axis
- * (ONNX DFT), as a direct sum.
+ * (ONNX DFT), as a direct sum; signal.stft, the transforms of a signal's
+ * windowed frames (ONNX STFT), below.
  *
  * data is (..., 1) real or (..., 2) complex (real, imaginary last); the
  * transform runs along `axis` (not the last dim) over n = dft_length points
@@ -132,6 +133,92 @@ bool mlc_op_te_dft(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_in, 
   MlcExpr *v = mlc_te_read(ctx, sum, oax, p.ndim);
   if (p.inverse) v = bin(ctx, MLC_BIN_DIV, v, f64(ctx, (double)p.n));
   outs[0] = mlc_te_compute(ctx, "dft", out->tensor.shape, p.ndim, oax, mlc_op_cast(ctx, x->dtype, v));
+  *n_outs = 1;
+  return outs[0] != NULL;
+}
+
+/* ---- signal.stft ----------------------------------------------------------------------------- */
+
+/* signal.stft(data, frame_step, window, shape=[frames, bins]): the first
+ * `bins` points of the W-point DFT of each frame of data (B, L, 1 or 2)
+ * times the window (W,), frame f starting at f * frame_step:
+ *   out[b, f, k] = sum_{j < W} x[b, f * step + j] w[j] e^{-2 pi i k j / W},
+ * complex, (B, frames, bins, 2).  frame_step (an int scalar or one value)
+ * is read by the kernel, so it may be known only when the model runs, and
+ * so may frames, bins and W: the importer binds them from the values and
+ * checks them there (frames = (L - W) / step + 1, bins = W or W / 2 + 1).
+ * The read position is clamped into data, so no value, however wrong,
+ * reads outside it. */
+typedef struct Stft {
+  MlcExpr *frames, *bins, *len, *win; /* len: L; win: W */
+  bool complex_in;
+} Stft;
+
+static bool stft_plan(MlcCtx *ctx, const MlcOpArgs *a, Stft *p) {
+  const MlcSInfo *x = mlc_op_tensor(ctx, a, 0, true), *s = x ? mlc_op_tensor(ctx, a, 1, true) : NULL;
+  const MlcSInfo *w = s ? mlc_op_tensor(ctx, a, 2, true) : NULL;
+  MlcExpr **shape;
+  int n;
+  int64_t last, one;
+  if (!w || !mlc_op_attr_shape(ctx, a, "shape", &shape, &n)) return false;
+  if (n != 2) return mlc_op_fail(ctx, a, "shape: expected 2 dims (frames, bins), got %d", n);
+  if (x->tensor.ndim != 3 || !x->tensor.shape)
+    return mlc_op_fail(ctx, a, "data must be (batch, length, 1 or 2) of known dims, got %s", mlc_op_sinfo_str(ctx, x));
+  if (!mlc_dtype_is_float(x->tensor.dtype)) return mlc_op_fail(ctx, a, "data must be floating-point");
+  if (!mlc_e_is_const_int(x->tensor.shape[2], &last) || (last != 1 && last != 2))
+    return mlc_op_fail(ctx, a, "data's last dim must be 1 (real) or 2 (complex), data is %s", mlc_op_sinfo_str(ctx, x));
+  if (!mlc_dtype_is_int(s->tensor.dtype) || s->tensor.ndim > 1 || !s->tensor.shape ||
+      (s->tensor.ndim == 1 && (!mlc_e_is_const_int(s->tensor.shape[0], &one) || one != 1)))
+    return mlc_op_fail(ctx, a, "frame_step must be one integer, got %s", mlc_op_sinfo_str(ctx, s));
+  if (w->tensor.ndim != 1 || !w->tensor.shape || !mlc_dtype_is_float(w->tensor.dtype))
+    return mlc_op_fail(ctx, a, "window must be a 1-D floating-point tensor, got %s", mlc_op_sinfo_str(ctx, w));
+  int64_t wl, bins;
+  if (mlc_e_is_const_int(w->tensor.shape[0], &wl) && wl < 1) return mlc_op_fail(ctx, a, "the window must not be empty");
+  if (mlc_e_is_const_int(shape[1], &bins) && mlc_e_is_const_int(w->tensor.shape[0], &wl) && bins > wl)
+    return mlc_op_fail(ctx, a, "%lld bins of a %lld-point transform", (long long)bins, (long long)wl);
+  p->frames = shape[0], p->bins = shape[1], p->len = x->tensor.shape[1], p->win = w->tensor.shape[0];
+  p->complex_in = last == 2;
+  return true;
+}
+
+MlcSInfo *mlc_op_infer_stft(MlcCtx *ctx, const MlcOpArgs *a) {
+  Stft p;
+  if (!stft_plan(ctx, a, &p)) return NULL;
+  const MlcSInfo *x = mlc_op_tensor(ctx, a, 0, true);
+  MlcExpr *shape[4] = {x->tensor.shape[0], p.frames, p.bins, i64(ctx, 2)};
+  return mlc_op_tensor_sinfo(ctx, shape, 4, x->tensor.dtype);
+}
+
+bool mlc_op_te_stft(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_in, MlcTeTensor **outs, int *n_outs) {
+  Stft p;
+  const MlcSInfo *out = mlc_op_infer_stft(ctx, a);
+  if (!out || !stft_plan(ctx, a, &p)) return false;
+  const MlcTeTensor *x = in[0], *step = in[1], *w = in[2];
+  MlcExpr *ax[4], *j = mlc_te_var(ctx, "j"), *zero = i64(ctx, 0);
+  mlc_op_axes(ctx, 4, ax);
+  MlcExpr *st = mlc_op_cast(ctx, MLC_I64, mlc_te_read(ctx, step, &zero, step->ndim));
+  MlcExpr *t = bin(ctx, MLC_BIN_ADD, bin(ctx, MLC_BIN_MUL, ax[1], st), j);
+  t = bin(ctx, MLC_BIN_MAX, bin(ctx, MLC_BIN_MIN, t, bin(ctx, MLC_BIN_SUB, p.len, i64(ctx, 1))), zero);
+  MlcExpr *wj = mlc_op_cast(ctx, MLC_F64, mlc_te_read(ctx, w, &j, 1));
+  MlcExpr *xi[3] = {ax[0], t, zero};
+  MlcExpr *re = bin(ctx, MLC_BIN_MUL, mlc_op_cast(ctx, MLC_F64, mlc_te_read(ctx, x, xi, 3)), wj), *im = f64(ctx, 0);
+  if (p.complex_in) {
+    xi[2] = i64(ctx, 1);
+    im = bin(ctx, MLC_BIN_MUL, mlc_op_cast(ctx, MLC_F64, mlc_te_read(ctx, x, xi, 3)), wj);
+  }
+  /* e^{-i theta}, theta = 2 pi ((k j) mod W) / W */
+  MlcExpr *kj = bin(ctx, MLC_BIN_FLOORMOD, bin(ctx, MLC_BIN_MUL, ax[2], j), p.win);
+  MlcExpr *theta = bin(ctx, MLC_BIN_DIV, bin(ctx, MLC_BIN_MUL, mlc_e_cast(ctx, MLC_F64, kj), f64(ctx, DFT_TWO_PI)),
+                       mlc_e_cast(ctx, MLC_F64, p.win));
+  MlcExpr *c = call1(ctx, MLC_INTRIN_COS, theta), *s = call1(ctx, MLC_INTRIN_SIN, theta);
+  MlcExpr *out_re = bin(ctx, MLC_BIN_ADD, bin(ctx, MLC_BIN_MUL, re, c), bin(ctx, MLC_BIN_MUL, im, s));
+  MlcExpr *out_im = bin(ctx, MLC_BIN_SUB, bin(ctx, MLC_BIN_MUL, im, c), bin(ctx, MLC_BIN_MUL, re, s));
+  MlcExpr *body = mlc_e_select(ctx, bin(ctx, MLC_BIN_EQ, ax[3], zero), out_re, out_im);
+  MlcTeTensor *sum = mlc_te_reduce(ctx, "stft_sum", out->tensor.shape, 4, ax, MLC_TE_SUM, body, &j, &p.win, 1);
+  if (!sum) return false;
+  MlcExpr *oax[4];
+  mlc_op_axes(ctx, 4, oax);
+  outs[0] = mlc_te_compute(ctx, "stft", out->tensor.shape, 4, oax, mlc_op_cast(ctx, x->dtype, mlc_te_read(ctx, sum, oax, 4)));
   *n_outs = 1;
   return outs[0] != NULL;
 }

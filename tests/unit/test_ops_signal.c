@@ -1,4 +1,4 @@
-/* test_ops_signal.c - signal.dft (src/ops/signal.c): the inferred struct
+/* test_ops_signal.c - signal.dft and signal.stft (src/ops/signal.c): the inferred struct
  * info prints as expected, refused inputs name the op and what was
  * expected, the legalized prim func reads back equal, and the interpreter
  * computes what a plain C reference here computes: C's complex arithmetic,
@@ -83,8 +83,70 @@ static void test_dft_run(void) {
   dft_case(9, 2, 4, false, false, 13);  /* cut */
 }
 
+/* ---- signal.stft ---- */
+
+static void test_stft_infer(void) {
+  const char *p = "x: " F32("(2, 64, 1)") ", s: R.Tensor((), \"int64\"), w: " F32("(16,)");
+  OPC_CHECK_INFER(p, "R.signal.stft(x, s, w, shape=[7, 9])", "R.Tensor((2, 7, 9, 2), dtype=\"float32\")");
+  OPC_CHECK_INFER("x: " F32("(1, \"m\", 2)") ", s: R.Tensor((1,), \"int32\"), w: " F32("(\"n\",)"),
+                  "R.signal.stft(x, s, w, shape=[m, n])", "R.Tensor((1, m, n, 2), dtype=\"float32\")");
+  OPC_CHECK_REFUSED(p, "R.signal.stft(x, s, w, shape=[7, 17])", "signal.stft: 17 bins of a 16-point transform");
+  OPC_CHECK_REFUSED(p, "R.signal.stft(x, s, w, shape=[7])", "signal.stft: shape: expected 2 dims (frames, bins), got 1");
+  OPC_CHECK_REFUSED("x: " F32("(2, 64, 3)") ", s: R.Tensor((), \"int64\"), w: " F32("(16,)"),
+                    "R.signal.stft(x, s, w, shape=[7, 9])",
+                    "signal.stft: data's last dim must be 1 (real) or 2 (complex), data is (2, 64, 3)");
+  OPC_CHECK_REFUSED("x: " F32("(2, 64, 1)") ", s: R.Tensor((2,), \"int64\"), w: " F32("(16,)"),
+                    "R.signal.stft(x, s, w, shape=[7, 9])", "signal.stft: frame_step must be one integer, got (2,)");
+}
+
+/* frames of x (B, L, parts) every step points, each times w and
+ * transformed (W points, first bins bins), with C's complex arithmetic */
+static void ref_stft(const double *x, int b, int len, int parts, int step, const double *w, int wl, int frames, int bins,
+                     double *y) {
+  for (int r = 0; r < b; r++)
+    for (int f = 0; f < frames; f++)
+      for (int k = 0; k < bins; k++) {
+        double complex acc = 0;
+        for (int j = 0; j < wl; j++) {
+          const double *v = &x[(r * len + f * step + j) * parts];
+          double complex xv = v[0] + (parts == 2 ? I * v[1] : 0);
+          acc += xv * w[j] * cexp(-2 * I * 3.14159265358979323846 * k * j / wl);
+        }
+        y[((r * frames + f) * bins + k) * 2] = creal(acc);
+        y[((r * frames + f) * bins + k) * 2 + 1] = cimag(acc);
+      }
+}
+
+static void stft_case(int len, int parts, int step, int wl, bool onesided, unsigned seed) {
+  enum { B = 2 };
+  int frames = (len - wl) / step + 1, bins = onesided ? wl / 2 + 1 : wl;
+  double yv[B * 64 * 16 * 2];
+  OpcBuf in[3] = {opc_buf(3, (int64_t[]){B, len, parts}, NULL), opc_buf(0, NULL, (double[]){step}),
+                  opc_buf(1, (int64_t[]){wl}, NULL)};
+  opc_fill_buf(&in[0], seed, -1, 1, false);
+  opc_fill_buf(&in[2], seed + 1, 0, 1, false);
+  ref_stft(in[0].v, B, len, parts, step, in[2].v, wl, frames, bins, yv);
+  OpcBuf y = opc_buf(4, (int64_t[]){B, frames, bins, 2}, yv);
+  char params[160], call[96];
+  snprintf(params, sizeof params, "x: R.Tensor((%d, %d, %d), \"float32\"), s: R.Tensor((), \"int64\"), "
+           "w: R.Tensor((%d,), \"float32\")", B, len, parts, wl);
+  snprintf(call, sizeof call, "R.signal.stft(x, s, w, shape=[%d, %d])", frames, bins);
+  opc_check_run(params, call, in, 3, &y, 1, 1e-4);
+  opc_free(&in[0], 1);
+  opc_free(&in[2], 1);
+}
+
+static void test_stft_run(void) {
+  stft_case(32, 1, 4, 8, true, 21);   /* real signal, one-sided */
+  stft_case(30, 2, 5, 7, false, 23);  /* complex, odd window, full spectrum */
+  stft_case(20, 1, 3, 6, false, 25);  /* the last points in no frame */
+  stft_case(16, 1, 1, 16, true, 27);  /* one frame */
+}
+
 int main(void) {
   RUN(test_dft_infer);
   RUN(test_dft_run);
+  RUN(test_stft_infer);
+  RUN(test_stft_run);
   return CHECK_DONE();
 }
