@@ -4,10 +4,11 @@
  *
  * Opsets 17 to 19 give the axis as an attribute (default 1), opset 20 as
  * input 2 (default -2); dft_length (input 1) must be known at compile time.
- * An axis computed at run time is served when every axis it may name gives
- * the same output shape: each gets its transform and the axis value picks
- * one (as CumSum does); otherwise the output's shape would depend on the
- * value, which is refused. */
+ * An axis computed at run time is checked when the model runs (a dim other
+ * than the last); when every axis it may name gives the same output shape,
+ * each gets its transform and the axis value picks one (as CumSum does),
+ * otherwise the output's shape is bound from the value and
+ * signal.dft_dynamic transforms along the axis it reads. */
 #include <math.h>
 
 #include "onnx_convert.h"
@@ -36,24 +37,92 @@ static int64_t out_len(MlcOnnxNode *n, MlcGExpr *x, int ax, const DftAttrs *d) {
   return real_out || !d->onesided ? len : len / 2 + 1;
 }
 
-/* every axis but the last transformed, the axis value picking one */
+static MlcGExpr *one_i64(MlcOnnxNode *n, MlcGExpr *t);
+static MlcGExpr *i64_const(MlcOnnxNode *n, int64_t v);
+static MlcGExpr *join(MlcOnnxNode *n, MlcGExpr **items, int k);
+static bool bind_values(MlcOnnxNode *n, MlcGExpr *t, MlcExpr **dims, int k);
+static MlcExpr *fresh_dim(MlcOnnxNode *n);
+
+/* the axis read (one int64 value), negative ones counted from the end,
+ * checked when the model runs to name one of the candidates (ok[i]: axis i
+ * can be transformed; the last never is) */
+static MlcGExpr *checked_axis(MlcOnnxNode *n, MlcGExpr *axis, int rank, const bool *ok) {
+  MlcCtx *ctx = n->im->ctx;
+  int64_t iota[MLC_ONNX_MAX_RANK], bad[MLC_ONNX_MAX_RANK];
+  for (int i = 0; i < rank - 1; i++) iota[i] = i, bad[i] = ok[i] ? 0 : -1;
+  MlcGExpr *a = one_i64(n, axis), *zero = i64_const(n, 0);
+  MlcGExpr *wa[3] = {mlc_onnx__emit2(n, "less", a, zero), mlc_onnx__emit2(n, "add", a, i64_const(n, rank)), a};
+  MlcGExpr *norm = wa[0] && wa[1] ? mlc_onnx__emit(n, "where", wa, 3, (MlcAttrs){0}) : NULL;
+  /* norm, rank - 2 - norm and -1 at the axis if it cannot be transformed
+   * must not be negative */
+  MlcGExpr *at = mlc_onnx__emit2(n, "equal", mlc_onnx__const(n, mlc_onnx__i64s(ctx, iota, rank - 1)), norm);
+  MlcGExpr *ba[3] = {at, mlc_onnx__const(n, mlc_onnx__i64s(ctx, bad, rank - 1)), zero};
+  MlcGExpr *checks[3] = {norm, mlc_onnx__emit2(n, "subtract", i64_const(n, rank - 2), norm),
+                         at ? mlc_onnx__emit(n, "where", ba, 3, (MlcAttrs){0}) : NULL};
+  MlcExpr *ignored[MLC_ONNX_MAX_RANK + 1];
+  for (int i = 0; i < rank + 1; i++) ignored[i] = fresh_dim(n);
+  return bind_values(n, join(n, checks, 3), ignored, rank + 1) ? norm : NULL;
+}
+
+/* the axes giving different output shapes: signal.dft_dynamic over a shape
+ * bound from the axis read, each dim the input's but the transformed one */
+static MlcGExpr *dft_dynamic(MlcOnnxNode *n, MlcGExpr *x, MlcGExpr *norm, int rank, const bool *ok, const DftAttrs *d) {
+  MlcCtx *ctx = n->im->ctx;
+  int64_t in[MLC_ONNX_MAX_RANK], out[MLC_ONNX_MAX_RANK], iota[MLC_ONNX_MAX_RANK], axes[MLC_ONNX_MAX_RANK];
+  MlcExpr *dims[MLC_ONNX_MAX_RANK];
+  int k = 0;
+  for (int i = 0; i < rank - 1; i++) {
+    mlc_onnx__const_dim(x, i, &in[i]);
+    out[i] = ok[i] ? out_len(n, x, i, d) : in[i], iota[i] = i;
+    dims[i] = out[i] == in[i] ? mlc_e_int(ctx, MLC_I64, in[i]) : fresh_dim(n);
+    if (ok[i]) axes[k++] = i;
+  }
+  dims[rank - 1] = mlc_e_int(ctx, MLC_I64, d->inverse && d->onesided ? 1 : 2);
+  /* dim i: out[i] where i is the axis, in[i] elsewhere */
+  MlcGExpr *at = mlc_onnx__emit2(n, "equal", mlc_onnx__const(n, mlc_onnx__i64s(ctx, iota, rank - 1)), norm);
+  MlcGExpr *wa[3] = {at, mlc_onnx__const(n, mlc_onnx__i64s(ctx, out, rank - 1)),
+                     mlc_onnx__const(n, mlc_onnx__i64s(ctx, in, rank - 1))};
+  MlcGExpr *sizes = at ? mlc_onnx__emit(n, "where", wa, 3, (MlcAttrs){0}) : NULL;
+  if (!bind_values(n, sizes, dims, rank - 1)) return NULL;
+  MlcAttr a[5] = {attr("shape", mlc_onnx__av_exprs(ctx, dims, rank)), attr("axes", mlc_onnx__av_ints(ctx, axes, k)),
+                  attr("inverse", av_bool(d->inverse)), attr("onesided", av_bool(d->onesided)),
+                  attr("dft_length", mlc_onnx__av_int(d->len))};
+  MlcGExpr *args[2] = {x, norm};
+  return mlc_onnx__emit_attrs(n, "signal.dft_dynamic", args, 2, 5, a);
+}
+
+/* every axis but the last that can be transformed is a candidate, the axis
+ * value picking one: when all give the same output shape, each gets its
+ * transform and `where` selects; otherwise signal.dft_dynamic */
 static MlcGExpr *dft_runtime_axis(MlcOnnxNode *n, MlcGExpr *x, MlcGExpr *axis, int rank, const DftAttrs *d) {
-  int64_t first[MLC_ONNX_MAX_RANK];
-  for (int c = 0; c < rank - 1; c++)
+  int64_t first[MLC_ONNX_MAX_RANK], v;
+  bool same = true, ok[MLC_ONNX_MAX_RANK];
+  int last = -1;
+  for (int i = 0; i < rank - 1; i++) {
+    if (!mlc_onnx__const_dim(x, i, &v))
+      return mlc_onnx__node_fail(n, "input 2 (axis) computed at run time needs constant dims"), NULL;
+    ok[i] = out_len(n, x, i, d) >= 0;
+    if (ok[i]) last = i;
+  }
+  if (last < 0) return mlc_onnx__node_fail(n, "no axis of the input can be transformed"), NULL;
+  bool seen = false;
+  for (int c = 0; c < rank - 1; c++) {
+    if (!ok[c]) continue;
     for (int i = 0; i < rank - 1; i++) {
-      int64_t v = i == c ? out_len(n, x, i, d) : -1;
-      if (i != c && !mlc_onnx__const_dim(x, i, &v)) v = -1;
-      if (c == 0) first[i] = v;
-      if (v < 0 || v != first[i])
-        return mlc_onnx__node_fail(n, "input 2 (axis) computed at run time is not supported here: the axes it may "
-                                      "name give different output shapes (it must be known at compile time)"),
-               NULL;
+      v = i == c ? out_len(n, x, i, d) : -1;
+      if (i != c) mlc_onnx__const_dim(x, i, &v);
+      if (!seen) first[i] = v;
+      same = same && v == first[i];
     }
-  MlcGExpr *y = dft_along(n, x, rank - 2, d);
-  for (int i = rank - 3; i >= 0 && y; i--) {
-    MlcGExpr *pos = mlc_onnx__emit2(n, "equal", axis, mlc_onnx__scalar_like(n, axis, i));
-    MlcGExpr *neg = mlc_onnx__emit2(n, "equal", axis, mlc_onnx__scalar_like(n, axis, i - rank));
-    MlcGExpr *args[3] = {mlc_onnx__emit2(n, "logical_or", pos, neg), dft_along(n, x, i, d), y};
+    seen = true;
+  }
+  MlcGExpr *norm = checked_axis(n, axis, rank, ok);
+  if (!norm) return NULL;
+  if (!same) return dft_dynamic(n, x, norm, rank, ok, d);
+  MlcGExpr *y = dft_along(n, x, last, d);
+  for (int i = last - 1; i >= 0 && y; i--) {
+    if (!ok[i]) continue;
+    MlcGExpr *args[3] = {mlc_onnx__emit2(n, "equal", norm, i64_const(n, i)), dft_along(n, x, i, d), y};
     y = args[0] && args[1] ? mlc_onnx__emit(n, "where", args, 3, (MlcAttrs){0}) : NULL;
   }
   return y;

@@ -1,4 +1,4 @@
-/* test_ops_signal.c - signal.dft and signal.stft (src/ops/signal.c): the inferred struct
+/* test_ops_signal.c - signal.dft, signal.dft_dynamic and signal.stft (src/ops/signal.c): the inferred struct
  * info prints as expected, refused inputs name the op and what was
  * expected, the legalized prim func reads back equal, and the interpreter
  * computes what a plain C reference here computes: C's complex arithmetic,
@@ -83,6 +83,55 @@ static void test_dft_run(void) {
   dft_case(9, 2, 4, false, false, 13);  /* cut */
 }
 
+/* ---- signal.dft_dynamic ---- */
+
+static void test_dft_dynamic_infer(void) {
+  const char *p = "x: " F32("(3, 8, 1)") ", a: R.Tensor((), \"int64\")";
+  OPC_CHECK_INFER(p, "R.signal.dft_dynamic(x, a, shape=[3, 5, 2], onesided=True)", "R.Tensor((3, 5, 2), dtype=\"float32\")");
+  OPC_CHECK_REFUSED(p, "R.signal.dft_dynamic(x, a, shape=[3, 5, 1], onesided=True)",
+                    "signal.dft_dynamic: shape: the last dim must be 2");
+  OPC_CHECK_REFUSED(p, "R.signal.dft_dynamic(x, a, shape=[3, 5])", "signal.dft_dynamic: shape: expected 3 dims (data's rank), got 2");
+  OPC_CHECK_REFUSED(p, "R.signal.dft_dynamic(x, a, shape=[3, 8, 2], axes=[1, -2])", "signal.dft_dynamic: axes: axis -2 named twice");
+  OPC_CHECK_REFUSED(p, "R.signal.dft_dynamic(x, a, shape=[3, 8, 2], axes=[2])",
+                    "signal.dft_dynamic: axis must not be the last dim (the complex parts)");
+  OPC_CHECK_REFUSED("x: " F32("(3, 8, 1)") ", a: R.Tensor((2,), \"int64\")", "R.signal.dft_dynamic(x, a, shape=[3, 8, 2])",
+                    "signal.dft_dynamic: axis must be one integer, got (2,)");
+}
+
+/* x (A, B, parts) transformed along the axis read (0 or 1, or -3 / -2):
+ * along 1 as ref_dft does, along 0 through transposed copies */
+static void dft_dynamic_case(int axis, int parts, bool inverse, bool onesided, unsigned seed) {
+  enum { A = 4, B = 6 };
+  OpcBuf in[2] = {opc_buf(3, (int64_t[]){A, B, parts}, NULL), opc_buf(0, NULL, (double[]){axis})};
+  opc_fill_buf(&in[0], seed, -1, 1, false);
+  bool along0 = axis == 0 || axis == -3;
+  int rows = along0 ? B : A, len = along0 ? A : B;
+  double xt[A * B * 2], yt[A * 8 * 2], yv[A * 8 * 2];
+  for (int r = 0; r < rows; r++)
+    for (int i = 0; i < len; i++)
+      for (int q = 0; q < parts; q++) xt[(r * len + i) * parts + q] = in[0].v[along0 ? (i * B + r) * parts + q : (r * len + i) * parts + q];
+  int n = inverse && onesided ? 2 * (len - 1) : len, ol, op;
+  ref_dft(xt, rows, len, parts, n, inverse, onesided, yt, &ol, &op);
+  for (int r = 0; r < rows; r++)
+    for (int k = 0; k < ol; k++)
+      for (int q = 0; q < op; q++) yv[along0 ? (k * rows + r) * op + q : (r * ol + k) * op + q] = yt[(r * ol + k) * op + q];
+  OpcBuf y = opc_buf(3, along0 ? (int64_t[]){ol, B, op} : (int64_t[]){A, ol, op}, yv);
+  char params[96], call[160];
+  snprintf(params, sizeof params, "x: R.Tensor((%d, %d, %d), \"float32\"), a: R.Tensor((), \"int64\")", A, B, parts);
+  snprintf(call, sizeof call, "R.signal.dft_dynamic(x, a, shape=[%lld, %lld, %d], inverse=%s, onesided=%s)",
+           (long long)y.shape[0], (long long)y.shape[1], op, inverse ? "True" : "False", onesided ? "True" : "False");
+  opc_check_run(params, call, in, 2, &y, 1, 1e-4);
+  opc_free(&in[0], 1);
+}
+
+static void test_dft_dynamic_run(void) {
+  dft_dynamic_case(1, 1, false, true, 31);  /* one-sided spectrum along 1 */
+  dft_dynamic_case(0, 1, false, true, 33);  /* the same along 0 */
+  dft_dynamic_case(-3, 2, false, false, 35); /* complex, negative axis */
+  dft_dynamic_case(-2, 2, true, true, 37);  /* real signal from a one-sided spectrum */
+  dft_dynamic_case(0, 2, true, false, 39);  /* inverse along 0 */
+}
+
 /* ---- signal.stft ---- */
 
 static void test_stft_infer(void) {
@@ -146,6 +195,8 @@ static void test_stft_run(void) {
 int main(void) {
   RUN(test_dft_infer);
   RUN(test_dft_run);
+  RUN(test_dft_dynamic_infer);
+  RUN(test_dft_dynamic_run);
   RUN(test_stft_infer);
   RUN(test_stft_run);
   return CHECK_DONE();
