@@ -271,33 +271,71 @@ bool mlc_onnx__conv_stft(MlcOnnxNode *n) {
 
 /* ---- HannWindow, HammingWindow, BlackmanWindow ------------------------------------------------ */
 
-/* The window of `size` points (input 0, known at compile time) is a
- * constant: w[i] = a0 + a1 cos(2 pi i / N) + a2 cos(4 pi i / N) with
- * N = size (periodic, the default) or size - 1 (symmetric), computed here
- * in float64 and cast to output_datatype. */
+/* The window of `size` points is w[i] = a0 + a1 cos(2 pi i / N) +
+ * a2 cos(4 pi i / N) with N = size (periodic, the default) or size - 1
+ * (symmetric), in float64 and cast to output_datatype: a constant computed
+ * here when the size is known at compile time, else computed by the graph
+ * over a length bound from the size when the model runs. */
 #define WINDOW_MAX_SIZE ((int64_t)1 << 24)
+
+static MlcGExpr *f64_scalar(MlcOnnxNode *n, double v) {
+  return mlc_onnx__const(n, mlc_onnx__scalar(n->im->ctx, MLC_F64, v));
+}
+
+/* a size read at run time: bound (checked non-negative and capped when the
+ * model runs) as the length of i = 0, 1, ... (float64), then
+ * x = 2 pi i / max(N, 1) and the window computed by the graph */
+static MlcGExpr *window_at_run_time(MlcOnnxNode *n, MlcGExpr *size, bool periodic, double a0, double a1, double a2) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcGExpr *s = one_i64(n, size);
+  MlcExpr *len = fresh_dim(n);
+  if (!bind_values(n, s, &len, 1)) return NULL;
+  MlcGExpr *ra[2] = {f64_scalar(n, 0), f64_scalar(n, 1)};
+  MlcAttr sa = attr("shape", mlc_onnx__av_exprs(ctx, &len, 1)), ca = attr("dtype", mlc_onnx__av_dtype(MLC_F64));
+  MlcGExpr *i = mlc_onnx__emit_attrs(n, "range_to_shape", ra, 2, 1, &sa);
+  MlcGExpr *den = periodic ? s : mlc_onnx__emit2(n, "subtract", s, i64_const(n, 1));
+  den = mlc_onnx__emit2(n, "maximum", den, i64_const(n, 1));
+  den = den ? mlc_onnx__emit_attrs(n, "astype", &den, 1, 1, &ca) : NULL;
+  MlcGExpr *x = mlc_onnx__emit2(n, "divide", mlc_onnx__emit2(n, "multiply", i, f64_scalar(n, DFT_TWO_PI)), den);
+  MlcGExpr *w = mlc_onnx__emit2(n, "add", f64_scalar(n, a0),
+                                mlc_onnx__emit2(n, "multiply", f64_scalar(n, a1), mlc_onnx__emit1(n, "cos", x)));
+  if (a2 != 0) {
+    MlcGExpr *x2 = mlc_onnx__emit2(n, "multiply", x, f64_scalar(n, 2));
+    w = mlc_onnx__emit2(n, "add", w, mlc_onnx__emit2(n, "multiply", f64_scalar(n, a2), mlc_onnx__emit1(n, "cos", x2)));
+  }
+  return w;
+}
 
 static bool window(MlcOnnxNode *n, double a0, double a1, double a2) {
   MlcCtx *ctx = n->im->ctx;
   int64_t size, periodic, otype;
   int k;
   MlcDType t;
-  if (!mlc_onnx__input(n, 0) || !mlc_onnx__known_ints(n, 0, &size, 1, &k) || !mlc_onnx__attr_int(n, "periodic", 1, &periodic) ||
+  MlcGExpr *in = mlc_onnx__input(n, 0);
+  if (!in || !mlc_onnx__attr_int(n, "periodic", 1, &periodic) ||
       !mlc_onnx__attr_int(n, "output_datatype", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, &otype))
     return false;
-  if (k != 1 || size < 1 || size > WINDOW_MAX_SIZE)
-    return mlc_onnx__node_fail(n, "input 0 (size) must be one value from 1 to 2^24");
   if (!mlc_onnx__dtype((int32_t)otype, &t) || t.code == MLC_TC_BOOL)
     return mlc_onnx__node_fail(n, "output_datatype %s is not supported", mlc_onnx__dtype_name((int32_t)otype));
-  MlcTensorData *d = mlc_tensor_data_new(ctx, MLC_DT(MLC_TC_FLOAT, 64, 1), &size, 1);
-  if (!d) return false;
-  double den = (double)(periodic ? size : size - 1);
-  for (int64_t i = 0; i < size; i++) {
-    double x = den > 0 ? DFT_TWO_PI * (double)i / den : 0;
-    ((double *)d->data)[i] = a0 + a1 * cos(x) + a2 * cos(2 * x);
+  MlcGExpr *w;
+  if (!mlc_onnx__known_or_absent(n, 0)) {
+    if (!mlc_dtype_is_int(mlc_onnx__dtype_of(in)) || mlc_onnx__rank(in) > 1)
+      return mlc_onnx__node_fail(n, "input 0 (size) must be one integer");
+    w = window_at_run_time(n, in, periodic != 0, a0, a1, a2);
+  } else {
+    if (!mlc_onnx__known_ints(n, 0, &size, 1, &k)) return false;
+    if (k != 1 || size < 1 || size > WINDOW_MAX_SIZE)
+      return mlc_onnx__node_fail(n, "input 0 (size) must be one value from 1 to 2^24");
+    MlcTensorData *d = mlc_tensor_data_new(ctx, MLC_DT(MLC_TC_FLOAT, 64, 1), &size, 1);
+    if (!d) return false;
+    double den = (double)(periodic ? size : size - 1);
+    for (int64_t i = 0; i < size; i++) {
+      double x = den > 0 ? DFT_TWO_PI * (double)i / den : 0;
+      ((double *)d->data)[i] = a0 + a1 * cos(x) + a2 * cos(2 * x);
+    }
+    w = mlc_onnx__const(n, d);
   }
-  MlcGExpr *w = mlc_onnx__const(n, d);
-  if (w && !mlc_dtype_eq(t, d->dtype)) {
+  if (w && !mlc_dtype_eq(t, mlc_onnx__dtype_of(w))) {
     MlcAttr a = attr("dtype", mlc_onnx__av_dtype(t));
     w = mlc_onnx__emit_attrs(n, "astype", &w, 1, 1, &a);
   }
