@@ -247,31 +247,65 @@ static bool pool(MlcOnnxNode *n, const char *op) {
 bool mlc_onnx__conv_maxpool(MlcOnnxNode *n) { return pool(n, "nn.max_pool2d"); }
 bool mlc_onnx__conv_avgpool(MlcOnnxNode *n) { return pool(n, "nn.avg_pool2d"); }
 
+/* output_shape read at run time: its values bound as the output's dims
+ * when the model runs (N and C checked equal to x's, none below the
+ * unpooled size `in`), and y placed at the corner of a zero tensor of
+ * that shape (center_crop_pad anchored at the start) */
+static bool unpool_to_runtime_shape(MlcOnnxNode *n, MlcGExpr *x, MlcGExpr *y, const int64_t *in, int rank) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcGExpr *t = n->in[2];
+  MlcExpr *dims[MLC_ONNX_MAX_RANK], *ignored[MLC_ONNX_MAX_RANK];
+  for (int i = 0; i < rank; i++) {
+    dims[i] = i < 2 ? mlc_e_int(ctx, MLC_I64, in[i]) : mlc_e_var(ctx, mlc_internf(ctx, "r%u", n->im->fresh++), MLC_I64);
+    ignored[i] = mlc_e_var(ctx, mlc_internf(ctx, "r%u", n->im->fresh++), MLC_I64);
+  }
+  if (!mlc_dtype_eq(mlc_onnx__dtype_of(t), MLC_I64)) {
+    MlcAttr ca = attr("dtype", mlc_onnx__av_dtype(MLC_I64));
+    if (!(t = mlc_onnx__emit_attrs(n, "astype", &t, 1, 1, &ca))) return false;
+  }
+  MlcAttr ta[2] = {attr("shape", mlc_onnx__av_exprs(ctx, dims, rank)), attr("mode", mlc_onnx__av_str(ctx, "values"))};
+  MlcGExpr *over = mlc_onnx__emit2(n, "subtract", t, mlc_onnx__const(n, mlc_onnx__i64s(ctx, in, rank)));
+  MlcAttr oa[2] = {attr("shape", mlc_onnx__av_exprs(ctx, ignored, rank)), attr("mode", mlc_onnx__av_str(ctx, "values"))};
+  if (!mlc_onnx__emit_attrs(n, "tensor_to_shape", &t, 1, 2, ta) || !over ||
+      !mlc_onnx__emit_attrs(n, "tensor_to_shape", &over, 1, 2, oa))
+    return false;
+  MlcAttr ca[2] = {attr("shape", mlc_onnx__av_exprs(ctx, dims, rank)), attr("anchor", mlc_onnx__av_str(ctx, "start"))};
+  return (n->out[0] = mlc_onnx__emit_attrs(n, "center_crop_pad", &y, 1, 2, ca)) != NULL;
+}
+
 /* MaxUnpool: x's values at the flat positions `indices` gives (as MaxPool's
- * Indices output numbers them) of a zero tensor of the pooled input's size,
- * (in - 1) * stride - pads + kernel per spatial dim, or output_shape when
- * given (known at compile time: its values set the shape). */
+ * Indices output numbers them) of a zero tensor of the unpooled size,
+ * (in - 1) * stride - pads + kernel per spatial dim; an output_shape given
+ * places that at the corner of a zero tensor of its shape, as ONNX's
+ * reference does (known at compile time with nn.pad, read at run time see
+ * unpool_to_runtime_shape). */
 bool mlc_onnx__conv_maxunpool(MlcOnnxNode *n) {
   MlcCtx *ctx = n->im->ctx;
   MlcGExpr *x = mlc_onnx__input(n, 0), *ix = mlc_onnx__input(n, 1);
   int rank, k;
-  int64_t kernel[8], dims[MLC_ONNX_MAX_RANK], numel = 1;
+  int64_t kernel[8], dims[MLC_ONNX_MAX_RANK], want[MLC_ONNX_MAX_RANK], numel = 1;
   if (!x || !ix || !need_rank(n, x, &rank) || !mlc_onnx__attr_ints(n, "kernel_shape", kernel, 8, &k)) return false;
   if (rank < 3 || rank > 5 || k != rank - 2) return mlc_onnx__node_fail(n, "kernel_shape must have one value per spatial dim");
   WindowNd w;
   int given = -1;
   if (!read_window_nd(n, x, kernel, k, &w)) return false;
-  if (opt_input(n, 2) && !(n->known_in[2] || n->in[2]->kind == MLC_G_CONST))
-    return mlc_onnx__node_fail(n, "input 2 (output_shape) computed at run time is not supported (it must be known at compile time)");
-  if (opt_input(n, 2) && !mlc_onnx__known_ints(n, 2, dims, MLC_ONNX_MAX_RANK, &given)) return false;
+  bool runtime = opt_input(n, 2) && !(n->known_in[2] || n->in[2]->kind == MLC_G_CONST);
+  int64_t len;
+  if (runtime && (mlc_onnx__rank(n->in[2]) != 1 || !mlc_onnx__const_dim(n->in[2], 0, &len) || len != rank ||
+                  !mlc_dtype_is_int(mlc_onnx__dtype_of(n->in[2]))))
+    return mlc_onnx__node_fail(n, "input 2 (output_shape) must hold %d integers", rank);
+  if (opt_input(n, 2) && !runtime && !mlc_onnx__known_ints(n, 2, want, MLC_ONNX_MAX_RANK, &given)) return false;
   if (given >= 0 && given != rank) return mlc_onnx__node_fail(n, "input 2 (output_shape) must have %d values", rank);
   for (int i = 0; i < rank; i++) {
     int64_t d;
     if (!mlc_onnx__const_dim(x, i, &d)) return mlc_onnx__node_fail(n, "symbolic input dims are not supported");
-    if (given < 0) dims[i] = i < 2 ? d : (d - 1) * w.strides[i - 2] - w.pads[i - 2] - w.pads[k + i - 2] + kernel[i - 2];
+    dims[i] = i < 2 ? d : (d - 1) * w.strides[i - 2] - w.pads[i - 2] - w.pads[k + i - 2] + kernel[i - 2];
     if (dims[i] < 1 || dims[i] > ((int64_t)1 << 31)) return mlc_onnx__node_fail(n, "the output dims must be from 1 to 2^31");
     numel *= dims[i];
     if (numel > ((int64_t)1 << 31)) return mlc_onnx__node_fail(n, "an output over 2^31 elements is not supported");
+    if (given >= 0 && (want[i] < dims[i] || (i < 2 && want[i] != dims[i])))
+      return mlc_onnx__node_fail(n, "input 2 (output_shape): dim %d is %lld, the unpooled size is %lld", i,
+                                 (long long)want[i], (long long)dims[i]);
   }
   int64_t flat = -1;
   MlcAttr z[2] = {attr("shape", mlc_onnx__av_ints(ctx, &numel, 1)), attr("dtype", mlc_onnx__av_dtype(mlc_onnx__dtype_of(x)))};
@@ -279,7 +313,16 @@ bool mlc_onnx__conv_maxunpool(MlcOnnxNode *n) {
                        emit_ints(n, "reshape", x, "shape", &flat, 1)};
   MlcAttr ax = attr("axis", mlc_onnx__av_int(0));
   MlcGExpr *y = args[0] && args[1] && args[2] ? mlc_onnx__emit_attrs(n, "scatter_elements", args, 3, 1, &ax) : NULL;
-  return (n->out[0] = emit_ints(n, "reshape", y, "shape", dims, rank)) != NULL;
+  y = emit_ints(n, "reshape", y, "shape", dims, rank);
+  if (y && runtime) return unpool_to_runtime_shape(n, x, y, dims, rank);
+  bool grow = false;
+  int64_t pads[2 * MLC_ONNX_MAX_RANK] = {0};
+  for (int i = 0; i < rank && given >= 0; i++) pads[rank + i] = want[i] - dims[i], grow |= want[i] != dims[i];
+  if (y && grow) {
+    MlcAttr pa = attr("pad_width", mlc_onnx__av_ints(ctx, pads, 2 * rank));
+    y = mlc_onnx__emit_attrs(n, "nn.pad", &y, 1, 1, &pa);
+  }
+  return (n->out[0] = y) != NULL;
 }
 
 /* reduce x over axes 2.. with keepdims */
