@@ -37,12 +37,6 @@ static int64_t out_len(MlcOnnxNode *n, MlcGExpr *x, int ax, const DftAttrs *d) {
   return real_out || !d->onesided ? len : len / 2 + 1;
 }
 
-static MlcGExpr *one_i64(MlcOnnxNode *n, MlcGExpr *t);
-static MlcGExpr *i64_const(MlcOnnxNode *n, int64_t v);
-static MlcGExpr *join(MlcOnnxNode *n, MlcGExpr **items, int k);
-static bool bind_values(MlcOnnxNode *n, MlcGExpr *t, MlcExpr **dims, int k);
-static MlcExpr *fresh_dim(MlcOnnxNode *n);
-
 /* the axis read (one int64 value), negative ones counted from the end,
  * checked when the model runs to name one of the candidates (ok[i]: axis i
  * can be transformed; the last never is) */
@@ -50,18 +44,18 @@ static MlcGExpr *checked_axis(MlcOnnxNode *n, MlcGExpr *axis, int rank, const bo
   MlcCtx *ctx = n->im->ctx;
   int64_t iota[MLC_ONNX_MAX_RANK], bad[MLC_ONNX_MAX_RANK];
   for (int i = 0; i < rank - 1; i++) iota[i] = i, bad[i] = ok[i] ? 0 : -1;
-  MlcGExpr *a = one_i64(n, axis), *zero = i64_const(n, 0);
-  MlcGExpr *wa[3] = {mlc_onnx__emit2(n, "less", a, zero), mlc_onnx__emit2(n, "add", a, i64_const(n, rank)), a};
+  MlcGExpr *a = mlc_onnx__i64_row(n, axis), *zero = mlc_onnx__i64_const(n, 0);
+  MlcGExpr *wa[3] = {mlc_onnx__emit2(n, "less", a, zero), mlc_onnx__emit2(n, "add", a, mlc_onnx__i64_const(n, rank)), a};
   MlcGExpr *norm = wa[0] && wa[1] ? mlc_onnx__emit(n, "where", wa, 3, (MlcAttrs){0}) : NULL;
   /* norm, rank - 2 - norm and -1 at the axis if it cannot be transformed
    * must not be negative */
   MlcGExpr *at = mlc_onnx__emit2(n, "equal", mlc_onnx__const(n, mlc_onnx__i64s(ctx, iota, rank - 1)), norm);
   MlcGExpr *ba[3] = {at, mlc_onnx__const(n, mlc_onnx__i64s(ctx, bad, rank - 1)), zero};
-  MlcGExpr *checks[3] = {norm, mlc_onnx__emit2(n, "subtract", i64_const(n, rank - 2), norm),
+  MlcGExpr *checks[3] = {norm, mlc_onnx__emit2(n, "subtract", mlc_onnx__i64_const(n, rank - 2), norm),
                          at ? mlc_onnx__emit(n, "where", ba, 3, (MlcAttrs){0}) : NULL};
   MlcExpr *ignored[MLC_ONNX_MAX_RANK + 1];
-  for (int i = 0; i < rank + 1; i++) ignored[i] = fresh_dim(n);
-  return bind_values(n, join(n, checks, 3), ignored, rank + 1) ? norm : NULL;
+  for (int i = 0; i < rank + 1; i++) ignored[i] = mlc_onnx__fresh_dim(n);
+  return mlc_onnx__bind_values(n, mlc_onnx__join(n, checks, 3), ignored, rank + 1) ? norm : NULL;
 }
 
 /* the axes giving different output shapes: signal.dft_dynamic over a shape
@@ -74,7 +68,7 @@ static MlcGExpr *dft_dynamic(MlcOnnxNode *n, MlcGExpr *x, MlcGExpr *norm, int ra
   for (int i = 0; i < rank - 1; i++) {
     mlc_onnx__const_dim(x, i, &in[i]);
     out[i] = ok[i] ? out_len(n, x, i, d) : in[i], iota[i] = i;
-    dims[i] = out[i] == in[i] ? mlc_e_int(ctx, MLC_I64, in[i]) : fresh_dim(n);
+    dims[i] = out[i] == in[i] ? mlc_e_int(ctx, MLC_I64, in[i]) : mlc_onnx__fresh_dim(n);
     if (ok[i]) axes[k++] = i;
   }
   dims[rank - 1] = mlc_e_int(ctx, MLC_I64, d->inverse && d->onesided ? 1 : 2);
@@ -83,7 +77,7 @@ static MlcGExpr *dft_dynamic(MlcOnnxNode *n, MlcGExpr *x, MlcGExpr *norm, int ra
   MlcGExpr *wa[3] = {at, mlc_onnx__const(n, mlc_onnx__i64s(ctx, out, rank - 1)),
                      mlc_onnx__const(n, mlc_onnx__i64s(ctx, in, rank - 1))};
   MlcGExpr *sizes = at ? mlc_onnx__emit(n, "where", wa, 3, (MlcAttrs){0}) : NULL;
-  if (!bind_values(n, sizes, dims, rank - 1)) return NULL;
+  if (!mlc_onnx__bind_values(n, sizes, dims, rank - 1)) return NULL;
   MlcAttr a[5] = {attr("shape", mlc_onnx__av_exprs(ctx, dims, rank)), attr("axes", mlc_onnx__av_ints(ctx, axes, k)),
                   attr("inverse", av_bool(d->inverse)), attr("onesided", av_bool(d->onesided)),
                   attr("dft_length", mlc_onnx__av_int(d->len))};
@@ -122,7 +116,7 @@ static MlcGExpr *dft_runtime_axis(MlcOnnxNode *n, MlcGExpr *x, MlcGExpr *axis, i
   MlcGExpr *y = dft_along(n, x, last, d);
   for (int i = last - 1; i >= 0 && y; i--) {
     if (!ok[i]) continue;
-    MlcGExpr *args[3] = {mlc_onnx__emit2(n, "equal", norm, i64_const(n, i)), dft_along(n, x, i, d), y};
+    MlcGExpr *args[3] = {mlc_onnx__emit2(n, "equal", norm, mlc_onnx__i64_const(n, i)), dft_along(n, x, i, d), y};
     y = args[0] && args[1] ? mlc_onnx__emit(n, "where", args, 3, (MlcAttrs){0}) : NULL;
   }
   return y;
@@ -162,39 +156,6 @@ bool mlc_onnx__conv_dft(MlcOnnxNode *n) {
  * there; a frame_length given beside a window is checked against the
  * window's length. */
 
-/* t as a 1-D int64 tensor of one value */
-static MlcGExpr *one_i64(MlcOnnxNode *n, MlcGExpr *t) {
-  int64_t one = 1;
-  MlcAttr ra = attr("shape", mlc_onnx__av_ints(n->im->ctx, &one, 1)), ca = attr("dtype", mlc_onnx__av_dtype(MLC_I64));
-  if (t && mlc_onnx__rank(t) != 1) t = mlc_onnx__emit_attrs(n, "reshape", &t, 1, 1, &ra);
-  if (t && !mlc_dtype_eq(mlc_onnx__dtype_of(t), MLC_I64)) t = mlc_onnx__emit_attrs(n, "astype", &t, 1, 1, &ca);
-  return t;
-}
-
-static MlcGExpr *i64_const(MlcOnnxNode *n, int64_t v) { return mlc_onnx__const(n, mlc_onnx__i64s(n->im->ctx, &v, 1)); }
-
-static MlcGExpr *join(MlcOnnxNode *n, MlcGExpr **items, int k) {
-  for (int i = 0; i < k; i++)
-    if (!items[i]) return NULL;
-  MlcGExpr *t = mlc_g_tuple(n->im->ctx, items, k);
-  MlcAttr a = attr("axis", mlc_onnx__av_int(0));
-  return t ? mlc_onnx__emit_attrs(n, "concat", &t, 1, 1, &a) : NULL;
-}
-
-/* binds t's values (int64, static length) to the dims, each checked to
- * equal a constant entry or bound to a fresh var */
-static bool bind_values(MlcOnnxNode *n, MlcGExpr *t, MlcExpr **dims, int k) {
-  MlcCtx *ctx = n->im->ctx;
-  MlcAttr ta[2] = {attr("shape", mlc_onnx__av_exprs(ctx, dims, k)),
-                   attr("mode", mlc_onnx__av_str(ctx, "values"))};
-  return t && mlc_onnx__emit_attrs(n, "tensor_to_shape", &t, 1, 2, ta);
-}
-
-static MlcExpr *fresh_dim(MlcOnnxNode *n) {
-  MlcCtx *ctx = n->im->ctx;
-  return mlc_e_var(ctx, mlc_internf(ctx, "r%u", n->im->fresh++), MLC_I64);
-}
-
 typedef struct StftSizes {
   int64_t len, fl, step; /* fl, step: -1 when read at run time */
   bool onesided;
@@ -204,27 +165,27 @@ typedef struct StftSizes {
 /* frames and bins (and the frame length, when it too is read) bound from
  * the values when the model runs */
 static bool stft_runtime_sizes(MlcOnnxNode *n, MlcGExpr *step, MlcGExpr *flen, StftSizes *z) {
-  MlcGExpr *s = z->step >= 0 ? i64_const(n, z->step) : one_i64(n, step);
-  MlcGExpr *fl = z->fl >= 0 ? i64_const(n, z->fl) : one_i64(n, flen), *len = i64_const(n, z->len);
-  MlcGExpr *one = i64_const(n, 1), *two = i64_const(n, 2);
+  MlcGExpr *s = z->step >= 0 ? mlc_onnx__i64_const(n, z->step) : mlc_onnx__i64_row(n, step);
+  MlcGExpr *fl = z->fl >= 0 ? mlc_onnx__i64_const(n, z->fl) : mlc_onnx__i64_row(n, flen), *len = mlc_onnx__i64_const(n, z->len);
+  MlcGExpr *one = mlc_onnx__i64_const(n, 1), *two = mlc_onnx__i64_const(n, 2);
   /* step - 1, L - W and W - 1 must not be negative */
   MlcGExpr *checks[3] = {mlc_onnx__emit2(n, "subtract", s, one), mlc_onnx__emit2(n, "subtract", len, fl),
                          mlc_onnx__emit2(n, "subtract", fl, one)};
-  MlcExpr *ignored[3] = {fresh_dim(n), fresh_dim(n), fresh_dim(n)};
-  if (!bind_values(n, join(n, checks, 3), ignored, 3)) return false;
+  MlcExpr *ignored[3] = {mlc_onnx__fresh_dim(n), mlc_onnx__fresh_dim(n), mlc_onnx__fresh_dim(n)};
+  if (!mlc_onnx__bind_values(n, mlc_onnx__join(n, checks, 3), ignored, 3)) return false;
   /* the step's maximum with 1 keeps the division defined before the check has run */
   MlcGExpr *frames = mlc_onnx__emit2(n, "divide", checks[1], mlc_onnx__emit2(n, "maximum", s, one));
   frames = mlc_onnx__emit2(n, "add", frames, one);
   MlcGExpr *bins = z->onesided ? mlc_onnx__emit2(n, "add", mlc_onnx__emit2(n, "divide", fl, two), one) : fl;
-  z->frames = fresh_dim(n);
+  z->frames = mlc_onnx__fresh_dim(n);
   if (z->fl >= 0) {
     MlcExpr *dims[1] = {z->frames};
-    return bind_values(n, frames, dims, 1);
+    return mlc_onnx__bind_values(n, frames, dims, 1);
   }
-  z->win = fresh_dim(n), z->bins = fresh_dim(n);
+  z->win = mlc_onnx__fresh_dim(n), z->bins = mlc_onnx__fresh_dim(n);
   MlcGExpr *parts[3] = {fl, frames, bins};
   MlcExpr *dims[3] = {z->win, z->frames, z->bins};
-  return bind_values(n, join(n, parts, 3), dims, 3);
+  return mlc_onnx__bind_values(n, mlc_onnx__join(n, parts, 3), dims, 3);
 }
 
 bool mlc_onnx__conv_stft(MlcOnnxNode *n) {
@@ -253,7 +214,7 @@ bool mlc_onnx__conv_stft(MlcOnnxNode *n) {
     z.fl = v;
   } else if (flen && window) { /* read when the model runs: checked equal to the window's length */
     MlcExpr *want = mlc_e_int(ctx, MLC_I64, wl);
-    if (!bind_values(n, one_i64(n, flen), &want, 1)) return false;
+    if (!mlc_onnx__bind_values(n, mlc_onnx__i64_row(n, flen), &want, 1)) return false;
   }
   if (z.fl > z.len) return mlc_onnx__node_fail(n, "frames of %lld points in a signal of %lld", (long long)z.fl, (long long)z.len);
   if (z.fl >= 0) z.win = mlc_e_int(ctx, MLC_I64, z.fl), z.bins = mlc_e_int(ctx, MLC_I64, z.onesided ? z.fl / 2 + 1 : z.fl);
@@ -287,14 +248,14 @@ static MlcGExpr *f64_scalar(MlcOnnxNode *n, double v) {
  * x = 2 pi i / max(N, 1) and the window computed by the graph */
 static MlcGExpr *window_at_run_time(MlcOnnxNode *n, MlcGExpr *size, bool periodic, double a0, double a1, double a2) {
   MlcCtx *ctx = n->im->ctx;
-  MlcGExpr *s = one_i64(n, size);
-  MlcExpr *len = fresh_dim(n);
-  if (!bind_values(n, s, &len, 1)) return NULL;
+  MlcGExpr *s = mlc_onnx__i64_row(n, size);
+  MlcExpr *len = mlc_onnx__fresh_dim(n);
+  if (!mlc_onnx__bind_values(n, s, &len, 1)) return NULL;
   MlcGExpr *ra[2] = {f64_scalar(n, 0), f64_scalar(n, 1)};
   MlcAttr sa = attr("shape", mlc_onnx__av_exprs(ctx, &len, 1)), ca = attr("dtype", mlc_onnx__av_dtype(MLC_F64));
   MlcGExpr *i = mlc_onnx__emit_attrs(n, "range_to_shape", ra, 2, 1, &sa);
-  MlcGExpr *den = periodic ? s : mlc_onnx__emit2(n, "subtract", s, i64_const(n, 1));
-  den = mlc_onnx__emit2(n, "maximum", den, i64_const(n, 1));
+  MlcGExpr *den = periodic ? s : mlc_onnx__emit2(n, "subtract", s, mlc_onnx__i64_const(n, 1));
+  den = mlc_onnx__emit2(n, "maximum", den, mlc_onnx__i64_const(n, 1));
   den = den ? mlc_onnx__emit_attrs(n, "astype", &den, 1, 1, &ca) : NULL;
   MlcGExpr *x = mlc_onnx__emit2(n, "divide", mlc_onnx__emit2(n, "multiply", i, f64_scalar(n, DFT_TWO_PI)), den);
   MlcGExpr *w = mlc_onnx__emit2(n, "add", f64_scalar(n, a0),
