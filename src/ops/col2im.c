@@ -1,7 +1,9 @@
-/* col2im.c - image.col2im(data, shape=[C, S..], block=[k..], strides?,
+/* col2im.c - image.col2im(data, taps, shape=[C, S..], strides?,
  * dilations?, pads?): the blocks of data (N, C * prod(k), L) summed back
- * into an image (N, C, S..) (ONNX Col2Im), for any number nd of spatial
- * dims; pads are nd begins then nd ends.
+ * into an image (N, C, S..) (ONNX Col2Im), for 1 to 4 spatial dims; the
+ * block shape k is the shape of `taps` (whose values are not read: its
+ * buffer is how sizes read at run time reach the kernel); pads are nd
+ * begins then nd ends.
  *
  * Written as a gather, as a transposed convolution is: output position o
  * of spatial dim i receives block position b through tap r when
@@ -26,10 +28,12 @@ typedef struct Col2Im {
 static bool col_plan(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo **x, Col2Im *p) {
   int ns, nb;
   *x = mlc_op_tensor(ctx, a, 0, true);
-  if (!*x || !mlc_op_attr_shape(ctx, a, "shape", &p->shape, &ns) || !mlc_op_attr_shape(ctx, a, "block", &p->block, &nb))
-    return false;
-  p->nd = nb;
-  if (nb < 1 || nb > COL_MAX_ND) return mlc_op_fail(ctx, a, "block: expected 1 to %d sizes, got %d", COL_MAX_ND, nb);
+  const MlcSInfo *taps = *x ? mlc_op_tensor(ctx, a, 1, false) : NULL;
+  if (!taps || !mlc_op_attr_shape(ctx, a, "shape", &p->shape, &ns)) return false;
+  nb = p->nd = taps->tensor.ndim;
+  p->block = taps->tensor.shape;
+  if (nb < 1 || nb > COL_MAX_ND || !p->block)
+    return mlc_op_fail(ctx, a, "taps: expected 1 to %d known dims (the block shape), got %s", COL_MAX_ND, mlc_op_sinfo_str(ctx, taps));
   if (ns != nb + 1) return mlc_op_fail(ctx, a, "shape: expected %d dims (C and one per block dim), got %d", nb + 1, ns);
   if ((*x)->tensor.ndim != 3 || !(*x)->tensor.shape)
     return mlc_op_fail(ctx, a, "data must be (N, C * block size, blocks), got %s", mlc_op_sinfo_str(ctx, *x));

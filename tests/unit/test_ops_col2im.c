@@ -8,13 +8,14 @@
 #include <stdio.h>
 
 static void test_col2im_infer(void) {
-  OPC_CHECK_INFER("x: R.Tensor((1, 4, 9), \"float32\")", "R.image.col2im(x, shape=[1, 4, 4], block=[2, 2])",
+#define TAPS(s) ", k: R.Tensor(" s ", \"int8\")"
+  OPC_CHECK_INFER("x: R.Tensor((1, 4, 9), \"float32\")" TAPS("(2, 2)"), "R.image.col2im(x, k, shape=[1, 4, 4])",
                   "R.Tensor((1, 1, 4, 4), dtype=\"float32\")");
-  OPC_CHECK_INFER("x: R.Tensor((1, \"m\", \"l\"), \"float32\")", "R.image.col2im(x, shape=[m, l, l], block=[l, m])",
+  OPC_CHECK_INFER("x: R.Tensor((1, \"m\", \"l\"), \"float32\")" TAPS("(\"a\", \"b\")"), "R.image.col2im(x, k, shape=[m, l, l])",
                   "R.Tensor((1, m, l, l), dtype=\"float32\")");
-  OPC_CHECK_REFUSED("x: R.Tensor((1, 4, 9), \"float32\")", "R.image.col2im(x, shape=[4, 4], block=[2, 2])",
+  OPC_CHECK_REFUSED("x: R.Tensor((1, 4, 9), \"float32\")" TAPS("(2, 2)"), "R.image.col2im(x, k, shape=[4, 4])",
                     "image.col2im: shape: expected 3 dims (C and one per block dim), got 2");
-  OPC_CHECK_REFUSED("x: R.Tensor((4, 9), \"float32\")", "R.image.col2im(x, shape=[1, 4, 4], block=[2, 2])",
+  OPC_CHECK_REFUSED("x: R.Tensor((4, 9), \"float32\")" TAPS("(2, 2)"), "R.image.col2im(x, k, shape=[1, 4, 4])",
                     "image.col2im: data must be (N, C * block size, blocks), got (4, 9)");
 }
 
@@ -22,8 +23,9 @@ static void test_col2im_infer(void) {
 static void col_case(int c, int h, int w, int kh, int kw, const int *s, const int *d, const int *pad, unsigned seed) {
   int nbh = (h + pad[0] + pad[2] - d[0] * (kh - 1) - 1) / s[0] + 1, nbw = (w + pad[1] + pad[3] - d[1] * (kw - 1) - 1) / s[1] + 1;
   int rows = c * kh * kw, len = nbh * nbw;
-  OpcBuf x = opc_buf(3, (int64_t[]){2, rows, len}, NULL);
-  opc_fill_buf(&x, seed, -1, 1, false);
+  OpcBuf x[2] = {opc_buf(3, (int64_t[]){2, rows, len}, NULL), opc_buf(2, (int64_t[]){kh, kw}, NULL)};
+  opc_fill_buf(&x[0], seed, -1, 1, false);
+  opc_fill_buf(&x[1], seed, 0, 1, true); /* not read */
   double want[2 * 64 * 64] = {0};
   for (int n = 0; n < 2; n++)
     for (int r = 0; r < rows; r++)
@@ -32,16 +34,16 @@ static void col_case(int c, int h, int w, int kh, int kw, const int *s, const in
           int ch = r / (kh * kw), ky = r / kw % kh, kx = r % kw;
           int y = bh * s[0] - pad[0] + ky * d[0], z = bw * s[1] - pad[1] + kx * d[1];
           if (y < 0 || y >= h || z < 0 || z >= w) continue;
-          want[((n * c + ch) * h + y) * w + z] += x.v[(n * rows + r) * len + bh * nbw + bw];
+          want[((n * c + ch) * h + y) * w + z] += x[0].v[(n * rows + r) * len + bh * nbw + bw];
         }
   OpcBuf out = opc_buf(4, (int64_t[]){2, c, h, w}, want);
-  char params[64], call[200];
-  snprintf(params, sizeof params, "x: R.Tensor((2, %d, %d), \"float32\")", rows, len);
+  char params[96], call[200];
+  snprintf(params, sizeof params, "x: R.Tensor((2, %d, %d), \"float32\"), k: R.Tensor((%d, %d), \"int8\")", rows, len, kh, kw);
   snprintf(call, sizeof call,
-           "R.image.col2im(x, shape=[%d, %d, %d], block=[%d, %d], strides=[%d, %d], dilations=[%d, %d], pads=[%d, %d, %d, %d])",
-           c, h, w, kh, kw, s[0], s[1], d[0], d[1], pad[0], pad[1], pad[2], pad[3]);
-  opc_check_run(params, call, &x, 1, &out, 1, 1e-5);
-  opc_free(&x, 1);
+           "R.image.col2im(x, k, shape=[%d, %d, %d], strides=[%d, %d], dilations=[%d, %d], pads=[%d, %d, %d, %d])",
+           c, h, w, s[0], s[1], d[0], d[1], pad[0], pad[1], pad[2], pad[3]);
+  opc_check_run(params, call, x, 2, &out, 1, 1e-5);
+  opc_free(x, 2);
 }
 
 static void test_col2im_run(void) {
