@@ -253,22 +253,14 @@ bool mlc_onnx__conv_avgpool(MlcOnnxNode *n) { return pool(n, "nn.avg_pool2d"); }
  * that shape (center_crop_pad anchored at the start) */
 static bool unpool_to_runtime_shape(MlcOnnxNode *n, MlcGExpr *x, MlcGExpr *y, const int64_t *in, int rank) {
   MlcCtx *ctx = n->im->ctx;
-  MlcGExpr *t = n->in[2];
+  MlcGExpr *t = mlc_onnx__i64_row(n, n->in[2]);
   MlcExpr *dims[MLC_ONNX_MAX_RANK], *ignored[MLC_ONNX_MAX_RANK];
   for (int i = 0; i < rank; i++) {
-    dims[i] = i < 2 ? mlc_e_int(ctx, MLC_I64, in[i]) : mlc_e_var(ctx, mlc_internf(ctx, "r%u", n->im->fresh++), MLC_I64);
-    ignored[i] = mlc_e_var(ctx, mlc_internf(ctx, "r%u", n->im->fresh++), MLC_I64);
+    dims[i] = i < 2 ? mlc_e_int(ctx, MLC_I64, in[i]) : mlc_onnx__fresh_dim(n);
+    ignored[i] = mlc_onnx__fresh_dim(n);
   }
-  if (!mlc_dtype_eq(mlc_onnx__dtype_of(t), MLC_I64)) {
-    MlcAttr ca = attr("dtype", mlc_onnx__av_dtype(MLC_I64));
-    if (!(t = mlc_onnx__emit_attrs(n, "astype", &t, 1, 1, &ca))) return false;
-  }
-  MlcAttr ta[2] = {attr("shape", mlc_onnx__av_exprs(ctx, dims, rank)), attr("mode", mlc_onnx__av_str(ctx, "values"))};
   MlcGExpr *over = mlc_onnx__emit2(n, "subtract", t, mlc_onnx__const(n, mlc_onnx__i64s(ctx, in, rank)));
-  MlcAttr oa[2] = {attr("shape", mlc_onnx__av_exprs(ctx, ignored, rank)), attr("mode", mlc_onnx__av_str(ctx, "values"))};
-  if (!mlc_onnx__emit_attrs(n, "tensor_to_shape", &t, 1, 2, ta) || !over ||
-      !mlc_onnx__emit_attrs(n, "tensor_to_shape", &over, 1, 2, oa))
-    return false;
+  if (!mlc_onnx__bind_values(n, t, dims, rank) || !mlc_onnx__bind_values(n, over, ignored, rank)) return false;
   MlcAttr ca[2] = {attr("shape", mlc_onnx__av_exprs(ctx, dims, rank)), attr("anchor", mlc_onnx__av_str(ctx, "start"))};
   return (n->out[0] = mlc_onnx__emit_attrs(n, "center_crop_pad", &y, 1, 2, ca)) != NULL;
 }

@@ -28,15 +28,9 @@ bool mlc_onnx__conv_affine_grid(MlcOnnxNode *n) {
       dims[i] = mlc_e_int(ctx, MLC_I64, v[i]);
     }
   } else {
-    MlcGExpr *t = size;
-    if (!mlc_dtype_eq(mlc_onnx__dtype_of(t), MLC_I64)) {
-      MlcAttr ca = attr("dtype", mlc_onnx__av_dtype(MLC_I64));
-      if (!(t = mlc_onnx__emit_attrs(n, "astype", &t, 1, 1, &ca))) return false;
-    }
     dims[0] = ts->tensor.shape[0]; /* checked equal */
-    for (int i = 1; i < len; i++) dims[i] = mlc_e_var(ctx, mlc_internf(ctx, "r%u", n->im->fresh++), MLC_I64);
-    MlcAttr ta[2] = {attr("shape", mlc_onnx__av_exprs(ctx, dims, (int)len)), attr("mode", mlc_onnx__av_str(ctx, "values"))};
-    if (!mlc_onnx__emit_attrs(n, "tensor_to_shape", &t, 1, 2, ta)) return false;
+    for (int i = 1; i < len; i++) dims[i] = mlc_onnx__fresh_dim(n);
+    if (!mlc_onnx__bind_values(n, mlc_onnx__i64_row(n, size), dims, (int)len)) return false;
   }
   MlcAttr a[2] = {attr("shape", mlc_onnx__av_exprs(ctx, dims + 2, (int)len - 2)), attr("align_corners", av_bool(align != 0))};
   return (n->out[0] = mlc_onnx__emit_attrs(n, "image.affine_grid", &theta, 1, 2, a)) != NULL;
