@@ -10,6 +10,7 @@
 #include "onnx_convert.h"
 
 #define COL_MAX_ND 4
+#define COL_MAX_SIZE ((int64_t)1 << 31) /* any size, stride, dilation or pad */
 
 typedef struct ColAttrs {
   int nd;
@@ -27,7 +28,8 @@ static bool col_attrs(MlcOnnxNode *n, ColAttrs *c) {
     if (k >= 0 && k != want) return mlc_onnx__node_fail(n, "%s: %d values for %d spatial dims", names[a], k, c->nd);
     for (int i = 0; i < want; i++) {
       outs[a][i] = k < 0 ? (a == 2 ? 0 : 1) : v[i];
-      if (outs[a][i] < (a == 2 ? 0 : 1)) return mlc_onnx__node_fail(n, "%s: %lld is out of range", names[a], (long long)v[i]);
+      if (outs[a][i] < (a == 2 ? 0 : 1) || outs[a][i] > COL_MAX_SIZE)
+        return mlc_onnx__node_fail(n, "%s: %lld is out of range", names[a], (long long)v[i]);
     }
   }
   return true;
@@ -78,11 +80,17 @@ static bool col_static_sizes(MlcOnnxNode *n, int64_t chans, int64_t blocks, cons
   int k1, k2;
   if (!mlc_onnx__known_ints(n, 1, img, COL_MAX_ND, &k1) || !mlc_onnx__known_ints(n, 2, blk, COL_MAX_ND, &k2)) return false;
   for (int i = 0; i < c->nd; i++) {
-    int64_t num = img[i] + c->pads[i] + c->pads[c->nd + i] - 1 - c->dil[i] * (blk[i] - 1);
-    if (img[i] < 0 || blk[i] < 1 || num < 0 || blk[i] > chans)
+    if (img[i] < 0 || img[i] > COL_MAX_SIZE || blk[i] < 1 || blk[i] > chans)
       return mlc_onnx__node_fail(n, "image size %lld and block size %lld do not fit along dim %d", (long long)img[i],
                                  (long long)blk[i], i);
-    kprod *= blk[i], bprod *= num / c->strides[i] + 1;
+    int64_t num = img[i] + c->pads[i] + c->pads[c->nd + i] - 1 - c->dil[i] * (blk[i] - 1);
+    if (num < 0) return mlc_onnx__node_fail(n, "along dim %d a block is longer than the padded image", i);
+    /* each product stays at most its data dim (checked before it grows), so neither overflows */
+    int64_t nb = num / c->strides[i] + 1;
+    if (blk[i] > chans / kprod || nb > (blocks ? blocks / bprod : 0))
+      return mlc_onnx__node_fail(n, "data has %lld channels and %lld blocks, fewer than the block and image shapes make",
+                                 (long long)chans, (long long)blocks);
+    kprod *= blk[i], bprod *= nb;
     dims[1 + i] = mlc_e_int(ctx, MLC_I64, img[i]), block[i] = mlc_e_int(ctx, MLC_I64, blk[i]);
   }
   if (chans % kprod || bprod != blocks)

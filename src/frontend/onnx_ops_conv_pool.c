@@ -275,7 +275,7 @@ bool mlc_onnx__conv_maxunpool(MlcOnnxNode *n) {
   MlcCtx *ctx = n->im->ctx;
   MlcGExpr *x = mlc_onnx__input(n, 0), *ix = mlc_onnx__input(n, 1);
   int rank, k;
-  int64_t kernel[8], dims[MLC_ONNX_MAX_RANK], want[MLC_ONNX_MAX_RANK], numel = 1;
+  int64_t kernel[8], dims[MLC_ONNX_MAX_RANK], want[MLC_ONNX_MAX_RANK], numel = 1, wanted = 1;
   if (!x || !ix || !need_rank(n, x, &rank) || !mlc_onnx__attr_ints(n, "kernel_shape", kernel, 8, &k)) return false;
   if (rank < 3 || rank > 5 || k != rank - 2) return mlc_onnx__node_fail(n, "kernel_shape must have one value per spatial dim");
   WindowNd w;
@@ -298,6 +298,8 @@ bool mlc_onnx__conv_maxunpool(MlcOnnxNode *n) {
     if (given >= 0 && (want[i] < dims[i] || (i < 2 && want[i] != dims[i])))
       return mlc_onnx__node_fail(n, "input 2 (output_shape): dim %d is %lld, the unpooled size is %lld", i,
                                  (long long)want[i], (long long)dims[i]);
+    if (given >= 0 && (want[i] > ((int64_t)1 << 31) || (wanted *= want[i]) > ((int64_t)1 << 31)))
+      return mlc_onnx__node_fail(n, "input 2 (output_shape): an output over 2^31 elements is not supported");
   }
   int64_t flat = -1;
   MlcAttr z[2] = {attr("shape", mlc_onnx__av_ints(ctx, &numel, 1)), attr("dtype", mlc_onnx__av_dtype(mlc_onnx__dtype_of(x)))};

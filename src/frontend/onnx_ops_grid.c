@@ -23,8 +23,11 @@ bool mlc_onnx__conv_affine_grid(MlcOnnxNode *n) {
     int64_t batch;
     if (mlc_onnx__const_dim(theta, 0, &batch) && v[0] != batch)
       return mlc_onnx__node_fail(n, "size's N is %lld but theta holds %lld transforms", (long long)v[0], (long long)batch);
+    int64_t numel = 1;
     for (int i = 2; i < len; i++) {
       if (v[i] < 0) return mlc_onnx__node_fail(n, "input 1 (size) must not be negative");
+      if (v[i] > ((int64_t)1 << 31) || (numel *= v[i] ? v[i] : 1) > ((int64_t)1 << 31))
+        return mlc_onnx__node_fail(n, "input 1 (size): a grid over 2^31 points is not supported");
       dims[i] = mlc_e_int(ctx, MLC_I64, v[i]);
     }
   } else {
