@@ -1,5 +1,6 @@
 /* onnx_ops_signal.c - the converters of ONNX's DFT onto signal.dft, of STFT
- * onto signal.stft and of the window functions (HannWindow, HammingWindow, BlackmanWindow) into
+ * onto signal.stft, of MelWeightMatrix onto signal.mel_weight_matrix and of
+ * the window functions (HannWindow, HammingWindow, BlackmanWindow) into
  * constants.
  *
  * Opsets 17 to 19 give the axis as an attribute (default 1), opset 20 as
@@ -228,6 +229,36 @@ bool mlc_onnx__conv_stft(MlcOnnxNode *n) {
   MlcGExpr *args[3] = {x, step, window};
   MlcAttr sa = attr("shape", mlc_onnx__av_exprs(ctx, shape, 2));
   return (n->out[0] = mlc_onnx__emit_attrs(n, "signal.stft", args, 3, 1, &sa)) != NULL;
+}
+
+/* ---- MelWeightMatrix --------------------------------------------------------------------------- */
+
+/* signal.mel_weight_matrix over (dft_length / 2 + 1, num_mel_bins), both
+ * bound from the values when the model runs after checking dft_length and
+ * num_mel_bins non-negative and sample_rate positive; the kernel reads the
+ * rest. */
+bool mlc_onnx__conv_mel_weight_matrix(MlcOnnxNode *n) {
+  MlcCtx *ctx = n->im->ctx;
+  int64_t otype;
+  MlcDType t;
+  for (int i = 0; i < 5; i++)
+    if (!mlc_onnx__input(n, i)) return false;
+  if (!mlc_onnx__attr_int(n, "output_datatype", ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, &otype)) return false;
+  if (!mlc_onnx__dtype((int32_t)otype, &t) || (!mlc_dtype_is_float(t) && !mlc_dtype_is_int(t)))
+    return mlc_onnx__node_fail(n, "output_datatype %s is not supported", mlc_onnx__dtype_name((int32_t)otype));
+  for (int i = 0; i < 3; i++)
+    if (!mlc_dtype_is_int(mlc_onnx__dtype_of(n->in[i])) || mlc_onnx__rank(n->in[i]) > 1)
+      return mlc_onnx__node_fail(n, "input %d must be one integer", i);
+  MlcGExpr *m = mlc_onnx__i64_row(n, n->in[0]), *d = mlc_onnx__i64_row(n, n->in[1]), *sr = mlc_onnx__i64_row(n, n->in[2]);
+  MlcGExpr *checks[2] = {d, mlc_onnx__emit2(n, "subtract", sr, mlc_onnx__i64_const(n, 1))};
+  MlcExpr *ignored[2] = {mlc_onnx__fresh_dim(n), mlc_onnx__fresh_dim(n)};
+  if (!mlc_onnx__bind_values(n, mlc_onnx__join(n, checks, 2), ignored, 2)) return false;
+  MlcGExpr *bins = mlc_onnx__emit2(n, "add", mlc_onnx__emit2(n, "divide", d, mlc_onnx__i64_const(n, 2)), mlc_onnx__i64_const(n, 1));
+  MlcGExpr *sizes[2] = {bins, m};
+  MlcExpr *dims[2] = {mlc_onnx__fresh_dim(n), mlc_onnx__fresh_dim(n)};
+  if (!mlc_onnx__bind_values(n, mlc_onnx__join(n, sizes, 2), dims, 2)) return false;
+  MlcAttr a[2] = {attr("shape", mlc_onnx__av_exprs(ctx, dims, 2)), attr("dtype", mlc_onnx__av_dtype(t))};
+  return (n->out[0] = mlc_onnx__emit_attrs(n, "signal.mel_weight_matrix", n->in + 1, 4, 2, a)) != NULL;
 }
 
 /* ---- HannWindow, HammingWindow, BlackmanWindow ------------------------------------------------ */

@@ -70,6 +70,7 @@ bool mlc_op_te_det(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor
 bool mlc_op_te_dft(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_stft(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_dft_dynamic(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
+bool mlc_op_te_mel_weight_matrix(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_center_crop_pad(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_affine_grid(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);
 bool mlc_op_te_col2im(MlcCtx *, const MlcOpArgs *, MlcTeTensor **, int, MlcTeTensor **, int *);

@@ -329,3 +329,102 @@ bool mlc_op_te_stft(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_in,
   *n_outs = 1;
   return outs[0] != NULL;
 }
+
+/* ---- signal.mel_weight_matrix ------------------------------------------------------------------ */
+
+/* signal.mel_weight_matrix(dft_length, sample_rate, lower_edge_hertz,
+ * upper_edge_hertz, shape=[K, M], dtype?): the triangular filters that map
+ * K = dft_length / 2 + 1 spectrum bins to M mel bins (ONNX
+ * MelWeightMatrix), the four parameters scalars read by the kernel.
+ *
+ * M + 2 points equally spaced in mel (2595 log10(1 + hz / 700)) from the
+ * lower to the upper edge, back in hertz and as spectrum bins
+ * f = floor((dft_length + 1) hz / sample_rate); mel bin i rises from
+ * f(i) to f(i + 1) and falls to f(i + 2) (a filter whose rise is empty is
+ * 1 at its centre), all in float64.  A bin is clamped to +-2^40 before it
+ * becomes an integer, so no value makes the conversion undefined. */
+#define MEL_LN10 2.302585092994045684017991454684
+
+typedef struct Mel {
+  MlcExpr *k, *m;
+  MlcDType dtype;
+} Mel;
+
+static bool mel_plan(MlcCtx *ctx, const MlcOpArgs *a, Mel *p) {
+  MlcExpr **shape;
+  int n;
+  bool present;
+  for (int i = 0; i < 4; i++) {
+    const MlcSInfo *t = mlc_op_tensor(ctx, a, i, true);
+    int64_t one;
+    if (!t) return false;
+    if (t->tensor.ndim > 1 || !t->tensor.shape ||
+        (t->tensor.ndim == 1 && (!mlc_e_is_const_int(t->tensor.shape[0], &one) || one != 1)) ||
+        (i < 2 ? !mlc_dtype_is_int(t->tensor.dtype) : !mlc_dtype_is_float(t->tensor.dtype)))
+      return mlc_op_fail(ctx, a, "%s must be one %s value, got %s", i < 2 ? (i ? "sample_rate" : "dft_length") : i == 2 ? "lower_edge_hertz" : "upper_edge_hertz",
+                         i < 2 ? "integer" : "floating-point", mlc_op_sinfo_str(ctx, t));
+  }
+  if (!mlc_op_attr_shape(ctx, a, "shape", &shape, &n) || !mlc_op_attr_dtype(ctx, a, "dtype", &p->dtype, &present)) return false;
+  if (n != 2) return mlc_op_fail(ctx, a, "shape: expected 2 dims (spectrum bins, mel bins), got %d", n);
+  if (!present) p->dtype = MLC_DT(MLC_TC_FLOAT, 32, 1);
+  p->k = shape[0], p->m = shape[1];
+  return true;
+}
+
+MlcSInfo *mlc_op_infer_mel_weight_matrix(MlcCtx *ctx, const MlcOpArgs *a) {
+  Mel p;
+  if (!mel_plan(ctx, a, &p)) return NULL;
+  MlcExpr *shape[2] = {p.k, p.m};
+  return mlc_op_tensor_sinfo(ctx, shape, 2, p.dtype);
+}
+
+static MlcExpr *scalar_f64(MlcCtx *ctx, const MlcTeTensor *t) {
+  MlcExpr *zero = i64(ctx, 0);
+  return mlc_op_cast(ctx, MLC_F64, mlc_te_read(ctx, t, &zero, t->ndim));
+}
+
+/* the spectrum bin of mel point i (int64) */
+static MlcExpr *mel_bin(MlcCtx *ctx, MlcExpr *i, MlcExpr *low, MlcExpr *step, MlcExpr *scale) {
+  MlcExpr *mel = bin(ctx, MLC_BIN_ADD, bin(ctx, MLC_BIN_MUL, mlc_e_cast(ctx, MLC_F64, i), step), low);
+  MlcExpr *hz = bin(ctx, MLC_BIN_MUL, f64(ctx, 700),
+                    bin(ctx, MLC_BIN_SUB, call1(ctx, MLC_INTRIN_EXP, bin(ctx, MLC_BIN_MUL, mel, f64(ctx, MEL_LN10 / 2595))), f64(ctx, 1)));
+  MlcExpr *f = call1(ctx, MLC_INTRIN_FLOOR, bin(ctx, MLC_BIN_MUL, hz, scale));
+  f = bin(ctx, MLC_BIN_MAX, bin(ctx, MLC_BIN_MIN, f, f64(ctx, 0x1p40)), f64(ctx, -0x1p40));
+  return mlc_e_cast(ctx, MLC_I64, f);
+}
+
+/* 2595 log10(1 + hz / 700) */
+static MlcExpr *to_mel(MlcCtx *ctx, MlcExpr *hz) {
+  MlcExpr *r = call1(ctx, MLC_INTRIN_LOG, bin(ctx, MLC_BIN_ADD, f64(ctx, 1), bin(ctx, MLC_BIN_DIV, hz, f64(ctx, 700))));
+  return bin(ctx, MLC_BIN_MUL, r, f64(ctx, 2595 / MEL_LN10));
+}
+
+bool mlc_op_te_mel_weight_matrix(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_in, MlcTeTensor **outs,
+                                 int *n_outs) {
+  Mel p;
+  if (!mel_plan(ctx, a, &p)) return false;
+  MlcExpr *ax[2], *shape[2] = {p.k, p.m};
+  mlc_op_axes(ctx, 2, ax);
+  MlcExpr *low = to_mel(ctx, scalar_f64(ctx, in[2])), *high = to_mel(ctx, scalar_f64(ctx, in[3]));
+  MlcExpr *step = bin(ctx, MLC_BIN_DIV, bin(ctx, MLC_BIN_SUB, high, low),
+                      mlc_e_cast(ctx, MLC_F64, bin(ctx, MLC_BIN_ADD, p.m, i64(ctx, 2))));
+  MlcExpr *scale = bin(ctx, MLC_BIN_DIV, bin(ctx, MLC_BIN_ADD, scalar_f64(ctx, in[0]), f64(ctx, 1)), scalar_f64(ctx, in[1]));
+  MlcExpr *j = ax[0], *i = ax[1];
+  MlcExpr *l = mel_bin(ctx, i, low, step, scale), *c = mel_bin(ctx, bin(ctx, MLC_BIN_ADD, i, i64(ctx, 1)), low, step, scale);
+  MlcExpr *h = mel_bin(ctx, bin(ctx, MLC_BIN_ADD, i, i64(ctx, 2)), low, step, scale);
+  MlcExpr *jf = mlc_e_cast(ctx, MLC_F64, j), *one = f64(ctx, 1), *zero = f64(ctx, 0);
+  MlcExpr *rise_in = bin(ctx, MLC_BIN_AND, bin(ctx, MLC_BIN_LE, l, j), bin(ctx, MLC_BIN_LE, j, c));
+  MlcExpr *rise = mlc_e_select(ctx, rise_in,
+                               bin(ctx, MLC_BIN_DIV, mlc_e_cast(ctx, MLC_F64, bin(ctx, MLC_BIN_SUB, j, l)),
+                                   mlc_e_cast(ctx, MLC_F64, bin(ctx, MLC_BIN_MAX, bin(ctx, MLC_BIN_SUB, c, l), i64(ctx, 1)))),
+                               zero);
+  rise = mlc_e_select(ctx, bin(ctx, MLC_BIN_EQ, c, l), mlc_e_select(ctx, bin(ctx, MLC_BIN_EQ, j, c), one, zero), rise);
+  MlcExpr *fall_in = bin(ctx, MLC_BIN_AND, bin(ctx, MLC_BIN_GT, h, c),
+                         bin(ctx, MLC_BIN_AND, bin(ctx, MLC_BIN_LE, c, j), bin(ctx, MLC_BIN_LT, j, h)));
+  MlcExpr *fall = bin(ctx, MLC_BIN_DIV, bin(ctx, MLC_BIN_SUB, mlc_e_cast(ctx, MLC_F64, h), jf),
+                      mlc_e_cast(ctx, MLC_F64, bin(ctx, MLC_BIN_MAX, bin(ctx, MLC_BIN_SUB, h, c), i64(ctx, 1))));
+  MlcExpr *v = mlc_e_select(ctx, fall_in, fall, rise);
+  outs[0] = mlc_te_compute(ctx, "mel_weight_matrix", shape, 2, ax, mlc_op_cast(ctx, p.dtype, v));
+  *n_outs = 1;
+  return outs[0] != NULL;
+}

@@ -1,4 +1,5 @@
-/* test_ops_signal.c - signal.dft, signal.dft_dynamic and signal.stft (src/ops/signal.c): the inferred struct
+/* test_ops_signal.c - signal.dft, signal.dft_dynamic, signal.stft and
+ * signal.mel_weight_matrix (src/ops/signal.c): the inferred struct
  * info prints as expected, refused inputs name the op and what was
  * expected, the legalized prim func reads back equal, and the interpreter
  * computes what a plain C reference here computes: C's complex arithmetic,
@@ -8,6 +9,7 @@
 #include "op_check.h"
 
 #include <complex.h>
+#include <math.h>
 #include <stdio.h>
 
 #define F32(shape) "R.Tensor(" shape ", \"float32\")"
@@ -192,6 +194,54 @@ static void test_stft_run(void) {
   stft_case(16, 1, 1, 16, true, 27);  /* one frame */
 }
 
+/* ---- signal.mel_weight_matrix ---- */
+
+/* ONNX's triangular filters, written from its definition in plain C */
+static void ref_mel(int m, int d, int sr, double lo, double hi, double *y) {
+  int k = d / 2 + 1;
+  long bins[64];
+  double lm = 2595 * log10(1 + lo / 700), hm = 2595 * log10(1 + hi / 700), step = (hm - lm) / (m + 2);
+  for (int i = 0; i < m + 2; i++) bins[i] = (long)floor((d + 1) * (700 * (pow(10, (i * step + lm) / 2595) - 1)) / sr);
+  for (int j = 0; j < k * m; j++) y[j] = 0;
+  for (int i = 0; i < m; i++) {
+    long l = bins[i], c = bins[i + 1], h = bins[i + 2];
+    if (c == l && c >= 0 && c < k) y[c * m + i] = 1;
+    for (long j = l; c != l && j <= c; j++)
+      if (j >= 0 && j < k) y[j * m + i] = (double)(j - l) / (double)(c - l);
+    for (long j = c; h > c && j < h; j++)
+      if (j >= 0 && j < k) y[j * m + i] = (double)(h - j) / (double)(h - c);
+  }
+}
+
+static void mel_case(int m, int d, int sr, double lo, double hi) {
+  double want[64 * 32];
+  int k = d / 2 + 1;
+  ref_mel(m, d, sr, lo, hi, want);
+  OpcBuf in[4] = {opc_buf(0, NULL, (double[]){d}), opc_buf(1, (int64_t[]){1}, (double[]){sr}), opc_buf(0, NULL, (double[]){lo}),
+                  opc_buf(0, NULL, (double[]){hi})};
+  OpcBuf y = opc_buf(2, (int64_t[]){k, m}, want);
+  char call[96];
+  snprintf(call, sizeof call, "R.signal.mel_weight_matrix(d, r, lo, hi, shape=[%d, %d])", k, m);
+  opc_check_run("d: R.Tensor((), \"int64\"), r: R.Tensor((1,), \"int32\"), lo: R.Tensor((), \"float32\"), "
+                "hi: R.Tensor((), \"float32\")",
+                call, in, 4, &y, 1, 1e-6);
+}
+
+static void test_mel_weight_matrix(void) {
+  OPC_CHECK_INFER("d: R.Tensor((), \"int64\"), r: R.Tensor((), \"int64\"), lo: R.Tensor((), \"float32\"), "
+                  "hi: R.Tensor((), \"float32\")",
+                  "R.signal.mel_weight_matrix(d, r, lo, hi, shape=[9, 8], dtype=\"float16\")",
+                  "R.Tensor((9, 8), dtype=\"float16\")");
+  OPC_CHECK_REFUSED("d: R.Tensor((), \"float32\"), r: R.Tensor((), \"int64\"), lo: R.Tensor((), \"float32\"), "
+                    "hi: R.Tensor((), \"float32\")",
+                    "R.signal.mel_weight_matrix(d, r, lo, hi, shape=[9, 8])",
+                    "signal.mel_weight_matrix: dft_length must be one integer value, got ()");
+  mel_case(8, 16, 8192, 0, 4096);   /* the conformance test's sizes */
+  mel_case(20, 60, 16000, 20, 8000); /* filters wider than a bin */
+  mel_case(5, 64, 22050, 300, 5000);
+  mel_case(3, 10, 1000, 100, 400);   /* filters whose rise is empty */
+}
+
 int main(void) {
   RUN(test_dft_infer);
   RUN(test_dft_run);
@@ -199,5 +249,6 @@ int main(void) {
   RUN(test_dft_dynamic_run);
   RUN(test_stft_infer);
   RUN(test_stft_run);
+  RUN(test_mel_weight_matrix);
   return CHECK_DONE();
 }
