@@ -43,6 +43,16 @@ bool mlc_onnx__known_or_absent(MlcOnnxNode *n, int i);
  * "range": 3 float64 values, start, limit and delta, into one dim). */
 bool mlc_onnx__runtime_shape(MlcOnnxNode *n, MlcGExpr *t, MlcGExpr *like, const char *mode, MlcExpr **dims, int cap,
                              int *count);
+/* values read at run time (onnx_values.c): t as a 1-D int64 tensor (a
+ * scalar as one value); a one-value int64 constant; 1-D tensors
+ * concatenated; t's values bound to dims (tensor_to_shape mode "values":
+ * a constant entry checked equal, a fresh var checked non-negative); a
+ * fresh size var */
+MlcGExpr *mlc_onnx__i64_row(MlcOnnxNode *n, MlcGExpr *t);
+MlcGExpr *mlc_onnx__i64_const(MlcOnnxNode *n, int64_t v);
+MlcGExpr *mlc_onnx__join(MlcOnnxNode *n, MlcGExpr **items, int k);
+bool mlc_onnx__bind_values(MlcOnnxNode *n, MlcGExpr *t, MlcExpr **dims, int k);
+MlcExpr *mlc_onnx__fresh_dim(MlcOnnxNode *n);
 /* Slice (onnx_ops_dynslice.c) with starts, ends, axes or steps computed at run time */
 bool mlc_onnx__slice_runtime(MlcOnnxNode *n, MlcGExpr *x, int rank);
 /* Pad (onnx_ops_dynslice.c) with pads, constant value or axes computed at run time; mode is Pad's */

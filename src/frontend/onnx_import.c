@@ -3,9 +3,9 @@
  *
  * The graph is checked before anything is converted, so a bad model is
  * refused with one clear message: the default-domain opset must be in
- * [7, 21]; names must be defined before use (nodes are ordered
- * topologically here, so a cycle is found and named); no value is produced
- * twice; and every unsupported node is listed at once (node name, op type,
+ * [7, 28] (or below 7 for ops unchanged since their first version); names
+ * must be defined before use (nodes are ordered topologically here, so a
+ * cycle is found and named); no value is produced twice; and every unsupported node is listed at once (node name, op type,
  * domain, opset) rather than the first only. */
 #include <stdio.h>
 #include <string.h>
@@ -324,12 +324,28 @@ static bool topo_order(MlcOnnxImporter *im, const Onnx__GraphProto *g, int *orde
 
 static bool default_domain(const char *d) { return !d || !*d || strcmp(d, "ai.onnx") == 0; }
 
-/* the converter of node p: the default domain's at the model's opset, or
- * ONNX Runtime's contrib ops (com.microsoft); NULL when there is none */
+/* Opsets below MIN_OPSET serve only the ops whose meaning has not changed
+ * since their first version (at most an attribute meant for in-place
+ * execution, consumed_inputs, was dropped); every other op of such a model
+ * is listed as unsupported. */
+static const char *const early_ops[] = {"Not", "Identity", "Abs", "Neg", "Exp", "Log", "Sqrt", "Tanh",
+                                        "Sigmoid", "Relu", "Floor", "Ceil", "Reciprocal"};
+
+static bool early_op(const char *op) {
+  for (size_t i = 0; i < sizeof early_ops / sizeof *early_ops; i++)
+    if (!strcmp(early_ops[i], op)) return true;
+  return false;
+}
+
+/* the converter of node p: the default domain's at the model's opset,
+ * ONNX Runtime's contrib ops (com.microsoft) or the training optimizers
+ * (ai.onnx.preview.training); NULL when there is none */
 static MlcOnnxConvertFn converter_of(const MlcOnnxImporter *im, const Onnx__NodeProto *p) {
   const char *op = p->op_type ? p->op_type : "";
-  if (default_domain(p->domain)) return mlc_onnx__converter(op, im->opset);
+  if (default_domain(p->domain))
+    return im->opset >= MIN_OPSET || early_op(op) ? mlc_onnx__converter(op, im->opset) : NULL;
   if (strcmp(p->domain, "com.microsoft") == 0) return mlc_onnx__contrib_converter(op);
+  if (strcmp(p->domain, "ai.onnx.preview.training") == 0) return mlc_onnx__training_converter(op);
   return NULL;
 }
 
@@ -622,11 +638,17 @@ static bool find_opset(MlcOnnxImporter *im, const Onnx__ModelProto *mp) {
     const Onnx__OperatorSetIdProto *o = mp->opset_import[i];
     if (default_domain(o->domain)) im->opset = o->has_version ? o->version : 1;
   }
+  /* a model of other domains' ops only (the training optimizers) need not
+   * import the default domain */
+  bool uses_default = false;
+  for (size_t i = 0; mp->graph && i < mp->graph->n_node; i++) uses_default |= default_domain(mp->graph->node[i]->domain);
+  if (im->opset < 0 && !uses_default) return im->opset = 0, true;
   if (im->opset < 0) return model_fail(im, "models without an opset of the default domain (only %s) are not supported",
                       mp->n_opset_import && mp->opset_import[0]->domain ? mp->opset_import[0]->domain : "none");
-  if (im->opset < MIN_OPSET || im->opset > MAX_OPSET)
-    return model_fail(im, "opset %lld of the default domain is not supported (%d..%d are)",
-                      (long long)im->opset, MIN_OPSET, MAX_OPSET);
+  if (im->opset < 1 || im->opset > MAX_OPSET)
+    return model_fail(im, "opset %lld of the default domain is not supported (1..%d are; below %d only ops unchanged "
+                          "since their first version)",
+                      (long long)im->opset, MAX_OPSET, MIN_OPSET);
   return true;
 }
 

@@ -75,6 +75,8 @@ typedef bool (*MlcOnnxConvertFn)(MlcOnnxNode *n);
 MlcOnnxConvertFn mlc_onnx__converter(const char *op_type, int64_t opset);
 /* the converter of a com.microsoft contrib op (onnx_ops_contrib.c); NULL when unsupported */
 MlcOnnxConvertFn mlc_onnx__contrib_converter(const char *op_type);
+/* the converter of an ai.onnx.preview.training op (onnx_ops_training.c); NULL when unsupported */
+MlcOnnxConvertFn mlc_onnx__training_converter(const char *op_type);
 
 /* Import subgraph g of node n (an If branch) into the bindings being built:
  * its initializers and nodes, reading the enclosing graphs' values by name;

@@ -2,7 +2,8 @@
  * ConvTranspose, DeformConv, CausalConvWithState, MaxPool, MaxUnpool,
  * AveragePool, the global pools, LpPool and GlobalLpPool) onto the registry's 2-D NCHW
  * ops; 1-D windows are lifted to 2-D, 3-D pools are two 2-D pools
- * (pool_nd), 3-D convolutions are refused. */
+ * (pool_nd), 3-D transposed convolutions are nn.conv3d_transpose, other 3-D
+ * convolutions are refused. */
 #include <math.h>
 #include <string.h>
 
@@ -246,31 +247,59 @@ static bool pool(MlcOnnxNode *n, const char *op) {
 bool mlc_onnx__conv_maxpool(MlcOnnxNode *n) { return pool(n, "nn.max_pool2d"); }
 bool mlc_onnx__conv_avgpool(MlcOnnxNode *n) { return pool(n, "nn.avg_pool2d"); }
 
+/* output_shape read at run time: its values bound as the output's dims
+ * when the model runs (N and C checked equal to x's, none below the
+ * unpooled size `in`), and y placed at the corner of a zero tensor of
+ * that shape (center_crop_pad anchored at the start) */
+static bool unpool_to_runtime_shape(MlcOnnxNode *n, MlcGExpr *x, MlcGExpr *y, const int64_t *in, int rank) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcGExpr *t = mlc_onnx__i64_row(n, n->in[2]);
+  MlcExpr *dims[MLC_ONNX_MAX_RANK], *ignored[MLC_ONNX_MAX_RANK];
+  for (int i = 0; i < rank; i++) {
+    dims[i] = i < 2 ? mlc_e_int(ctx, MLC_I64, in[i]) : mlc_onnx__fresh_dim(n);
+    ignored[i] = mlc_onnx__fresh_dim(n);
+  }
+  MlcGExpr *over = mlc_onnx__emit2(n, "subtract", t, mlc_onnx__const(n, mlc_onnx__i64s(ctx, in, rank)));
+  if (!mlc_onnx__bind_values(n, t, dims, rank) || !mlc_onnx__bind_values(n, over, ignored, rank)) return false;
+  MlcAttr ca[2] = {attr("shape", mlc_onnx__av_exprs(ctx, dims, rank)), attr("anchor", mlc_onnx__av_str(ctx, "start"))};
+  return (n->out[0] = mlc_onnx__emit_attrs(n, "center_crop_pad", &y, 1, 2, ca)) != NULL;
+}
+
 /* MaxUnpool: x's values at the flat positions `indices` gives (as MaxPool's
- * Indices output numbers them) of a zero tensor of the pooled input's size,
- * (in - 1) * stride - pads + kernel per spatial dim, or output_shape when
- * given (known at compile time: its values set the shape). */
+ * Indices output numbers them) of a zero tensor of the unpooled size,
+ * (in - 1) * stride - pads + kernel per spatial dim; an output_shape given
+ * places that at the corner of a zero tensor of its shape, as ONNX's
+ * reference does (known at compile time with nn.pad, read at run time see
+ * unpool_to_runtime_shape). */
 bool mlc_onnx__conv_maxunpool(MlcOnnxNode *n) {
   MlcCtx *ctx = n->im->ctx;
   MlcGExpr *x = mlc_onnx__input(n, 0), *ix = mlc_onnx__input(n, 1);
   int rank, k;
-  int64_t kernel[8], dims[MLC_ONNX_MAX_RANK], numel = 1;
+  int64_t kernel[8], dims[MLC_ONNX_MAX_RANK], want[MLC_ONNX_MAX_RANK], numel = 1, wanted = 1;
   if (!x || !ix || !need_rank(n, x, &rank) || !mlc_onnx__attr_ints(n, "kernel_shape", kernel, 8, &k)) return false;
   if (rank < 3 || rank > 5 || k != rank - 2) return mlc_onnx__node_fail(n, "kernel_shape must have one value per spatial dim");
   WindowNd w;
   int given = -1;
   if (!read_window_nd(n, x, kernel, k, &w)) return false;
-  if (opt_input(n, 2) && !(n->known_in[2] || n->in[2]->kind == MLC_G_CONST))
-    return mlc_onnx__node_fail(n, "input 2 (output_shape) computed at run time is not supported (it must be known at compile time)");
-  if (opt_input(n, 2) && !mlc_onnx__known_ints(n, 2, dims, MLC_ONNX_MAX_RANK, &given)) return false;
+  bool runtime = opt_input(n, 2) && !(n->known_in[2] || n->in[2]->kind == MLC_G_CONST);
+  int64_t len;
+  if (runtime && (mlc_onnx__rank(n->in[2]) != 1 || !mlc_onnx__const_dim(n->in[2], 0, &len) || len != rank ||
+                  !mlc_dtype_is_int(mlc_onnx__dtype_of(n->in[2]))))
+    return mlc_onnx__node_fail(n, "input 2 (output_shape) must hold %d integers", rank);
+  if (opt_input(n, 2) && !runtime && !mlc_onnx__known_ints(n, 2, want, MLC_ONNX_MAX_RANK, &given)) return false;
   if (given >= 0 && given != rank) return mlc_onnx__node_fail(n, "input 2 (output_shape) must have %d values", rank);
   for (int i = 0; i < rank; i++) {
     int64_t d;
     if (!mlc_onnx__const_dim(x, i, &d)) return mlc_onnx__node_fail(n, "symbolic input dims are not supported");
-    if (given < 0) dims[i] = i < 2 ? d : (d - 1) * w.strides[i - 2] - w.pads[i - 2] - w.pads[k + i - 2] + kernel[i - 2];
+    dims[i] = i < 2 ? d : (d - 1) * w.strides[i - 2] - w.pads[i - 2] - w.pads[k + i - 2] + kernel[i - 2];
     if (dims[i] < 1 || dims[i] > ((int64_t)1 << 31)) return mlc_onnx__node_fail(n, "the output dims must be from 1 to 2^31");
     numel *= dims[i];
     if (numel > ((int64_t)1 << 31)) return mlc_onnx__node_fail(n, "an output over 2^31 elements is not supported");
+    if (given >= 0 && (want[i] < dims[i] || (i < 2 && want[i] != dims[i])))
+      return mlc_onnx__node_fail(n, "input 2 (output_shape): dim %d is %lld, the unpooled size is %lld", i,
+                                 (long long)want[i], (long long)dims[i]);
+    if (given >= 0 && (want[i] > ((int64_t)1 << 31) || (wanted *= want[i]) > ((int64_t)1 << 31)))
+      return mlc_onnx__node_fail(n, "input 2 (output_shape): an output over 2^31 elements is not supported");
   }
   int64_t flat = -1;
   MlcAttr z[2] = {attr("shape", mlc_onnx__av_ints(ctx, &numel, 1)), attr("dtype", mlc_onnx__av_dtype(mlc_onnx__dtype_of(x)))};
@@ -278,7 +307,16 @@ bool mlc_onnx__conv_maxunpool(MlcOnnxNode *n) {
                        emit_ints(n, "reshape", x, "shape", &flat, 1)};
   MlcAttr ax = attr("axis", mlc_onnx__av_int(0));
   MlcGExpr *y = args[0] && args[1] && args[2] ? mlc_onnx__emit_attrs(n, "scatter_elements", args, 3, 1, &ax) : NULL;
-  return (n->out[0] = emit_ints(n, "reshape", y, "shape", dims, rank)) != NULL;
+  y = emit_ints(n, "reshape", y, "shape", dims, rank);
+  if (y && runtime) return unpool_to_runtime_shape(n, x, y, dims, rank);
+  bool grow = false;
+  int64_t pads[2 * MLC_ONNX_MAX_RANK] = {0};
+  for (int i = 0; i < rank && given >= 0; i++) pads[rank + i] = want[i] - dims[i], grow |= want[i] != dims[i];
+  if (y && grow) {
+    MlcAttr pa = attr("pad_width", mlc_onnx__av_ints(ctx, pads, 2 * rank));
+    y = mlc_onnx__emit_attrs(n, "nn.pad", &y, 1, 1, &pa);
+  }
+  return (n->out[0] = y) != NULL;
 }
 
 /* reduce x over axes 2.. with keepdims */
@@ -375,54 +413,59 @@ bool mlc_onnx__conv_causal_conv_with_state(MlcOnnxNode *n) {
 
 /* ---- ConvTranspose ------------------------------------------------------------------------------ */
 
-/* an attribute of nd (1 or 2) values as (H, W): dflt for both when absent,
- * and a 1-D one's H the identity `ident` */
-static bool pair_attr(MlcOnnxNode *n, const char *name, int nd, int64_t ident, int64_t dflt, int64_t *out) {
+/* The spatial attributes are held in ns slots: ns = 3 for a 3-D window,
+ * 2 otherwise (a 1-D window is the 2-D one over (1, L), its H slot the
+ * identity). */
+static int tconv_slots(int nd) { return nd == 3 ? 3 : 2; }
+
+/* an attribute of nd values in ns slots: dflt for each when absent, the
+ * lifted slot the identity `ident` */
+static bool slot_attr(MlcOnnxNode *n, const char *name, int nd, int64_t ident, int64_t dflt, int64_t *out) {
   int64_t v[8];
-  int k;
+  int k, ns = tconv_slots(nd), lift = ns - nd;
   if (!mlc_onnx__attr_ints(n, name, v, 8, &k)) return false;
-  if (k < 0) return out[0] = nd == 1 ? ident : dflt, out[1] = dflt, true;
-  if (k != nd) return mlc_onnx__node_fail(n, "%s: %d values for a %d-D window", name, k, nd);
-  out[0] = nd == 1 ? ident : v[0], out[1] = v[nd - 1];
+  if (k >= 0 && k != nd) return mlc_onnx__node_fail(n, "%s: %d values for a %d-D window", name, k, nd);
+  for (int i = 0; i < ns; i++) out[i] = i < lift ? ident : k < 0 ? dflt : v[i - lift];
   return true;
 }
 
-/* pads (begins, then ends) of nd spatial dims as (top, left, bottom, right);
+/* pads (begins, then ends) of nd spatial dims in ns slots each;
  * *count -1 when absent */
 static bool pads_attr(MlcOnnxNode *n, int nd, int64_t *pads, int *count) {
   int64_t v[8];
+  int ns = tconv_slots(nd);
   if (!mlc_onnx__attr_ints(n, "pads", v, 8, count)) return false;
-  memset(pads, 0, 4 * sizeof *pads);
+  memset(pads, 0, 2 * (size_t)ns * sizeof *pads);
   if (*count < 0) return true;
   if (*count != 2 * nd) return mlc_onnx__node_fail(n, "pads: %d values for a %d-D window", *count, nd);
-  for (int i = 0; i < nd; i++) pads[2 - nd + i] = v[i], pads[4 - nd + i] = v[nd + i];
+  for (int i = 0; i < nd; i++) pads[ns - nd + i] = v[i], pads[2 * ns - nd + i] = v[nd + i];
   return true;
 }
 
 /* pads and output_padding from output_shape or auto_pad, as ONNX's
- * reference derives them; (H, W) sizes, a 1-D window's H the identity */
+ * reference derives them; sizes in ns slots, a lifted slot the identity */
 static bool tconv_pads(MlcOnnxNode *n, int nd, const int64_t *in, const int64_t *kern, const int64_t *s,
                        const int64_t *d, int64_t *pads, int64_t *opad) {
-  int64_t oshape[8];
-  int k, kp;
-  if (!mlc_onnx__attr_ints(n, "output_shape", oshape, 8, &k) || !pads_attr(n, nd, pads, &kp)) return false;
+  int64_t given[8], oshape[3];
+  int k, kp, ns = tconv_slots(nd);
+  if (!mlc_onnx__attr_ints(n, "output_shape", given, 8, &k) || !pads_attr(n, nd, pads, &kp)) return false;
   const char *auto_pad = mlc_onnx__attr_str(n, "auto_pad", "NOTSET");
   bool same = !strcmp(auto_pad, "SAME_UPPER") || !strcmp(auto_pad, "SAME_LOWER");
   if (!same && strcmp(auto_pad, "NOTSET") && strcmp(auto_pad, "VALID"))
     return mlc_onnx__node_fail(n, "auto_pad '%s' is not supported", auto_pad);
-  if (!strcmp(auto_pad, "VALID")) memset(pads, 0, 4 * sizeof *pads);
+  if (!strcmp(auto_pad, "VALID")) memset(pads, 0, 2 * (size_t)ns * sizeof *pads);
   if (k >= 0 && k != nd) return mlc_onnx__node_fail(n, "output_shape: %d values for a %d-D window", k, nd);
-  if (k >= 0 && nd == 1) oshape[1] = oshape[0], oshape[0] = 1;
-  for (int i = 2 - nd; i < 2; i++) {
+  for (int i = 0; i < ns && k >= 0; i++) oshape[i] = i < ns - nd ? 1 : given[i - (ns - nd)];
+  for (int i = ns - nd; i < ns; i++) {
     int64_t full = s[i] * (in[i] - 1) + opad[i] + (kern[i] - 1) * d[i] + 1;
     if (same && kp < 0) {
       int64_t total = full - (k >= 0 ? oshape[i] : in[i] * s[i]);
       if (total < 0) return mlc_onnx__node_fail(n, "negative auto padding is not supported");
       bool upper = !strcmp(auto_pad, "SAME_UPPER");
       pads[i] = upper ? total / 2 : total - total / 2;
-      pads[i + 2] = total - pads[i];
+      pads[i + ns] = total - pads[i];
     } else if (k >= 0) {
-      int64_t extra = oshape[i] - (full - pads[i] - pads[i + 2]);
+      int64_t extra = oshape[i] - (full - pads[i] - pads[i + ns]);
       if (extra < 0) return mlc_onnx__node_fail(n, "an output_shape smaller than the full output is not supported");
       opad[i] += extra;
     }
@@ -430,29 +473,31 @@ static bool tconv_pads(MlcOnnxNode *n, int nd, const int64_t *in, const int64_t 
   return true;
 }
 
-/* a 1-D transposed convolution is the 2-D one over (1, L) */
+/* a 1-D transposed convolution is the 2-D one over (1, L); a 3-D one is
+ * nn.conv3d_transpose */
 bool mlc_onnx__conv_convtranspose(MlcOnnxNode *n) {
   MlcCtx *ctx = n->im->ctx;
   MlcGExpr *x = mlc_onnx__input(n, 0), *w = mlc_onnx__input(n, 1);
   int rank;
-  int64_t in[2] = {1, 1}, kern[2] = {1, 1}, s[2], d[2], opad[2], pads[4], group;
+  int64_t in[3] = {1, 1, 1}, kern[3] = {1, 1, 1}, s[3], d[3], opad[3], pads[6], group;
   if (!x || !w || !need_rank(n, x, &rank)) return false;
-  if (rank != 3 && rank != 4)
-    return mlc_onnx__node_fail(n, "transposed convolution other than 1-D or 2-D (rank 3 or 4 input) is not supported");
-  int nd = rank - 2;
+  if (rank < 3 || rank > 5)
+    return mlc_onnx__node_fail(n, "transposed convolution other than 1-D, 2-D or 3-D (rank 3 to 5 input) is not supported");
+  int nd = rank - 2, ns = tconv_slots(nd);
   if (mlc_onnx__rank(w) != rank) return mlc_onnx__node_fail(n, "the weight must have rank %d", rank);
   for (int i = 0; i < nd; i++)
-    if (!mlc_onnx__const_dim(w, 2 + i, &kern[2 - nd + i]) || !mlc_onnx__const_dim(x, 2 + i, &in[2 - nd + i]))
+    if (!mlc_onnx__const_dim(w, 2 + i, &kern[ns - nd + i]) || !mlc_onnx__const_dim(x, 2 + i, &in[ns - nd + i]))
       return mlc_onnx__node_fail(n, "symbolic spatial or kernel sizes are not supported");
-  if (!pair_attr(n, "strides", nd, 1, 1, s) || !pair_attr(n, "dilations", nd, 1, 1, d) ||
-      !pair_attr(n, "output_padding", nd, 0, 0, opad) || !mlc_onnx__attr_int(n, "group", 1, &group) ||
+  if (!slot_attr(n, "strides", nd, 1, 1, s) || !slot_attr(n, "dilations", nd, 1, 1, d) ||
+      !slot_attr(n, "output_padding", nd, 0, 0, opad) || !mlc_onnx__attr_int(n, "group", 1, &group) ||
       !tconv_pads(n, nd, in, kern, s, d, pads, opad))
     return false;
-  MlcAttr a[5] = {attr("strides", mlc_onnx__av_ints(ctx, s, 2)), attr("padding", mlc_onnx__av_ints(ctx, pads, 4)),
-                  attr("output_padding", mlc_onnx__av_ints(ctx, opad, 2)), attr("dilation", mlc_onnx__av_ints(ctx, d, 2)),
+  MlcAttr a[5] = {attr("strides", mlc_onnx__av_ints(ctx, s, ns)), attr("padding", mlc_onnx__av_ints(ctx, pads, 2 * ns)),
+                  attr("output_padding", mlc_onnx__av_ints(ctx, opad, ns)), attr("dilation", mlc_onnx__av_ints(ctx, d, ns)),
                   attr("groups", mlc_onnx__av_int(group))};
   MlcGExpr *args[2] = {nd == 1 ? as_2d(n, x) : x, nd == 1 ? as_2d(n, w) : w};
-  MlcGExpr *y = args[0] && args[1] ? mlc_onnx__emit_attrs(n, "nn.conv2d_transpose", args, 2, 5, a) : NULL;
+  const char *op = nd == 3 ? "nn.conv3d_transpose" : "nn.conv2d_transpose";
+  MlcGExpr *y = args[0] && args[1] ? mlc_onnx__emit_attrs(n, op, args, 2, 5, a) : NULL;
   if (y && nd == 1) y = from_2d(n, y);
   if (y && opt_input(n, 2)) y = binop(n, "add", y, per_channel(n, n->in[2], rank));
   return (n->out[0] = y) != NULL;

@@ -1,24 +1,51 @@
 /* onnx_ops_crop.c - the converter of ONNX's CenterCropPad: each named axis
  * cropped to the target size around its centre (strided_slice, the extra
  * element of an odd difference dropped at the end) or zero-padded to it
- * (nn.pad, the extra element added at the end).  The target shape (input
- * 1) must be known at compile time and the input's dims static. */
+ * (nn.pad, the extra element added at the end), with the input's dims
+ * static.  A target shape (input 1) read at run time binds the named
+ * axes' dims from its values and is center_crop_pad (src/ops/crop.c). */
 #include <string.h>
 
 #include "onnx_convert.h"
+
+/* a target shape read at run time: its values bound (checked non-negative)
+ * as the named axes' dims, and center_crop_pad to the shape they make */
+static bool crop_pad_at_run_time(MlcOnnxNode *n, MlcGExpr *x, int rank, const int64_t *axes, int na) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcGExpr *t = n->in[1];
+  MlcExpr *vals[MLC_ONNX_MAX_RANK], *dims[MLC_ONNX_MAX_RANK];
+  int64_t len;
+  int k;
+  bool seen[MLC_ONNX_MAX_RANK] = {0};
+  if (mlc_onnx__rank(t) != 1 || !mlc_onnx__const_dim(t, 0, &len) || len != na)
+    return mlc_onnx__node_fail(n, "input 1 (shape) must hold one value per axis (%d)", na);
+  const MlcSInfo *xs = mlc_onnx__tensor_sinfo(x);
+  if (!xs || !xs->tensor.shape) return mlc_onnx__node_fail(n, "input of unknown shape");
+  for (int i = 0; i < rank; i++) dims[i] = xs->tensor.shape[i];
+  if (!mlc_onnx__runtime_shape(n, t, NULL, "values", vals, MLC_ONNX_MAX_RANK, &k)) return false;
+  for (int i = 0; i < na; i++) {
+    int64_t a = axes[i] < 0 ? axes[i] + rank : axes[i];
+    if (a < 0 || a >= rank || seen[a]) return mlc_onnx__node_fail(n, "axes: %lld is out of range or repeated", (long long)axes[i]);
+    seen[a] = true;
+    dims[a] = vals[i];
+  }
+  MlcAttr sa = attr("shape", mlc_onnx__av_exprs(ctx, dims, rank));
+  return (n->out[0] = mlc_onnx__emit_attrs(n, "center_crop_pad", &x, 1, 1, &sa)) != NULL;
+}
 
 bool mlc_onnx__conv_center_crop_pad(MlcOnnxNode *n) {
   MlcCtx *ctx = n->im->ctx;
   MlcGExpr *x = mlc_onnx__input(n, 0);
   int64_t target[MLC_ONNX_MAX_RANK], axes[MLC_ONNX_MAX_RANK], dims[MLC_ONNX_MAX_RANK];
   int rank, k, na;
-  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__input(n, 1) || !mlc_onnx__known_ints(n, 1, target, MLC_ONNX_MAX_RANK, &k) ||
-      !mlc_onnx__attr_ints(n, "axes", axes, MLC_ONNX_MAX_RANK, &na))
+  if (!x || !need_rank(n, x, &rank) || !mlc_onnx__input(n, 1) || !mlc_onnx__attr_ints(n, "axes", axes, MLC_ONNX_MAX_RANK, &na))
     return false;
   if (na < 0) {
     na = rank;
     for (int i = 0; i < rank; i++) axes[i] = i;
   }
+  if (!mlc_onnx__known_or_absent(n, 1)) return crop_pad_at_run_time(n, x, rank, axes, na);
+  if (!mlc_onnx__known_ints(n, 1, target, MLC_ONNX_MAX_RANK, &k)) return false;
   if (k != na) return mlc_onnx__node_fail(n, "input 1 (shape) has %d values for %d axes", k, na);
   bool seen[MLC_ONNX_MAX_RANK] = {0};
   int64_t pads[2 * MLC_ONNX_MAX_RANK] = {0}, sl_axes[MLC_ONNX_MAX_RANK], begin[MLC_ONNX_MAX_RANK], end[MLC_ONNX_MAX_RANK];

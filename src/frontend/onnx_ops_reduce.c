@@ -40,15 +40,66 @@ bool mlc_onnx__conv_argmax(MlcOnnxNode *n) { return argreduce(n, "argmax"); }
 
 bool mlc_onnx__conv_argmin(MlcOnnxNode *n) { return argreduce(n, "argmin"); }
 
+static int64_t static_length(MlcOnnxNode *n, int i);
+
+/* The product over axes read when the model runs: dim by dim, x replaced
+ * by its product along d (kept 1 long, broadcast back by `where`) when d
+ * is among the axes, so every position along a reduced dim holds the
+ * product; the kept shape (bound from the axes, "reduce_keep") then reads
+ * it at index 0 there (tile_to_shape), and without keepdims that is copied
+ * into the shape that leaves those dims out.  x's dims must be static. */
+static MlcGExpr *prod_runtime_axes(MlcOnnxNode *n, MlcGExpr *x, bool keepdims) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcExpr *dims[MLC_ONNX_MAX_RANK];
+  int rank = mlc_onnx__rank(x), k;
+  if (rank < 1) return mlc_onnx__node_fail(n, "axes computed at run time of a scalar"), NULL;
+  MlcGExpr *axes = mlc_onnx__input(n, 1);
+  if (!axes || !mlc_onnx__runtime_shape(n, axes, x, "reduce_keep", dims, MLC_ONNX_MAX_RANK, &k)) return NULL;
+  MlcAttr to_i64 = attr("dtype", mlc_onnx__av_dtype(MLC_I64));
+  if (!mlc_dtype_eq(mlc_onnx__dtype_of(axes), MLC_I64) && !(axes = mlc_onnx__emit_attrs(n, "astype", &axes, 1, 1, &to_i64)))
+    return NULL;
+  /* the axes in range (checked by the binding), negative ones from the end */
+  MlcGExpr *zero = mlc_onnx__scalar_like(n, axes, 0);
+  MlcGExpr *norm = where(n, mlc_onnx__emit2(n, "less", axes, zero),
+                         mlc_onnx__emit2(n, "add", axes, mlc_onnx__scalar_like(n, axes, rank)), axes);
+  MlcGExpr *y = x;
+  for (int d = 0; d < rank && y; d++) {
+    int64_t ax = 0, one = d;
+    MlcGExpr *hit = mlc_onnx__emit2(n, "equal", norm, mlc_onnx__scalar_like(n, axes, (double)d));
+    MlcAttr i8 = attr("dtype", mlc_onnx__av_dtype(MLC_DT(MLC_TC_INT, 8, 1)));
+    hit = hit ? mlc_onnx__emit_attrs(n, "astype", &hit, 1, 1, &i8) : NULL;
+    MlcAttr any[2] = {attr("axis", mlc_onnx__av_ints(ctx, &ax, 1)), attr("keepdims", av_bool(false))};
+    hit = hit ? mlc_onnx__emit_attrs(n, "max", &hit, 1, 2, any) : NULL;
+    hit = mlc_onnx__emit2(n, "not_equal", hit, mlc_onnx__const(n, mlc_onnx__scalar(ctx, MLC_DT(MLC_TC_INT, 8, 1), 0)));
+    MlcAttr pa[2] = {attr("axis", mlc_onnx__av_ints(ctx, &one, 1)), attr("keepdims", av_bool(true))};
+    int64_t len;
+    /* an empty dim: its product (1) either way, as `where` would broadcast
+     * it back to 0; when d is not reduced the result is empty there and
+     * nothing is read */
+    if (mlc_onnx__const_dim(x, d, &len) && len == 0) y = mlc_onnx__emit_attrs(n, "prod", &y, 1, 2, pa);
+    else y = where(n, hit, mlc_onnx__emit_attrs(n, "prod", &y, 1, 2, pa), y);
+  }
+  MlcAttr sa = attr("shape", mlc_onnx__av_exprs(ctx, dims, k));
+  y = y ? mlc_onnx__emit_attrs(n, "tile_to_shape", &y, 1, 1, &sa) : NULL;
+  if (!y || keepdims) return y;
+  if (!mlc_onnx__runtime_shape(n, mlc_onnx__input(n, 1), x, "reduce_drop", dims, MLC_ONNX_MAX_RANK, &k)) return NULL;
+  MlcAttr s2 = attr("shape", mlc_onnx__av_exprs(ctx, dims, k));
+  return mlc_onnx__emit_attrs(n, "reshape_dynamic", &y, 1, 1, &s2);
+}
+
 /* axes: an attribute before opset 18, an input from it; none reduces all
- * (or nothing, with noop_with_empty_axes) */
+ * (or nothing, with noop_with_empty_axes); read at run time, see
+ * prod_runtime_axes */
 bool mlc_onnx__conv_reduce_prod(MlcOnnxNode *n) {
   MlcGExpr *x = mlc_onnx__input(n, 0);
   int64_t axes[MLC_ONNX_MAX_RANK], keep, noop;
   int na;
-  if (!x || !mlc_onnx__ints_attr_or_input(n, "axes", 18, 1, axes, MLC_ONNX_MAX_RANK, &na) ||
-      !mlc_onnx__attr_int(n, "keepdims", 1, &keep) || !mlc_onnx__attr_int(n, "noop_with_empty_axes", 0, &noop))
+  if (!x || !mlc_onnx__attr_int(n, "keepdims", 1, &keep) || !mlc_onnx__attr_int(n, "noop_with_empty_axes", 0, &noop))
     return false;
+  if (n->opset >= 18 && !mlc_onnx__known_or_absent(n, 1) && static_length(n, 1) != 0)
+    return set_out(n, prod_runtime_axes(n, x, keep != 0));
+  if (n->opset >= 18 && !mlc_onnx__known_or_absent(n, 1)) na = 0; /* no axes, whatever their values */
+  else if (!mlc_onnx__ints_attr_or_input(n, "axes", 18, 1, axes, MLC_ONNX_MAX_RANK, &na)) return false;
   if (na <= 0 && noop) return set_out(n, x);
   MlcAttr a[2] = {attr("keepdims", av_bool(keep != 0)), attr("axis", mlc_onnx__av_ints(n->im->ctx, axes, na))};
   return set_out(n, mlc_onnx__emit_attrs(n, "prod", &x, 1, na > 0 ? 2 : 1, a));

@@ -319,14 +319,16 @@ bool mlc_op_need_layout(MlcCtx *ctx, const MlcOpArgs *a, const char *name, const
 
 bool mlc_op_attr_ints_n(MlcCtx *ctx, const MlcOpArgs *a, const char *name, int want, int64_t dflt, int64_t lo,
                         int64_t *out) {
-  int64_t v[4];
+  int64_t v[8];
   int n;
   bool present;
-  if (!mlc_op_attr_ints(ctx, a, name, v, 4, &n, &present)) return false;
+  if (want < 1 || want > 8) return mlc_op_fail(ctx, a, "%s: %d values are more than an op takes", name, want);
+  if (!mlc_op_attr_ints(ctx, a, name, v, 8, &n, &present)) return false;
   if (!present) n = 1, v[0] = dflt;
   if (n == 1)
     for (int i = 1; i < want; i++) v[i] = v[0];
-  else if (n == 2 && want == 4) v[2] = v[0], v[3] = v[1];
+  else if (want > 2 && 2 * n == want) /* the begins given, the ends the same */
+    for (int i = n; i < want; i++) v[i] = v[i - n];
   else if (n != want) return mlc_op_fail(ctx, a, "%s must be 1 or %d ints, got %d", name, want, n);
   for (int i = 0; i < want; i++) {
     if (v[i] < lo) return mlc_op_fail(ctx, a, "%s must be at least %lld, got %lld", name, (long long)lo, (long long)v[i]);

@@ -233,8 +233,15 @@ static void test_graph_errors(void) {
   md.node_out[1][0] = "s"; /* produced twice */
   CHECK(refused_with(&md, ".", "value 's' is produced twice"));
   model_init(&md, NULL);
-  md.opset.version = 3;
-  CHECK(refused_with(&md, ".", "opset 3 of the default domain is not supported (7..28 are)"));
+  md.opset.version = 3; /* below 7 only ops unchanged since their first version: Relu, not Add */
+  CHECK(refused_with(&md, ".", "1 unsupported node:\n  node 'add0': op Add, domain 'ai.onnx', opset 3"));
+  model_init(&md, NULL);
+  md.opset.version = 0;
+  CHECK(refused_with(&md, ".", "opset 0 of the default domain is not supported (1..28 are; below 7 only ops unchanged "
+                               "since their first version)"));
+  model_init(&md, NULL);
+  md.opset.version = 29;
+  CHECK(refused_with(&md, ".", "opset 29 of the default domain is not supported"));
   model_init(&md, NULL);
   md.nodes[0].op_type = "FancyOp";
   md.nodes[1].op_type = "OtherOp";

@@ -1,5 +1,6 @@
 /* test_ops_nn.c - matmul and nn.linear (src/ops/linalg.c), nn.conv2d and the
- * 2-D pools (conv_pool.c), and nn.conv2d_transpose (conv_transpose.c).
+ * 2-D pools (conv_pool.c), and nn.conv2d_transpose / nn.conv3d_transpose
+ * (conv_transpose.c).
  *
  * Each case reads a one-binding graph function, checks the struct info the
  * registry infers (printed, against text written here), legalizes the call
@@ -486,6 +487,63 @@ static void test_conv2d_transpose_run(void) {
   tconv_case(1, (int64_t[]){2, 2}, (int64_t[]){1, 1}, (int64_t[]){0, 0, 0, 0}, (int64_t[]){0, 0});
 }
 
+/* nn.conv3d_transpose against the same scatter, one more spatial dim */
+static void test_conv3d_transpose_infer(void) {
+  const char *p = "data: " F32("(1, 4, 2, 3, 3)") ", weight: " F32("(4, 2, 2, 3, 3)");
+  OPC_CHECK_INFER(p, "R.nn.conv3d_transpose(data, weight)", "R.Tensor((1, 2, 3, 5, 5), dtype=\"float32\")");
+  OPC_CHECK_INFER(p, "R.nn.conv3d_transpose(data, weight, strides=[2, 1, 2], padding=[1, 0, 1], output_padding=[1, 0, 0])",
+                  "R.Tensor((1, 2, 3, 5, 5), dtype=\"float32\")");
+  OPC_CHECK_REFUSED(p, "R.nn.conv3d_transpose(data, weight, padding=[1, 1, 1, 1])",
+                    "nn.conv3d_transpose: padding must be 1 or 6 ints, got 4");
+  OPC_CHECK_REFUSED("data: " F32("(1, 4, 3, 3)") ", weight: " F32("(4, 2, 3, 3)"), "R.nn.conv3d_transpose(data, weight)",
+                    "nn.conv3d_transpose: data (NCDHW) must be 5-D, got (1, 4, 3, 3)");
+  OPC_CHECK_REFUSED("data: " F32("(1, 3, 2, 3, 3)") ", weight: " F32("(4, 2, 2, 3, 3)"), "R.nn.conv3d_transpose(data, weight)",
+                    "nn.conv3d_transpose: channels differ: data (1, 3, 2, 3, 3) has (3,) channels, weight (4, 2, 2, 3, 3) "
+                    "(IODHW) takes (4,)");
+}
+
+static void tconv3_case(int64_t g, const int64_t *s, const int64_t *d, const int64_t *pad, const int64_t *op) {
+  enum { C = 4, D = 2, H = 3, W = 3, CO = 2, KD = 2, KH = 3, KW = 2 };
+  const int64_t in[3] = {D, H, W}, k[3] = {KD, KH, KW};
+  int64_t o[3];
+  for (int i = 0; i < 3; i++) o[i] = (in[i] - 1) * s[i] - pad[i] - pad[i + 3] + d[i] * (k[i] - 1) + 1 + op[i];
+  int64_t cout = CO * g, cig = C / g;
+  double x[C * D * H * W], w[C * CO * KD * KH * KW], want[MAXV] = {0};
+  opc_fill(x, C * D * H * W, 31, -1, 1);
+  opc_fill(w, C * CO * KD * KH * KW, 33, -1, 1);
+  for (int c = 0; c < C; c++)
+    for (int i0 = 0; i0 < D; i0++)
+      for (int i1 = 0; i1 < H; i1++)
+        for (int i2 = 0; i2 < W; i2++)
+          for (int oc = 0; oc < CO; oc++)
+            for (int k0 = 0; k0 < KD; k0++)
+              for (int k1 = 0; k1 < KH; k1++)
+                for (int k2 = 0; k2 < KW; k2++) {
+                  int64_t y0 = i0 * s[0] + k0 * d[0] - pad[0], y1 = i1 * s[1] + k1 * d[1] - pad[1];
+                  int64_t y2 = i2 * s[2] + k2 * d[2] - pad[2];
+                  if (y0 < 0 || y0 >= o[0] || y1 < 0 || y1 >= o[1] || y2 < 0 || y2 >= o[2]) continue;
+                  int64_t co = (c / cig) * CO + oc;
+                  want[((co * o[0] + y0) * o[1] + y1) * o[2] + y2] +=
+                      x[((c * D + i0) * H + i1) * W + i2] * w[(((c * CO + oc) * KD + k0) * KH + k1) * KW + k2];
+                }
+  char call[320];
+  snprintf(call, sizeof call,
+           "R.nn.conv3d_transpose(data, weight, strides=[%lld, %lld, %lld], padding=[%lld, %lld, %lld, %lld, %lld, %lld], "
+           "output_padding=[%lld, %lld, %lld], dilation=[%lld, %lld, %lld], groups=%lld)",
+           (long long)s[0], (long long)s[1], (long long)s[2], (long long)pad[0], (long long)pad[1], (long long)pad[2],
+           (long long)pad[3], (long long)pad[4], (long long)pad[5], (long long)op[0], (long long)op[1], (long long)op[2],
+           (long long)d[0], (long long)d[1], (long long)d[2], (long long)g);
+  OpcBuf bufs[2] = {opc_buf(5, (int64_t[]){1, C, D, H, W}, x), opc_buf(5, (int64_t[]){C, CO, KD, KH, KW}, w)};
+  OpcBuf want_b = opc_buf(5, (int64_t[]){1, cout, o[0], o[1], o[2]}, want);
+  opc_check_run("data: " F32("(1, 4, 2, 3, 3)") ", weight: " F32("(4, 2, 2, 3, 2)"), call, bufs, 2, &want_b, 1, 1e-5);
+}
+
+static void test_conv3d_transpose_run(void) {
+  tconv3_case(1, (int64_t[]){1, 1, 1}, (int64_t[]){1, 1, 1}, (int64_t[]){0, 0, 0, 0, 0, 0}, (int64_t[]){0, 0, 0});
+  tconv3_case(1, (int64_t[]){2, 1, 3}, (int64_t[]){1, 2, 1}, (int64_t[]){1, 0, 1, 0, 1, 2}, (int64_t[]){1, 0, 2});
+  tconv3_case(2, (int64_t[]){1, 2, 1}, (int64_t[]){2, 1, 1}, (int64_t[]){0, 1, 0, 1, 0, 0}, (int64_t[]){0, 1, 0});
+}
+
 int main(void) {
   ctx = mlc_ctx_new();
   RUN_ROWS(matmul_cases, matmul_case);
@@ -497,6 +555,8 @@ int main(void) {
   RUN(test_conv2d_errors);
   RUN(test_conv2d_transpose_infer);
   RUN(test_conv2d_transpose_run);
+  RUN(test_conv3d_transpose_infer);
+  RUN(test_conv3d_transpose_run);
   RUN_ROWS(pool_cases, pool_case);
   RUN(test_pool_ceil_last_window);
   RUN(test_pool_errors);
