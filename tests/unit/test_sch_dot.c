@@ -214,8 +214,9 @@ static void test_tensorized(void) {
 
 /* The plain int8 matmul (W [K, N] a constant weight: layout free),
  * scheduled by the default rules for a target with (L 16, 8) and without
- * (0: AVX, no integer vectors, so the contraction rule) the instruction; built for the machine and for AVX2, its W laid out
- * by the map the schedule recorded, and compared with the plain C matmul. */
+ * (0: AVX, no integer vectors, so the contraction rule) the instruction;
+ * built for the machine and for AVX2, its W laid out by the map the
+ * schedule recorded, and compared with the plain C matmul. */
 static const char plain_fmt[] =
     "@T.prim_func\n"
     "def mm(A: T.Buffer((%d, %d), \"uint8\"), W: T.Buffer((%d, %d), \"int8\"), C: T.Buffer((%d, %d), \"int32\")):\n"
