@@ -8,18 +8,24 @@
  * and checked against a plain C matmul before it is timed:
  *   - "vnni": the default rules for this CPU with its dot-product lanes
  *     (AVX512-VNNI: 16, AVX-VNNI: 8; skipped, with the reason, on a CPU
- *     without either): W laid out 4-interleaved at compile time, the tile
+ *     without either), built for this CPU even when MLC_MARCH names
+ *     another: W laid out 4-interleaved at compile time, the tile
  *     tensorized onto dot_Lx4_u8s8, i.e. vpdpbusd;
- *   - "int32": the same rules told the CPU has no such instruction, the
- *     fallback every CPU without VNNI (an AMD Zen 3, say) gets: the
- *     contraction rule's register tile in int32 vectors;
+ *   - "pair": the default rules for the target (MLC_MARCH or this CPU)
+ *     told it has no such instruction, what every CPU without VNNI (an AMD
+ *     Zen 3, say) gets: W laid out 2-interleaved, the tile tensorized onto
+ *     dot_Lx2_u8s8 (bytes widened to int16, vpmaddwd);
+ *   - "int32": the same rules for an AVX target (no integer vectors), where
+ *     neither byte form applies: the contraction rule's register tile in
+ *     int32 vectors (built for the target all the same);
  *   - "vnni-c": the vnni schedule built for x86-64-v3, where the intrinsic
  *     is its plain C form (what the generated file does when compiled for a
  *     CPU without the instruction);
  *   - "naive": the matmul as legalized, unscheduled.
  * Programs are timed in alternation at 1 thread and at all threads; the
- * table gives GOPS (2*M*N*K over the median sample) and each program's time
- * over the "vnni" one's (how many times slower than it).
+ * table gives GOPS (2*M*N*K over the median sample), each program's time
+ * over the "vnni" one's (how many times slower than it) and the "naive"
+ * one's time over each program's (how many times faster than it).
  *
  * Usage: bench [--size N] [--out DIR]   (run.sh prints the CPU first) */
 #include <stdio.h>
@@ -34,7 +40,7 @@
 #include "mlcc/schedule.h"
 #include "mlcc/text.h"
 
-enum { SAMPLES = 15, MAX_PROGS = 4 };
+enum { SAMPLES = 15, MAX_PROGS = 5, NAIVE = MAX_PROGS - 1 };
 
 static const char module_fmt[] =
     "@T.prim_func\n"
@@ -50,6 +56,8 @@ static const char module_fmt[] =
 typedef struct Prog {
   const char *name;
   int dot_lanes;        /* the schedule's target: -1 unscheduled */
+  bool native;          /* scheduled for this CPU rather than MLC_MARCH's */
+  const char *cls;      /* the target's vector class, when not the host's */
   const char *cflags;   /* extra flags of the build */
   MlcrtModule *mod;
   const MlcrtFunc *fn;
@@ -88,7 +96,9 @@ static bool build(Prog *p, const MlcSchTarget *host, const char *out_dir) {
   MlcSchedule *s = NULL;
   if (m && p->dot_lanes >= 0) {
     MlcSchTarget t = *host;
+    if (p->native) mlc_sch_target_march(&t, "native");
     t.dot_lanes = p->dot_lanes;
+    if (p->cls) t.name = p->cls;
     s = mlc_sch_new(ctx, m, NULL, 0);
     m = s && mlc_sch_apply_default(s, &t) ? mlc_sch_module(s) : NULL;
   }
@@ -188,18 +198,22 @@ int main(int argc, char **argv) {
       for (int k = 0; k < n_dim; k++) s += (int64_t)A[(size_t)i * n_dim + k] * W[(size_t)k * n_dim + j];
       REF[(size_t)i * n_dim + j] = (int32_t)s;
     }
-  MlcSchTarget host;
+  MlcSchTarget host, cpu;
   mlc_sch_target_host(&host);
-  int L = host.dot_lanes;
-  printf("schedule target: %s, %d registers, dot-product lanes %d (%s)\n", host.name, host.vector_regs, L,
-         L == 16 ? "AVX512-VNNI" : L == 8 ? "AVX-VNNI" : "none");
-  Prog ps[MAX_PROGS] = {{.name = "vnni", .dot_lanes = L},
-                        {.name = "int32", .dot_lanes = 0},
-                        {.name = "vnni-c", .dot_lanes = L, .cflags = "-march=x86-64-v3"},
+  mlc_sch_target_march(&cpu, "native");
+  int L = cpu.dot_lanes;
+  const char *marched = getenv("MLC_MARCH");
+  printf("schedule target: %s, %d registers, dot-product lanes %d (%s)\n", host.name, host.vector_regs,
+         host.dot_lanes, host.dot_lanes == 16 ? "AVX512-VNNI" : host.dot_lanes == 8 ? "AVX-VNNI" : "none");
+  Prog ps[MAX_PROGS] = {{.name = "vnni", .dot_lanes = L, .native = true,
+                         .cflags = marched && *marched ? "-march=native" : NULL},
+                        {.name = "pair", .dot_lanes = 0},
+                        {.name = "int32", .dot_lanes = 0, .cls = "avx"},
+                        {.name = "vnni-c", .dot_lanes = L, .native = true, .cflags = "-march=x86-64-v3"},
                         {.name = "naive", .dot_lanes = -1}};
   if (!L) {
-    printf("vnni, vnni-c: skipped: this CPU (or MLC_MARCH) has no byte dot-product instruction\n");
-    ps[0].skip = ps[2].skip = true;
+    printf("vnni, vnni-c: skipped: this CPU has no byte dot-product instruction\n");
+    ps[0].skip = ps[3].skip = true;
   }
   for (int i = 0; i < MAX_PROGS; i++)
     if (!ps[i].skip && (!build(&ps[i], &host, out) || !check(&ps[i]))) return 1;
@@ -213,13 +227,14 @@ int main(int argc, char **argv) {
   }
   double ops = 2.0 * n_dim * n_dim * n_dim;
   printf("\n%dx%dx%d uint8 x int8 -> int32, median of %d\n", n_dim, n_dim, n_dim, SAMPLES);
-  printf("%-8s %7s %10s %8s %12s\n", "program", "threads", "ms", "GOPS", "time / vnni");
+  printf("%-8s %7s %10s %8s %12s %13s\n", "program", "threads", "ms", "GOPS", "time / vnni", "naive / time");
   for (int k = 0; k < 2; k++)
     for (int i = 0; i < MAX_PROGS; i++) {
       if (ps[i].skip) continue;
       printf("%-8s %7d %10.3f %8.1f", ps[i].name, threads[k], ps[i].median[k] * 1e3, ops / ps[i].median[k] * 1e-9);
       if (!ps[0].skip) printf(" %11.2fx", ps[i].median[k] / ps[0].median[k]);
-      printf("\n");
+      else printf(" %12s", "-");
+      printf(" %12.2fx\n", ps[NAIVE].median[k] / ps[i].median[k]);
     }
   for (int i = 0; i < MAX_PROGS; i++) {
     if (ps[i].mod) mlcrt_module_free(ps[i].mod);

@@ -152,7 +152,9 @@ extern const MlcBinOpInfo mlc_binop_info[MLC_BIN_COUNT];
  * (dot4_u8s8(acc, a, b): acc int32xN, a uint8x4, b int8x(4N); lane i is
  * acc[i] + sum over k < 4 of a[k] * b[4i + k], wrapping at 32 bits -- the
  * unsigned-by-signed byte dot product of AVX-VNNI's vpdpbusd with the
- * same four bytes of a in every lane).  call_extern / call_packed take the function's name (a string)
+ * same four bytes of a in every lane; dot2_u8s8 is the same over pairs:
+ * a uint8x2, b int8x(2N), what AVX2's vpmaddwd computes of bytes widened
+ * to int16, exactly).  call_extern / call_packed take the function's name (a string)
  * first, then its arguments; address_of takes a buffer load and is the
  * address of that element (what `A.access_ptr("r")` reads as: A[0, ..]). */
 #define MLC_INTRINSICS(X)                 \
@@ -176,7 +178,8 @@ extern const MlcBinOpInfo mlc_binop_info[MLC_BIN_COUNT];
   X(ADDRESS_OF, "T.address_of", 1, 3)    \
   X(CHECKED_INDEX, "T.checked_index", 2, 4) \
   X(REINTERPRET, "T.reinterpret", 1, 5) \
-  X(DOT4_U8S8, "T.dot4_u8s8", 3, 6)
+  X(DOT4_U8S8, "T.dot4_u8s8", 3, 6)       \
+  X(DOT2_U8S8, "T.dot2_u8s8", 3, 6)
 
 typedef enum MlcIntrin {
 #define X(n, name, arity, rule) MLC_INTRIN_##n,
@@ -184,6 +187,11 @@ typedef enum MlcIntrin {
 #undef X
   MLC_INTRIN_COUNT
 } MlcIntrin;
+
+/* the bytes per lane of a byte dot product (rule 6): 4 or 2; 0 for others */
+static inline int mlc_intrin_dot_group(MlcIntrin op) {
+  return op == MLC_INTRIN_DOT4_U8S8 ? 4 : op == MLC_INTRIN_DOT2_U8S8 ? 2 : 0;
+}
 
 typedef struct MlcIntrinInfo { const char *name; int arity, rule; } MlcIntrinInfo;
 extern const MlcIntrinInfo mlc_intrin_info[MLC_INTRIN_COUNT];

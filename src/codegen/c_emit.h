@@ -77,11 +77,11 @@ void c_expr(CEmit *e, const MlcExpr *x, MlcStrBuf *sb);
 void c_expr_lane(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb);
 /* true when x can be written with vector-extension operations */
 bool c_vector_ok(const MlcExpr *x);
-/* T.dot4_u8s8 (c_dot.c): the vector form, a call of a helper that is the
- * dot-product instruction where the compiler targets one, and the value at
- * one lane (lane NULL: a call of one lane) */
-void c_dot4_vector(CEmit *e, const MlcExpr *x, MlcStrBuf *sb);
-void c_dot4_lane(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb);
+/* T.dot4_u8s8 / T.dot2_u8s8 (c_dot.c): the vector form, a call of a helper
+ * that is the instructions where the compiler targets them, and the value
+ * at one lane (lane NULL: a call of one lane) */
+void c_dot_vector(CEmit *e, const MlcExpr *x, MlcStrBuf *sb);
+void c_dot_lane(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *sb);
 /* The name of the generated file's own float32 version of a math intrinsic
  * (exp, erf, tanh, sigmoid; c_math.c), written into it on first use, or
  * NULL where libm serves. */

@@ -180,7 +180,7 @@ bool c_vector_ok(const MlcExpr *x) {
   case MLC_EXPR_CAST:
     return c_vector_ok(x->operand) && x->operand->dtype.code != MLC_TC_BOOL && !narrow_float(x->operand->dtype);
   case MLC_EXPR_CALL:
-    return x->call.op == MLC_INTRIN_DOT4_U8S8 && c_vector_ok(x->call.args[0]) && c_vector_ok(x->call.args[1]) &&
+    return mlc_intrin_dot_group(x->call.op) && c_vector_ok(x->call.args[0]) && c_vector_ok(x->call.args[1]) &&
            c_vector_ok(x->call.args[2]);
   default: return false;
   }
@@ -494,8 +494,8 @@ static void emit_node(CEmit *e, const MlcExpr *x, const char *lane, MlcStrBuf *s
       emit_checked_index(e, x, L, sb);
       return;
     }
-    if (x->call.op == MLC_INTRIN_DOT4_U8S8) {
-      c_dot4_lane(e, x, L, sb);
+    if (mlc_intrin_dot_group(x->call.op)) {
+      c_dot_lane(e, x, L, sb);
       return;
     }
     if (x->call.op == MLC_INTRIN_REINTERPRET) { /* through a union: GNU C's statement expression */
@@ -670,7 +670,7 @@ static void emit_vec(CEmit *e, const MlcExpr *x, MlcStrBuf *sb) {
     emit_vec(e, x->operand, sb);
     mlc_sb_printf(sb, ", %s)", vt);
     return;
-  case MLC_EXPR_CALL: c_dot4_vector(e, x, sb); return;
+  case MLC_EXPR_CALL: c_dot_vector(e, x, sb); return;
   default: c_fail(e, "internal: vector form requested for an unsupported expression"); return;
   }
 }

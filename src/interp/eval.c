@@ -243,10 +243,11 @@ static Val call(Interp *in, const CExpr *c, int lane) {
     interp_store_elem(mlc_dtype_elem(e->call.args[0]->dtype), bytes, interp_eval(in, c->k[0], lane));
     return load_elem(mlc_dtype_elem(e->dtype), bytes);
   }
-  if (e->call.op == MLC_INTRIN_DOT4_U8S8) { /* lane l reads a's 4 lanes and b's lanes 4l..4l+3 */
+  int g = mlc_intrin_dot_group(e->call.op);
+  if (g) { /* lane l reads a's g lanes and b's lanes g*l..g*l+g-1 */
     uint64_t acc = (uint64_t)interp_eval(in, c->k[0], lane).i;
-    for (int k = 0; k < 4; k++)
-      acc += (uint64_t)(interp_eval(in, c->k[1], k).i * interp_eval(in, c->k[2], 4 * lane + k).i);
+    for (int k = 0; k < g; k++)
+      acc += (uint64_t)(interp_eval(in, c->k[1], k).i * interp_eval(in, c->k[2], g * lane + k).i);
     return interp_make(e->dtype, (int64_t)acc, 0);
   }
   if (e->call.op == MLC_INTRIN_CHECKED_INDEX) {
@@ -277,6 +278,7 @@ static Val call(Interp *in, const CExpr *c, int lane) {
   case MLC_INTRIN_POW: r = pow(x, y); break;
   case MLC_INTRIN_IF_THEN_ELSE: case MLC_INTRIN_CALL_EXTERN: case MLC_INTRIN_CALL_PACKED:
   case MLC_INTRIN_ADDRESS_OF: case MLC_INTRIN_CHECKED_INDEX: case MLC_INTRIN_REINTERPRET: case MLC_INTRIN_DOT4_U8S8:
+  case MLC_INTRIN_DOT2_U8S8:
   case MLC_INTRIN_COUNT: break;
   }
   if (mlc_dtype_is_float(e->dtype)) return interp_make(e->dtype, 0, r);

@@ -277,12 +277,13 @@ MlcExpr *mlc_e_call(MlcCtx *ctx, MlcIntrin op, MlcExpr **args, int n) {
       return NULL;
     }
     t = args[1]->dtype;
-  } else if (info->rule == 6) { /* dot4_u8s8(acc, a, b) */
+  } else if (info->rule == 6) { /* dot4_u8s8 / dot2_u8s8(acc, a, b), G bytes per lane */
     t = args[0]->dtype;
     MlcDType a = args[1]->dtype, b = args[2]->dtype;
-    if (!mlc_dtype_eq(mlc_dtype_elem(t), MLC_I32) || !mlc_dtype_eq(a, MLC_DT(MLC_TC_UINT, 8, 4)) ||
-        b.code != MLC_TC_INT || b.bits != 8 || b.lanes != 4 * t.lanes) {
-      mlc_error(ctx, (MlcLoc){0}, "%s takes int32xN, uint8x4 and int8x(4N), got %s, %s and %s", info->name,
+    int g = mlc_intrin_dot_group(op);
+    if (!mlc_dtype_eq(mlc_dtype_elem(t), MLC_I32) || !mlc_dtype_eq(a, MLC_DT(MLC_TC_UINT, 8, g)) ||
+        b.code != MLC_TC_INT || b.bits != 8 || b.lanes != g * t.lanes) {
+      mlc_error(ctx, (MlcLoc){0}, "%s takes int32xN, uint8x%d and int8x(%dN), got %s, %s and %s", info->name, g, g,
                 mlc_dtype_str(t, ba), mlc_dtype_str(a, bb), mlc_dtype_str(b, bc));
       return NULL;
     }

@@ -12,7 +12,8 @@ bool mlc_sch_default_pooling(MlcSchedule *s, const MlcSchTarget *t, const char *
 /* default_window.c: depthwise and grouped convolutions (both operands follow the channel) */
 bool mlc_sch_default_depthwise(MlcSchedule *s, const MlcSchTarget *t, const char *block);
 
-/* default_dot.c: an int8 matmul on the byte dot-product instruction (VNNI) */
+/* default_dot.c: an int8 matmul on the byte dot-product instruction (VNNI),
+ * or on pairs widened to int16 (vpmaddwd) with AVX2 / AVX-512 */
 bool mlc_sch_default_dot(MlcSchedule *s, const MlcSchTarget *t, const char *block);
 
 /* default_window.c: the complete block that writes buf (a padding copy, a

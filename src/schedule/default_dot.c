@@ -1,5 +1,6 @@
 /* default_dot.c - the default schedule of an int8 matmul on a CPU with a
- * byte dot-product instruction (AVX512-VNNI, AVX-VNNI).
+ * byte dot-product instruction (AVX512-VNNI, AVX-VNNI), or with AVX2 /
+ * AVX-512 integer vectors only.
  *
  * The block it takes is what matmul(A, W, out_dtype="int32") of uint8
  * activations and int8 weights legalizes to:
@@ -19,8 +20,15 @@
  *
  * Like default_window.c the rule is a schedule script run through
  * mlc_sch_run_script, so it prints, traces and replays as any schedule,
- * and a refused primitive undoes it whole.  Without the instruction
- * (dot_lanes 0) the rule does not apply and the contraction rule takes the
+ * and a refused primitive undoes it whole.
+ *
+ * Without the instruction (dot_lanes 0) the same tile is built over pairs
+ * of bytes on a CPU with 256- or 512-bit integer vectors (AVX2, AVX-512):
+ * W laid out 2-interleaved, each step tensorized onto dot_Lx2_u8s8, which
+ * widens the bytes to int16 and multiplies-and-adds pairs into int32
+ * (vpmaddwd), exactly: vpmaddubsw would take the bytes as they are, but
+ * its int16 sum of two products (up to 2 * 255 * 128) saturates.  On
+ * narrower CPUs the rule does not apply and the contraction rule takes the
  * block, in plain int32 vectors. */
 #include "schedule/default.h"
 #include "schedule/state.h"
@@ -116,12 +124,24 @@ static bool run_rule(MlcSchedule *s, const char *block, MlcStrBuf *sb) {
   return false;
 }
 
+/* the form the target computes fastest: VNNI's groups of 4 bytes where it
+ * has them, else pairs widened to int16 (vpmaddwd) on a CPU with integer
+ * vectors of 256 bits or more (AVX2, AVX-512); none on narrower ones, where
+ * the contraction rule takes the block */
+static bool dot_form(const MlcSchTarget *t, int *lanes, int *group) {
+  *lanes = t->dot_lanes, *group = 4;
+  if (*lanes > 0) return true;
+  if (t->gpu || t->vector_bits < 256 || (t->name && strcmp(t->name, "avx") == 0)) return false;
+  *lanes = t->vector_bits >= 512 ? 16 : 8, *group = 2;
+  return true;
+}
+
 bool mlc_sch_default_dot(MlcSchedule *s, const MlcSchTarget *t, const char *block) {
   DotNest d;
-  int L = t->dot_lanes;
-  if (L <= 0 || !dot_nest(s, block, &d)) return false;
+  int L, G;
+  if (!dot_form(t, &L, &G) || !dot_nest(s, block, &d)) return false;
   int n = d.n, j = n - 2, k = n - 1, i = n >= 3 ? n - 3 : -1, nb = i >= 0 ? i : 0;
-  if (d.ext[k] % 4 || d.ext[j] % L) return false;
+  if (d.ext[k] % G || d.ext[j] % L) return false;
   int64_t cols = (d.ext[j] / L) % 2 == 0 ? 2 : 1;
   /* accumulators, one weight vector per column, one broadcast of A */
   int64_t max_rows = (t->vector_regs - cols - 1) / cols;
@@ -131,18 +151,18 @@ bool mlc_sch_default_dot(MlcSchedule *s, const MlcSchTarget *t, const char *bloc
   work *= d.ext[k];
   MlcStrBuf sb = {0};
   mlc_sb_printf(&sb, "b = sch.get_block(\"%s\")\nl = sch.get_loops(b)\n", block);
-  mlc_sb_printf(&sb, "sch.transform_layout(b, \"%s\", lambda k, j: (j // %d, k // 4, j %% %d * 4 + k %% 4))\n",
-                d.w->name, L, L);
+  mlc_sb_printf(&sb, "sch.transform_layout(b, \"%s\", lambda k, j: (j // %d, k // %d, j %% %d * %d + k %% %d))\n",
+                d.w->name, L, G, L, G, G);
   if (i >= 0) mlc_sb_printf(&sb, "io, ii = sch.split(l[%d], factors=[None, %lld])\n", i, (long long)rows);
   mlc_sb_printf(&sb, "jo, jc, ji = sch.split(l[%d], factors=[None, %lld, %d])\n", j, (long long)cols, L);
-  mlc_sb_printf(&sb, "ko, ki = sch.split(l[%d], factors=[None, 4])\n", k);
+  mlc_sb_printf(&sb, "ko, ki = sch.split(l[%d], factors=[None, %d])\n", k, G);
   mlc_sb_puts(&sb, "sch.reorder(");
   for (int q = 0; q < nb; q++) mlc_sb_printf(&sb, "l[%d], ", q);
   mlc_sb_puts(&sb, i >= 0 ? "jo, io, ko, ii, jc, ji, ki)\n" : "jo, ko, jc, ji, ki)\n");
   mlc_sb_printf(&sb, "st = sch.cache_write(b, 0, \"global\")\nsch.reverse_compute_at(st, %s)\n", i >= 0 ? "io" : "jo");
   mlc_sb_puts(&sb, "z = sch.decompose_reduction(b, ko)\n");
   if (i >= 0) mlc_sb_puts(&sb, "sch.unroll(ii)\n");
-  mlc_sb_printf(&sb, "sch.unroll(jc)\nsch.tensorize(ji, \"dot_%dx4_u8s8\")\n", L);
+  mlc_sb_printf(&sb, "sch.unroll(jc)\nsch.tensorize(ji, \"dot_%dx%d_u8s8\")\n", L, G);
   /* the zeroing: [batch] jo [io ii] jc ji */
   mlc_sb_puts(&sb, "lz = sch.get_loops(z)\nsch.vectorize(lz[-1])\nsch.unroll(lz[-2])\n");
   if (i >= 0) mlc_sb_puts(&sb, "sch.unroll(lz[-3])\n");

@@ -10,7 +10,8 @@
  * absent, constant (the extremes -128, 127, 0, 255), per column, or given
  * at run time; rank-3 activations; and K = 4096 with every product at its
  * extreme, which needs all of the int32 accumulator.  Where the schedule's
- * target has the instruction, the compiled model must call it. */
+ * target has the instruction, the compiled model must call it, and its pair
+ * form where the target has AVX2 / AVX-512 without it (MLC_MARCH=x86-64-v3). */
 #include "check.h"
 #include "mlcc/schedule.h"
 #include "onnx_build.h"
@@ -107,13 +108,16 @@ static bool run_case(const QCase *c) {
   MlcrtModel *rm = buf ? build_load(buf, len, dir) : NULL;
   free(buf);
   bool ok = rm != NULL;
-  /* the instruction is used where the target has it */
+  /* the instruction is used where the target has it, and the pair form
+   * (vpmaddwd) where it has AVX2 or AVX-512 without it */
   MlcSchTarget t;
   mlc_sch_target_host(&t);
-  if (ok && t.dot_lanes && N % t.dot_lanes == 0 && K % 4 == 0) {
+  bool pairs = !t.dot_lanes && t.vector_bits >= 256 && strcmp(t.name, "avx") != 0;
+  int lanes = t.dot_lanes ? t.dot_lanes : t.vector_bits / 32, group = t.dot_lanes ? 4 : 2;
+  if (ok && (t.dot_lanes || pairs) && N % lanes == 0 && K % group == 0) {
     char path[4300], cmd[4400];
     snprintf(path, sizeof path, "%s/model.c", dir);
-    snprintf(cmd, sizeof cmd, "grep -q mlc_dot4_u8s8 '%s'", path);
+    snprintf(cmd, sizeof cmd, "grep -q mlc_dot%d_u8s8 '%s'", group, path);
     if (system(cmd) != 0) ok = false, printf("    %s: the model does not call the dot-product intrinsic\n", c->name);
   }
   int32_t *y = NULL;
