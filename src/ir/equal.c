@@ -13,6 +13,7 @@
  * the same order, which keeps the hash in agreement. */
 #include "ir/equal_internal.h"
 
+#include <math.h>
 #include <stdio.h>
 
 typedef struct Eq {
@@ -204,9 +205,10 @@ static bool eq_expr(Eq *q, const MlcExpr *a, const MlcExpr *b) {
   switch (a->kind) {
   case MLC_EXPR_VAR: return eq_var_use(q, a, b);
   case MLC_EXPR_INT: return a->int_val == b->int_val || fail_nodes(q, MLC_DIFF_EXPR, a, b);
-  case MLC_EXPR_FLOAT: /* bytes: -0.0 and 0.0 differ, a NaN equals itself */
+  case MLC_EXPR_FLOAT: /* bytes: -0.0 and 0.0 differ; every NaN equals every NaN
+                        * (the text has one "nan": sign and payload do not print) */
     return memcmp(&a->float_val, &b->float_val, sizeof a->float_val) == 0 ||
-           fail_nodes(q, MLC_DIFF_EXPR, a, b);
+           (isnan(a->float_val) && isnan(b->float_val)) || fail_nodes(q, MLC_DIFF_EXPR, a, b);
   case MLC_EXPR_STR: return names_same(a->str_val, b->str_val) || fail_nodes(q, MLC_DIFF_EXPR, a, b);
   case MLC_EXPR_BINARY:
     if (a->bin.op != b->bin.op) return fail_nodes(q, MLC_DIFF_EXPR, a, b);

@@ -11,6 +11,8 @@
  * order-independently. */
 #include "ir/equal_internal.h"
 
+#include <math.h>
+
 enum {
   SEED_EXPR = 0x45, SEED_STMT = 0x53, SEED_GEXPR = 0x47, SEED_SINFO = 0x49,
   SEED_BOUND = 0x42, SEED_FREE = 0x46, SEED_BUFFER = 0x55, SEED_ATTR = 0x41,
@@ -92,7 +94,10 @@ static uint64_t h_expr(Hs *s, const MlcExpr *e) {
   switch (e->kind) {
   case MLC_EXPR_VAR: return mix(h, h_var_use(s, e));
   case MLC_EXPR_INT: return mix(h, h_bits(&e->int_val, sizeof e->int_val));
-  case MLC_EXPR_FLOAT: return mix(h, h_bits(&e->float_val, sizeof e->float_val));
+  case MLC_EXPR_FLOAT: { /* one hash for every NaN, as equality has it */
+    double v = isnan(e->float_val) ? NAN : e->float_val;
+    return mix(h, h_bits(&v, sizeof v));
+  }
   case MLC_EXPR_STR: return mix(h, name_hash(e->str_val, 0));
   case MLC_EXPR_BINARY:
     h = mix(h, (uint64_t)e->bin.op);
