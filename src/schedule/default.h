@@ -27,5 +27,12 @@ bool mlc_sch_default_convt(MlcSchedule *s, const MlcSchTarget *t, const char *bl
 
 /* default_rules.c: whether e (NULL: no) mentions var */
 bool mlc_sch_default_uses(const MlcExpr *e, const MlcExpr *var);
+/* default_rules.c: the realize of the block named block and the loops above
+ * it, outermost first (at most max, *n of them); NULL, the error cleared,
+ * when there is no such block */
+const MlcStmt *mlc_sch_default_block_loops(MlcSchedule *s, const char *block, const MlcStmt **loops, int max, int *n);
+/* default_rules.c: whether buf is a param the function may lay out anew
+ * (listed in "layout_free_buffers": a constant weight) */
+bool mlc_sch_default_layout_free(MlcSchedule *s, const MlcBuffer *buf);
 
 #endif

@@ -92,11 +92,10 @@ typedef struct ConvT {
 
 static bool convt_nest(MlcSchedule *s, const char *block, ConvT *c) {
   memset(c, 0, sizeof *c);
-  SchPath p;
-  if (!sch_find_block(s, block, &p)) return mlc_clear_error(s->ctx), false;
-  const MlcStmt *r = p.nodes[p.n - 1], *loops[MAX_LOOPS];
-  int n = sch_path_loops(&p, loops, MAX_LOOPS);
-  sch_path_free(&p);
+  const MlcStmt *loops[MAX_LOOPS];
+  int n;
+  const MlcStmt *r = mlc_sch_default_block_loops(s, block, loops, MAX_LOOPS, &n);
+  if (!r) return false;
   const MlcBlock *b = r->realize.block;
   if (!b->init || !b->body || b->body->kind != MLC_STMT_STORE || b->n_writes != 1 || n != b->n_iters || n < 3 ||
       n > MAX_LOOPS)
@@ -182,11 +181,9 @@ static void phase_map(MlcStrBuf *sb, int n, const int64_t *s) {
 
 /* the iterations of the loops of block below its loop at depth `at` (-1: unknown) */
 static int64_t work_below(MlcSchedule *s, const char *block, int at) {
-  SchPath p;
-  if (!sch_find_block(s, block, &p)) return mlc_clear_error(s->ctx), -1;
   const MlcStmt *loops[MAX_LOOPS];
-  int n = sch_path_loops(&p, loops, MAX_LOOPS);
-  sch_path_free(&p);
+  int n;
+  if (!mlc_sch_default_block_loops(s, block, loops, MAX_LOOPS, &n)) return -1;
   int64_t w = 1, e;
   for (int i = at + 1; i < n; i++) {
     if (!mlc_e_is_const_int(loops[i]->loop.extent, &e)) return -1;

@@ -53,26 +53,15 @@ static bool is_load_of(const MlcExpr *e, MlcTypeCode code) {
          mlc_dtype_eq(e->operand->dtype, MLC_DT(code, 8, 1));
 }
 
-static bool layout_free(MlcSchedule *s, const MlcBuffer *buf) {
-  const MlcPrimFunc *f = sch_func(s);
-  const MlcAttrValue *v = mlc_attrs_get(f->attrs, mlc_intern(s->ctx, "layout_free_buffers"));
-  for (int k = 0; k < f->n_params; k++)
-    if (f->params[k].buf == buf)
-      for (int i = 0; v && v->kind == MLC_ATTR_LIST && i < v->list.n; i++)
-        if (v->list.items[i].kind == MLC_ATTR_INT && v->list.items[i].i == k) return true;
-  return false;
-}
-
 /* C[.., i, j] = C[.., i, j] + int32(A[.., k]) * int32(W[k, j]) in a
  * perfect nest of serial loops, the spatial ones first in the output's
  * order, then k */
 static bool dot_nest(MlcSchedule *s, const char *block, DotNest *t) {
   memset(t, 0, sizeof *t);
-  SchPath p;
-  if (!sch_find_block(s, block, &p)) return mlc_clear_error(s->ctx), false;
-  const MlcStmt *r = p.nodes[p.n - 1], *loops[MAX_LOOPS];
-  int n = sch_path_loops(&p, loops, MAX_LOOPS);
-  sch_path_free(&p);
+  const MlcStmt *loops[MAX_LOOPS];
+  int n;
+  const MlcStmt *r = mlc_sch_default_block_loops(s, block, loops, MAX_LOOPS, &n);
+  if (!r) return false;
   const MlcBlock *b = r->realize.block;
   const MlcStmt *st = b->body;
   if (!b->init || !st || st->kind != MLC_STMT_STORE || b->n_writes != 1 || n != b->n_iters || n < 2 ||
@@ -100,7 +89,7 @@ static bool dot_nest(MlcSchedule *s, const char *block, DotNest *t) {
   if (a->load.n == 0 || a->load.idx[a->load.n - 1] != k || mlc_sch_default_uses(a, j)) return false;
   for (int d = 0; d + 1 < a->load.n; d++)
     if (mlc_sch_default_uses(a->load.idx[d], k)) return false;
-  if (w->load.n != 2 || w->load.idx[0] != k || w->load.idx[1] != j || !layout_free(s, w->load.buf)) return false;
+  if (w->load.n != 2 || w->load.idx[0] != k || w->load.idx[1] != j || !mlc_sch_default_layout_free(s, w->load.buf)) return false;
   t->w = w->load.buf;
   return true;
 }

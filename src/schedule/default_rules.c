@@ -675,7 +675,16 @@ typedef struct ChanTile {
   int lanes, cols, rows;
 } ChanTile;
 
-static bool layout_free_param(MlcSchedule *s, const MlcBuffer *buf) {
+const MlcStmt *mlc_sch_default_block_loops(MlcSchedule *s, const char *block, const MlcStmt **loops, int max, int *n) {
+  SchPath p;
+  if (!sch_find_block(s, block, &p)) return mlc_clear_error(s->ctx), NULL;
+  const MlcStmt *r = p.nodes[p.n - 1];
+  *n = sch_path_loops(&p, loops, max);
+  sch_path_free(&p);
+  return r;
+}
+
+bool mlc_sch_default_layout_free(MlcSchedule *s, const MlcBuffer *buf) {
   const MlcPrimFunc *f = sch_func(s);
   const MlcAttrValue *v = mlc_attrs_get(f->attrs, mlc_intern(s->ctx, "layout_free_buffers"));
   for (int k = 0; k < f->n_params; k++)
@@ -708,7 +717,7 @@ static bool plan_channels(Rules *r, const Nest *t, ChanTile *p) {
     if (mlc_sch_default_uses(a, v) == mlc_sch_default_uses(b, v)) continue;
     const MlcExpr *w = strip_cast(mlc_sch_default_uses(a, v) ? a : b), *x = mlc_sch_default_uses(a, v) ? b : a;
     if (w->kind != MLC_EXPR_LOAD || mlc_sch_default_uses(x, iter_var(t, p->j)) == false) continue;
-    if (mlc_sch_default_uses(w, iter_var(t, p->j)) || !layout_free_param(r->s, w->load.buf)) continue;
+    if (mlc_sch_default_uses(w, iter_var(t, p->j)) || !mlc_sch_default_layout_free(r->s, w->load.buf)) continue;
     p->w = w->load.buf, p->w_dim = dim_of(w, v);
     p->out_dim = -1;
     for (int d = 0; d < t->store->store.n; d++)

@@ -80,11 +80,10 @@ typedef struct Win {
 
 static bool window_nest(MlcSchedule *s, const char *block, Win *w) {
   memset(w, 0, sizeof *w);
-  SchPath p;
-  if (!sch_find_block(s, block, &p)) return mlc_clear_error(s->ctx), false;
-  const MlcStmt *r = p.nodes[p.n - 1], *loops[MAX_LOOPS];
-  int n = sch_path_loops(&p, loops, MAX_LOOPS);
-  sch_path_free(&p);
+  const MlcStmt *loops[MAX_LOOPS];
+  int n;
+  const MlcStmt *r = mlc_sch_default_block_loops(s, block, loops, MAX_LOOPS, &n);
+  if (!r) return false;
   const MlcBlock *b = r->realize.block;
   if (!b->init || !b->body || b->body->kind != MLC_STMT_STORE || b->n_writes != 1 || n != b->n_iters || n < 4 ||
       n > MAX_LOOPS)
@@ -339,11 +338,10 @@ static bool is_depthwise(const Win *w, const MlcExpr **input) {
  * output's last index with an extent the lanes divide?  Then that row
  * splits into vectors without a guard. */
 static bool row_loop_divides(MlcSchedule *s, const char *block, int lanes) {
-  SchPath p;
-  if (!sch_find_block(s, block, &p)) return mlc_clear_error(s->ctx), false;
-  const MlcStmt *r = p.nodes[p.n - 1], *loops[MAX_LOOPS];
-  int n = sch_path_loops(&p, loops, MAX_LOOPS);
-  sch_path_free(&p);
+  const MlcStmt *loops[MAX_LOOPS];
+  int n;
+  const MlcStmt *r = mlc_sch_default_block_loops(s, block, loops, MAX_LOOPS, &n);
+  if (!r) return false;
   int64_t e, c;
   const MlcStmt *st = r->realize.block->body;
   if (n != 3 || (r->realize.pred && !(mlc_e_is_const_int(r->realize.pred, &c) && c)) || !st ||
@@ -357,17 +355,6 @@ static bool row_loop_divides(MlcSchedule *s, const char *block, int lanes) {
 }
 
 /* ---- depthwise convolutions over channel vectors ---------------------------------- */
-
-/* whether buf is a param the function may lay out anew (a constant weight) */
-static bool layout_free(MlcSchedule *s, const MlcBuffer *buf) {
-  const MlcPrimFunc *f = sch_func(s);
-  const MlcAttrValue *v = mlc_attrs_get(f->attrs, mlc_intern(s->ctx, "layout_free_buffers"));
-  for (int k = 0; k < f->n_params; k++)
-    if (f->params[k].buf == buf)
-      for (int i = 0; v && v->kind == MLC_ATTR_LIST && i < v->list.n; i++)
-        if (v->list.items[i].kind == MLC_ATTR_INT && v->list.items[i].i == k) return true;
-  return false;
-}
 
 /* "lambda a0, ..: (a0, .., a<d> // lanes, .., a<d> % lanes)" for rank n */
 static void block_map(MlcStrBuf *sb, int n, int d, int lanes) {
@@ -397,7 +384,7 @@ static bool depthwise_channels(MlcSchedule *s, const MlcSchTarget *t, const char
   int chan = -1; /* the plane loop of the channel: the one the weight's first index is */
   for (int i = 0; i < w->n_plane; i++)
     if (wt->load.n == 4 && wt->load.idx[0] == w->iter[i]) chan = i;
-  if (chan < 0 || !pad || !layout_free(s, wt->load.buf) || x->load.n != 4 ||
+  if (chan < 0 || !pad || !mlc_sch_default_layout_free(s, wt->load.buf) || x->load.n != 4 ||
       !mlc_sch_default_uses(x->load.idx[1], w->iter[chan]) || w->n != w->n_spatial + 3)
     return false;
   int L = lanes_for(t, w->store->store.buf->dtype, w->ext[chan]);
