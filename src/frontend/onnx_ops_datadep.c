@@ -117,7 +117,7 @@ bool mlc_onnx__conv_topk(MlcOnnxNode *n) {
   if (axis < -rank || axis >= rank)
     return mlc_onnx__node_fail(n, "axis %lld is out of range for rank %d", (long long)axis, rank);
   if (axis < 0) axis += rank;
-  MlcExpr *kdim;
+  MlcExpr *kdim = NULL;
   if (n->opset < 10 || mlc_onnx__known_or_absent(n, 1)) {
     int cnt;
     if (n->opset < 10 ? !mlc_onnx__attr_int(n, "k", -1, &k) : !mlc_onnx__known_ints(n, 1, &k, 1, &cnt)) return false;
@@ -139,6 +139,7 @@ bool mlc_onnx__conv_topk(MlcOnnxNode *n) {
     }
     int cnt;
     if (!mlc_onnx__runtime_shape(n, mlc_onnx__input(n, 1), row, "at_most", &kdim, 1, &cnt)) return false;
+    if (cnt != 1 || !kdim) return mlc_onnx__node_fail(n, "k must hold one value");
   }
   MlcAttr sa[3] = {attr("axis", mlc_onnx__av_int(axis)), attr("largest", av_bool(largest != 0)),
                    attr("shape", mlc_onnx__av_exprs(ctx, &kdim, 1))};
