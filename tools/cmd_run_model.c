@@ -198,8 +198,9 @@ static int run_loaded(RunModel *r) {
   if (rc == EXIT_YES && r->time) {
     MlcrtTimes t;
     if (mlcrt_time_eval(timed, r, 1, 10, 100, &t) != 0) return fail("timing failed");
-    printf("%s: mean %.3f ms, median %.3f ms, min %.3f ms per inference (%d threads)\n", d->name, t.mean * 1e3,
-           t.median * 1e3, t.min * 1e3, mlcrt_threads_get());
+    int32_t n = mlcrt_threads_get();
+    printf("%s: mean %.3f ms, median %.3f ms, min %.3f ms per inference (%d thread%s)\n", d->name, t.mean * 1e3,
+           t.median * 1e3, t.min * 1e3, n, n == 1 ? "" : "s");
   }
   return rc;
 }

@@ -194,5 +194,7 @@ int main(int argc, char **argv) {
     if (takes_value(c->value_opts, argv[i])) i++; /* its value may look like anything */
   }
   running = c;
-  return c->run(argc - 2, argv + 2);
+  int rc = c->run(argc - 2, argv + 2);
+  mlcrt_workspace_release();
+  return rc;
 }

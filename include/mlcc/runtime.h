@@ -468,6 +468,12 @@ int32_t mlcrt_parallel_for(int64_t n, int32_t (*body)(int64_t begin, int64_t end
 int mlcrt_threads_set(int32_t n);
 int32_t mlcrt_threads_get(void);
 
+/* Kernels' scratch buffers of 16 KiB or more are kept for reuse when freed
+ * (at most 16 of them, 256 MiB in all), so a model run does not fault in
+ * fresh pages on every call; this frees the kept ones (call it when no run
+ * is in progress, e.g. before exit or after the last model is freed). */
+void mlcrt_workspace_release(void);
+
 /* ---- timing ------------------------------------------------------------------------
  * Calls fn(closure) `number` times per repeat and `repeat` times; before the
  * timed repeats, number is raised until one repeat takes at least

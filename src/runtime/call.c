@@ -7,11 +7,6 @@
  * Small calls use stack arrays; only functions with many parameters or
  * symbolic sizes allocate.  The checks themselves are in check.c, which
  * compiled models' inputs share. */
-/* a POSIX call (posix_memalign) is used: say so here, since the runtime is
- * also compiled outside this project's build */
-#ifndef _POSIX_C_SOURCE
-#define _POSIX_C_SOURCE 200809L
-#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,30 +16,12 @@
 /* parameters and symbolic sizes handled without allocating */
 #define SMALL 32
 
-
 /* ---- the environment kernels receive ---------------------------------------- */
-
-static void *env_workspace_alloc(size_t nbytes, size_t align) {
-  void *p = NULL;
-  if (align == 0) align = MLCRT_ALIGN;
-  if (align & (align - 1)) {
-    mlcrt_set_error("workspace_alloc: alignment %zu is not a power of two", align);
-    return NULL;
-  }
-  if (align < sizeof(void *)) align = sizeof(void *); /* posix_memalign's least */
-  if (posix_memalign(&p, align, nbytes ? nbytes : 1) != 0) {
-    mlcrt_set_error("workspace_alloc: out of memory (%zu bytes)", nbytes);
-    return NULL;
-  }
-  return p;
-}
-
-static void env_workspace_free(void *p) { free(p); }
 
 static void env_set_error(const char *msg) { mlcrt__set_error_str(msg); }
 
 static const MlcrtEnv g_env = {
-    MLCRT_ENV_VERSION, mlcrt_parallel_for, env_workspace_alloc, env_workspace_free, env_set_error,
+    MLCRT_ENV_VERSION, mlcrt_parallel_for, mlcrt__workspace_alloc, mlcrt__workspace_free, env_set_error,
     mlcrt_extern_get, NULL, NULL, mlcrt_gpu,
 };
 

@@ -72,6 +72,11 @@ void mlcrt__npy_swap(const MlcrtNpyHeader *h, void *data);
  * its size, at most cap */
 int mlcrt__npy_header(const DLTensor *t, char *hdr, size_t cap, size_t *hdr_len);
 
+/* env->workspace_alloc / workspace_free (workspace.c): aligned blocks, the
+ * bigger ones kept for reuse when freed; NULL with a message when out of memory */
+void *mlcrt__workspace_alloc(size_t nbytes, size_t align);
+void mlcrt__workspace_free(void *p);
+
 /* register the runtime's own externs (env.linear, ...) once; thread-safe */
 void mlcrt__register_builtin_externs(void);
 /* add or replace a registry entry without registering the built-ins first

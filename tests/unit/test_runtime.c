@@ -11,6 +11,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 
 #include "check.h"
@@ -706,6 +707,44 @@ static void test_env_workspace(void) {
   CHECK_STR(mlcrt_last_error(), "from a kernel");
 }
 
+/* freed big blocks are handed out again, aligned as each new request asks,
+ * and every byte asked for is usable (the sanitizers check the bounds) */
+static void test_env_workspace_reuse(void) {
+  const MlcrtEnv *env = mlcrt_env();
+  mlcrt_workspace_release();
+  size_t sizes[] = {200000, 150000, 199999, 1 << 20, 65536, 17, 300000};
+  size_t aligns[] = {64, 4096, 8, 64, 32768, 64, 128};
+  void *first = env->workspace_alloc(200000, 64);
+  CHECK(first != NULL);
+  memset(first, 1, 200000);
+  env->workspace_free(first);
+  void *again = env->workspace_alloc(150000, 64); /* fits the freed block: reused */
+  CHECK(again == first);
+  env->workspace_free(again);
+  for (int round = 0; round < 3; round++) {
+    void *p[7];
+    for (int i = 0; i < 7; i++) {
+      p[i] = env->workspace_alloc(sizes[i], aligns[i]);
+      CHECK(p[i] && (uintptr_t)p[i] % aligns[i] == 0);
+      if (p[i]) memset(p[i], i + round, sizes[i]);
+    }
+    for (int i = 0; i < 7; i++) {
+      uint8_t *b = p[i];
+      if (b) CHECK(b[0] == (uint8_t)(i + round) && b[sizes[i] - 1] == (uint8_t)(i + round));
+    }
+    for (int i = 6; i >= 0; i--) env->workspace_free(p[i]);
+  }
+  /* a small request does not take a block many times its size */
+  void *big = env->workspace_alloc(1 << 22, 64);
+  CHECK(big != NULL);
+  env->workspace_free(big);
+  void *small = env->workspace_alloc(20000, 64);
+  CHECK(small != NULL && small != big);
+  env->workspace_free(small);
+  env->workspace_free(NULL);
+  mlcrt_workspace_release();
+}
+
 /* ---- time evaluator --------------------------------------------------------------- */
 
 typedef struct Counter {
@@ -769,6 +808,7 @@ int main(void) {
   RUN(test_parallel_for_concurrent);
   RUN(test_threads_from_environment);
   RUN(test_env_workspace);
+  RUN(test_env_workspace_reuse);
   RUN(test_time_eval);
   return CHECK_DONE();
 }
