@@ -31,6 +31,15 @@ bool mlc_sch_default_uses(const MlcExpr *e, const MlcExpr *var);
  * it, outermost first (at most max, *n of them); NULL, the error cleared,
  * when there is no such block */
 const MlcStmt *mlc_sch_default_block_loops(MlcSchedule *s, const char *block, const MlcStmt **loops, int max, int *n);
+/* default_rules.c: the reduction block named block alone in a perfect nest:
+ * serial loops of constant extents, one per iter (none opaque), spatial ones
+ * first, its body one store, with an init.  ext[i] and iter[i] get loop i's
+ * extent and the iter var it binds (at most max loops, and at most
+ * MLC_SCH_DEFAULT_MAX_NEST); *n the loops, *n_spatial the spatial ones.
+ * Returns the block's realize, NULL when the block is not so. */
+#define MLC_SCH_DEFAULT_MAX_NEST 16
+const MlcStmt *mlc_sch_default_reduce_nest(MlcSchedule *s, const char *block, int max, int64_t *ext,
+                                           const MlcExpr **iter, int *n, int *n_spatial);
 /* default_rules.c: whether buf is a param the function may lay out anew
  * (listed in "layout_free_buffers": a constant weight) */
 bool mlc_sch_default_layout_free(MlcSchedule *s, const MlcBuffer *buf);

@@ -92,30 +92,11 @@ typedef struct ConvT {
 
 static bool convt_nest(MlcSchedule *s, const char *block, ConvT *c) {
   memset(c, 0, sizeof *c);
-  const MlcStmt *loops[MAX_LOOPS];
-  int n;
-  const MlcStmt *r = mlc_sch_default_block_loops(s, block, loops, MAX_LOOPS, &n);
-  if (!r) return false;
-  const MlcBlock *b = r->realize.block;
-  if (!b->init || !b->body || b->body->kind != MLC_STMT_STORE || b->n_writes != 1 || n != b->n_iters || n < 3 ||
-      n > MAX_LOOPS)
-    return false;
   const MlcExpr *iter[MAX_LOOPS];
-  bool reduce_seen = false;
-  for (int i = 0; i < n; i++) {
-    const MlcStmt *next = i + 1 < n ? loops[i + 1] : r;
-    if (loops[i]->loop.body != next || loops[i]->loop.kind != MLC_FOR_SERIAL ||
-        !mlc_e_is_const_int(loops[i]->loop.extent, &c->ext[i]))
-      return false;
-    int k = 0;
-    while (k < b->n_iters && r->realize.values[k] != loops[i]->loop.var) k++;
-    if (k == b->n_iters || b->iters[k].kind == MLC_ITER_OPAQUE) return false;
-    bool spatial = b->iters[k].kind == MLC_ITER_SPATIAL;
-    if (spatial && reduce_seen) return false;
-    reduce_seen |= !spatial;
-    iter[i] = b->iters[k].var;
-    c->n_spatial += spatial;
-  }
+  int n;
+  const MlcStmt *r = mlc_sch_default_reduce_nest(s, block, MAX_LOOPS, c->ext, iter, &n, &c->n_spatial);
+  if (!r || n < 3) return false;
+  const MlcBlock *b = r->realize.block;
   c->n = n;
   const MlcStmt *st = b->body;
   int ns = c->n_spatial;

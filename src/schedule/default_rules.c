@@ -684,6 +684,34 @@ const MlcStmt *mlc_sch_default_block_loops(MlcSchedule *s, const char *block, co
   return r;
 }
 
+const MlcStmt *mlc_sch_default_reduce_nest(MlcSchedule *s, const char *block, int max, int64_t *ext,
+                                           const MlcExpr **iter, int *n, int *n_spatial) {
+  const MlcStmt *loops[MLC_SCH_DEFAULT_MAX_NEST];
+  if (max > MLC_SCH_DEFAULT_MAX_NEST) max = MLC_SCH_DEFAULT_MAX_NEST;
+  const MlcStmt *r = mlc_sch_default_block_loops(s, block, loops, max, n);
+  if (!r) return NULL;
+  const MlcBlock *b = r->realize.block;
+  if (!b->init || !b->body || b->body->kind != MLC_STMT_STORE || b->n_writes != 1 || *n != b->n_iters || *n > max)
+    return NULL;
+  bool reduce_seen = false;
+  *n_spatial = 0;
+  for (int i = 0; i < *n; i++) {
+    const MlcStmt *next = i + 1 < *n ? loops[i + 1] : r;
+    if (loops[i]->loop.body != next || loops[i]->loop.kind != MLC_FOR_SERIAL ||
+        !mlc_e_is_const_int(loops[i]->loop.extent, &ext[i]))
+      return NULL;
+    int k = 0;
+    while (k < b->n_iters && r->realize.values[k] != loops[i]->loop.var) k++;
+    if (k == b->n_iters || b->iters[k].kind == MLC_ITER_OPAQUE) return NULL;
+    bool spatial = b->iters[k].kind == MLC_ITER_SPATIAL;
+    if (spatial && reduce_seen) return NULL; /* spatial loops first */
+    reduce_seen |= !spatial;
+    iter[i] = b->iters[k].var;
+    *n_spatial += spatial;
+  }
+  return r;
+}
+
 bool mlc_sch_default_layout_free(MlcSchedule *s, const MlcBuffer *buf) {
   const MlcPrimFunc *f = sch_func(s);
   const MlcAttrValue *v = mlc_attrs_get(f->attrs, mlc_intern(s->ctx, "layout_free_buffers"));

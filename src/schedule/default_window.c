@@ -80,29 +80,10 @@ typedef struct Win {
 
 static bool window_nest(MlcSchedule *s, const char *block, Win *w) {
   memset(w, 0, sizeof *w);
-  const MlcStmt *loops[MAX_LOOPS];
   int n;
-  const MlcStmt *r = mlc_sch_default_block_loops(s, block, loops, MAX_LOOPS, &n);
-  if (!r) return false;
+  const MlcStmt *r = mlc_sch_default_reduce_nest(s, block, MAX_LOOPS, w->ext, w->iter, &n, &w->n_spatial);
+  if (!r || n < 4) return false;
   const MlcBlock *b = r->realize.block;
-  if (!b->init || !b->body || b->body->kind != MLC_STMT_STORE || b->n_writes != 1 || n != b->n_iters || n < 4 ||
-      n > MAX_LOOPS)
-    return false;
-  bool reduce_seen = false;
-  for (int i = 0; i < n; i++) {
-    const MlcStmt *next = i + 1 < n ? loops[i + 1] : r;
-    if (loops[i]->loop.body != next || loops[i]->loop.kind != MLC_FOR_SERIAL ||
-        !mlc_e_is_const_int(loops[i]->loop.extent, &w->ext[i]))
-      return false;
-    int k = 0;
-    while (k < b->n_iters && r->realize.values[k] != loops[i]->loop.var) k++;
-    if (k == b->n_iters || b->iters[k].kind == MLC_ITER_OPAQUE) return false;
-    bool spatial = b->iters[k].kind == MLC_ITER_SPATIAL;
-    if (spatial && reduce_seen) return false; /* spatial loops first */
-    reduce_seen |= !spatial;
-    w->iter[i] = b->iters[k].var;
-    w->n_spatial += spatial;
-  }
   w->b = b, w->store = b->body, w->n = n;
   const MlcStmt *st = w->store;
   if (w->n_spatial < 3 || w->n_spatial == n || st->store.n < 2 ||
