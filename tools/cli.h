@@ -90,9 +90,17 @@ bool cli_parse_duration(const char *s, double *out);
 bool cli_parse_int(const char *s, long lo, long hi, long *out);
 /* --explain: per kernel of the model built from input, its op, calls, FLOPs,
  * kind and where its schedule came from (explain.c), on stdout; then the
- * library choices the tuning records decided (with their times) */
+ * library choices and the conv weight layouts the tuning records decided
+ * (with their times) */
 typedef struct MlcTuneChoice MlcTuneChoice;
+typedef struct MlcTuneLayoutChoice MlcTuneLayoutChoice;
+typedef struct CliChoices {
+  const MlcTuneChoice *library;
+  int n_library;
+  const MlcTuneLayoutChoice *layouts;
+  int n_layouts;
+} CliChoices;
 void cli_explain(MlcCtx *ctx, const MlcModule *input, const MlcModule *built, const MlcrtCallSite *sites, int n,
-                 const MlcTuneChoice *choices, int n_choices);
+                 const CliChoices *choices);
 
 #endif

@@ -160,14 +160,18 @@ static int build_model(MlcCtx *ctx, MlcModule *m, const BuildArgs *a) {
   const MlcSchTarget *sized = a->no_schedule || gpu ? NULL : &target;
   MlcTuneDB *db = NULL;
   if (m && a->n_records && !(db = cli_load_records(ctx, a->records, a->n_records))) m = NULL;
-  /* for --explain: which matmuls the records gave to the generated kernel */
+  /* for --explain: which matmuls the records gave to the generated kernel,
+   * and which weight layout each conv got */
   MlcTuneChoice choices[64];
-  int n_choices = 0;
+  MlcTuneLayoutChoice layouts[64];
+  CliChoices cc = {choices, 0, layouts, 0};
   if (m && db && a->explain) {
     MlcTuneTarget tt;
     mlc_tune_target_host(&tt, 0);
-    n_choices = mlc_tune_library_choices(ctx, m, db, &tt, choices, 64);
-    if (n_choices < 0) n_choices = 0, mlc_clear_error(ctx); /* the pipeline says why, below */
+    cc.n_library = mlc_tune_library_choices(ctx, m, db, &tt, choices, 64);
+    if (cc.n_library < 0) cc.n_library = 0, mlc_clear_error(ctx); /* the pipeline says why, below */
+    cc.n_layouts = gpu ? 0 : mlc_tune_layout_choices(ctx, m, db, &tt, layouts, 64);
+    if (cc.n_layouts < 0) cc.n_layouts = 0, mlc_clear_error(ctx);
   }
   if (m && db)
     m = cli_pipeline_with_records(ctx, m, sized, db, a->opt.gpu, dump_module, &dump, &stats, &n_stats);
@@ -182,7 +186,7 @@ static int build_model(MlcCtx *ctx, MlcModule *m, const BuildArgs *a) {
   int n_sites = 0;
   MlcModelOptions mo = {.entry = a->entry, .embed_params = a->embed, .sites = &sites, .n_sites = &n_sites};
   if (!m || !mlc_build_model(ctx, m, a->out, &a->opt, &mo)) return cli_report(ctx);
-  if (a->explain) cli_explain(ctx, input, m, sites, n_sites, choices, n_choices);
+  if (a->explain) cli_explain(ctx, input, m, sites, n_sites, &cc);
   return EXIT_YES;
 }
 

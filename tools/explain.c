@@ -52,8 +52,25 @@ static void explain_choices(const MlcTuneChoice *c, int n) {
   }
 }
 
+/* each conv kernel's weight layouts: the time of the kernel tuned with
+ * each, and the one taken */
+static void explain_layouts(const MlcTuneLayoutChoice *c, int n) {
+  if (n <= 0) return;
+  printf("conv weight layouts, by tuning records (the kernel tuned with each layout):\n");
+  for (int i = 0; i < n; i++) {
+    printf("  %-28s %-12s %3d call%s ", c[i].kernel, c[i].shape, c[i].calls, c[i].calls == 1 ? " " : "s");
+    for (int j = 0; j < c[i].n; j++) {
+      char t[32];
+      fmt_secs(c[i].seconds[j], t, sizeof t);
+      printf(" %s %-12s", c[i].layout[j], t);
+    }
+    if (c[i].chosen >= 0) printf(" -> %s\n", c[i].layout[c[i].chosen]);
+    else printf(" -> default schedules (none measured)\n");
+  }
+}
+
 void cli_explain(MlcCtx *ctx, const MlcModule *input, const MlcModule *built, const MlcrtCallSite *sites, int n,
-                 const MlcTuneChoice *choices, int n_choices) {
+                 const CliChoices *choices) {
   printf("%-28s %-20s %5s %10s  %-9s %s\n", "kernel", "op", "calls", "FLOPs", "kind", "schedule");
   static const char *const kinds[] = {"generated", "library", "tuned"};
   double total = 0;
@@ -79,5 +96,6 @@ void cli_explain(MlcCtx *ctx, const MlcModule *input, const MlcModule *built, co
   char t[32];
   fmt_count(total, t, sizeof t);
   printf("%d calls; %s%s FLOPs per inference\n", n, known ? "" : "at least ", t);
-  explain_choices(choices, n_choices);
+  explain_choices(choices->library, choices->n_library);
+  explain_layouts(choices->layouts, choices->n_layouts);
 }

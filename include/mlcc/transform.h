@@ -103,6 +103,15 @@ typedef struct MlcMemPlanStats {
 MlcModule *mlc_pass_plan_memory(MlcCtx *ctx, const MlcModule *m, MlcMemPlanStats **stats,
                                 int *n_stats);
 
+/* Weights laid out for their kernels (weight_layout.c; the default_schedule
+ * stage does both steps).  mark_layout_free lists in each prim func's
+ * "layout_free_buffers" the params every caller passes a constant, which a
+ * schedule may then lay out anew (transform_layout on a param);
+ * apply_layout_rewrites lays out the constants passed to each prim func as
+ * its "layout_rewrites" says -- once: a second run would lay them out again. */
+MlcModule *mlc_pass_mark_layout_free(MlcCtx *ctx, const MlcModule *m);
+MlcModule *mlc_pass_apply_layout_rewrites(MlcCtx *ctx, const MlcModule *m);
+
 /* ---- the pipeline ------------------------------------------------------------ */
 #define MLC_GRAPH_PASSES(X)                                \
   X(INFER_SINFO, "infer_sinfo")                          \

@@ -146,8 +146,39 @@ int mlc_tune_library_choices(MlcCtx *ctx, const MlcModule *m, const MlcTuneDB *d
  * made by db on t as a build makes them (so a rerun tunes the kernels a
  * choice for generated code fused), plus for each choice the matmul alone
  * as a prim func with the attributes library = "env.matmul", calls = how
- * many calls it stands for, and shape. */
+ * many calls it stands for, and shape; and for each conv kernel its other
+ * weight layouts (mlc_tune_layout_choices) as prim funcs named
+ * KERNEL_OIHW8o ..., with the attributes calls and weight_layout. */
 MlcModule *mlc_tune_tasks_module(MlcCtx *ctx, const MlcModule *m, const MlcTuneDB *db, const MlcTuneTarget *t);
+
+/* ---- conv weight layouts -------------------------------------------------------------
+ * Each conv kernel of a model (a prim func after fusion whose 4-D float32
+ * weight every call passes as a constant) is a choice of weight layout
+ * that measurements make: the kernel as it is (OIHW) and the kernel with
+ * its weight blocked by 8 and by 16 output channels (OIHW8o, OIHW16o:
+ * O/v I H W v) where the block divides the channels, each a prim func of
+ * its own (the weight param transformed), so each is a task tuned like any
+ * other.  A build with records gives the call the layout whose kernel has
+ * the fastest record on its target, the weight laid out at compile time;
+ * with none measured the default schedules take the kernel as before. */
+#define MLC_TUNE_MAX_LAYOUTS 3
+typedef struct MlcTuneLayoutChoice {
+  const char *kernel;                          /* the conv's kernel (interned) */
+  const char *shape;                           /* its weight's, "16x8x3x3" */
+  int calls;                                   /* calls of the kernel per run */
+  int n;                                       /* layouts considered */
+  const char *layout[MLC_TUNE_MAX_LAYOUTS];    /* "OIHW", "OIHW8o", "OIHW16o" */
+  uint64_t workload[MLC_TUNE_MAX_LAYOUTS];     /* the kernel with the weight so laid out */
+  double seconds[MLC_TUNE_MAX_LAYOUTS];        /* best time on the target, < 0: not measured */
+  int chosen;                                  /* the layout taken, -1: none measured */
+} MlcTuneLayoutChoice;
+
+/* The conv layout choices of m's graph functions (after the passes up to
+ * dead code, the library choices made by db) with db on target t (db NULL:
+ * none measured); returns how many, at most cap, -1 + error when the
+ * passes fail.  None for a GPU target. */
+int mlc_tune_layout_choices(MlcCtx *ctx, const MlcModule *m, const MlcTuneDB *db, const MlcTuneTarget *t,
+                            MlcTuneLayoutChoice *out, int cap);
 
 /* ---- design spaces ------------------------------------------------------------------
  * The rules, block by block: injective producers inlined; every reduction

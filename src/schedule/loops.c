@@ -19,7 +19,7 @@
 
 /* Primitives return at most this many handles, so that is also the most
  * loops a split can make or a fuse / reorder can take. */
-enum { MAX_LOOPS = 16 };
+enum { MAX_LOOPS = 32 };
 
 static const char *loop_name(const MlcStmt *loop) { return loop->loop.var->var.name; }
 

@@ -157,3 +157,9 @@ MlcModule *tf_apply_layout_rewrites(MlcCtx *ctx, const MlcModule *m) {
   mlc_vec_free(&r.done);
   return tf_module_with(ctx, m, repl, NULL, 0);
 }
+
+/* ---- the public names (transform.h) ------------------------------------------------------ */
+
+MlcModule *mlc_pass_mark_layout_free(MlcCtx *ctx, const MlcModule *m) { return tf_mark_layout_free(ctx, m, NULL, NULL); }
+
+MlcModule *mlc_pass_apply_layout_rewrites(MlcCtx *ctx, const MlcModule *m) { return tf_apply_layout_rewrites(ctx, m); }

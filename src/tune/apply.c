@@ -59,11 +59,17 @@ MlcModule *mlc_tune_pipeline(MlcCtx *ctx, const MlcModule *m, const MlcSchTarget
   for (int i = 0; i < m->n_funcs; i++)
     if (m->funcs[i].kind == MLC_FUNC_PRIM) mlc_map_put(&given, m->funcs[i].name, (void *)m->funcs[i].name);
   /* the graph pipeline up to dead code, with the records deciding which
-   * matmuls the library takes (library.c) */
+   * matmuls the library takes (library.c) and the conv weights' layouts
+   * (conv_layout.c) */
+  bool relaid = false;
   MlcModule *out = tune_graph_kernels(ctx, m, db, tt, dump, user);
+  if (out && db) out = tune_choose_layouts(ctx, out, db, tt, &relaid);
   if (out) out = mlc_tune_apply(ctx, out, db, tt, n_applied, n_failed);
   if (!out) goto done;
-  STAGE(DEFAULT_SCHEDULE, mlc_pass_default_schedule(ctx, out, target, &given));
+  /* the default schedules lay out the weights a layout choice changed with
+   * the others; without them, that is done here */
+  STAGE(DEFAULT_SCHEDULE, target || !relaid ? mlc_pass_default_schedule(ctx, out, target, &given)
+                                            : mlc_pass_apply_layout_rewrites(ctx, out));
   STAGE(EXPLICIT_ALLOC, mlc_pass_explicit_alloc(ctx, out));
   STAGE(PLAN_MEMORY, mlc_pass_plan_memory(ctx, out, stats, n_stats));
 done:

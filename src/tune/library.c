@@ -127,6 +127,7 @@ MlcModule *mlc_tune_tasks_module(MlcCtx *ctx, const MlcModule *m, const MlcTuneD
   if (!has_graph(m)) return (MlcModule *)m;
   Found *fd = mlc_xcalloc(1, sizeof *fd);
   MlcModule *out = find_choices(ctx, m, fd) ? tune_graph_kernels(ctx, m, db, t, NULL, NULL) : NULL;
+  if (out) out = tune_add_layout_tasks(ctx, out, t); /* conv weight layouts (conv_layout.c) */
   if (out && fd->n > 0) {
     int n = out->n_funcs;
     MlcFunc *fs = mlc_arena_array(&ctx->arena, (size_t)(n + fd->n), sizeof *fs);

@@ -55,6 +55,14 @@ void tune_build_parts(MlcCtx *ctx, const MlcPrimFunc *const *cands, const int *s
  * for mlc_graph_pipeline. */
 MlcModule *tune_graph_kernels(MlcCtx *ctx, const MlcModule *m, const MlcTuneDB *db, const MlcTuneTarget *t,
                               MlcPassDump dump, void *user);
+/* conv_layout.c: k (kernels, after tune_graph_kernels) with each conv
+ * kernel whose fastest record on t is for another weight layout replaced
+ * by that layout's kernel (its "layout_rewrites" say how the constant is
+ * to be laid out; *relaid set when any was); NULL + error */
+MlcModule *tune_choose_layouts(MlcCtx *ctx, const MlcModule *k, const MlcTuneDB *db, const MlcTuneTarget *t,
+                               bool *relaid);
+/* conv_layout.c: k plus each conv kernel's other layouts as tasks */
+MlcModule *tune_add_layout_tasks(MlcCtx *ctx, const MlcModule *k, const MlcTuneTarget *t);
 /* f's buffer params as float32 shapes for a library call (at most cap
  * params of at most 8 constant dims); their count, -1 otherwise */
 int tune_param_shapes(const MlcPrimFunc *f, int32_t *ndim, int64_t (*dims)[8], int cap);

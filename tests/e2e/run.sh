@@ -216,11 +216,41 @@ launch_case() {
   else fail "e2e tune-build: a missing file" "no error naming it" "$out/build.err"; fi
 }
 
+# conv_layout_case: `mlcc tune` of convs.py (two convs, weights constant)
+# measures each conv kernel with every weight layout (OIHW, OIHW8o, and
+# OIHW16o where 16 divides the channels), and `build --records --explain`
+# lists each conv's layouts with their times and the one taken; the run's
+# numbers are checked by tests/unit/test_tune_convlayout.c
+conv_layout_case() {
+  out=$dir/convs
+  mkdir -p "$out"
+  if ! "$MLCC" tune "$here/convs.py" -o "$out/db.jsonl" --trials 10 --batch 2 --threads 1 \
+       >"$out/tune.out" 2>"$out/tune.err"; then
+    fail "e2e conv layouts: mlcc tune" "failed" "$out/tune.err"; return
+  fi
+  if grep -q '^round 5: task 5/5 fused_conv2d_relu1_OIHW8o: 2 trials, best ' "$out/tune.err" &&
+     grep -q '"func":"fused_conv2d_relu_OIHW16o"' "$out/db.jsonl"; then
+    echo "ok e2e conv layouts: every layout is a task"
+  else fail "e2e conv layouts: mlcc tune" "not five tasks with two trials each" "$out/tune.err"; fi
+  if ! MLCRT_NUM_THREADS=1 "$MLCC" build "$here/convs.py" -o "$out/model" --records "$out/db.jsonl" --explain \
+       >"$out/explain.out" 2>"$out/build.err"; then
+    fail "e2e conv layouts: build --records" "mlcc build failed" "$out/build.err"; return
+  fi
+  t=' [0-9.]* [um]s  *'
+  if grep -q '^conv weight layouts, by tuning records' "$out/explain.out" &&
+     grep -Eq "^  fused_conv2d_relu  +16x4x3x3  +1 call   OIHW$t OIHW8o$t OIHW16o$t -> OIHW(8o|16o)?\$" "$out/explain.out" &&
+     grep -Eq "^  fused_conv2d_relu1  +8x16x1x1  +1 call   OIHW$t OIHW8o$t -> OIHW(8o)?\$" "$out/explain.out" &&
+     [ "$(grep -c ' tuned  *tuning record' "$out/explain.out")" -eq 2 ]; then
+    echo "ok e2e conv layouts: build --explain shows each layout's time and the one taken"
+  else fail "e2e conv layouts: build --explain" "no conv layout lines, or kernels not tuned" "$out/explain.out"; fi
+}
+
 e2e_case static "$here/mlp.py" 4 4
 e2e_case dynamic "$here/mlp_dyn.py" 5 1 5 33 2
 profile_case "$dir/static/model" "$dir/static/x.npy"
 tune_case
 launch_case
+conv_layout_case
 
 # --explain: per kernel, its ops, calls, FLOPs (the MLP's 4x8 @ 8x16 matmul is
 # 1024, its bias add and relu 64 each) and where its schedule came from
