@@ -111,20 +111,28 @@ static MlcGExpr *pad_input(MlcOnnxNode *n, MlcGExpr *x1, const ConvDims *c, cons
 }
 
 /* the im2col matrix (N*OH*OW, Kp) of the padded x', the taps outermost
- * and the channels innermost, zero columns past K */
+ * and the channels innermost, zero columns past K: x' made channels-last
+ * (N*Hp*Wp, C) once, then one gather of its rows by a constant table of
+ * each output position's taps (N*OH*OW, KH*KW), so each tap copies C
+ * contiguous bytes */
 static MlcGExpr *im2col(MlcOnnxNode *n, MlcGExpr *xp, const ConvDims *c, int64_t K, int64_t Kp) {
-  int64_t taps = c->KH * c->KW;
-  MlcGExpr **cols = mlc_arena_array(&n->im->ctx->arena, (size_t)taps, sizeof *cols);
-  if (!cols) return NULL;
-  for (int64_t kh = 0; kh < c->KH; kh++)
-    for (int64_t kw = 0; kw < c->KW; kw++) {
-      int64_t axes[2] = {2, 3}, begin[2] = {kh * c->d[0], kw * c->d[1]};
-      int64_t end[2] = {begin[0] + (c->OH - 1) * c->s[0] + 1, begin[1] + (c->OW - 1) * c->s[1] + 1};
-      if (!(cols[kh * c->KW + kw] = slice(n, xp, 2, axes, begin, end, c->s))) return NULL;
-    }
-  MlcGExpr *t = mlc_onnx__stack(n, cols, taps, 1);  /* (N, taps, C, OH, OW) */
-  int64_t perm[5] = {0, 3, 4, 1, 2}, shape[2] = {c->N * c->OH * c->OW, K};
-  MlcGExpr *a = ints_op(n, "reshape", ints_op(n, "permute_dims", t, "axes", perm, 5), "shape", shape, 2);
+  int64_t hp = c->H + c->p[0] + c->p[2], wp = c->W + c->p[1] + c->p[3], taps = c->KH * c->KW;
+  int64_t perm[4] = {0, 2, 3, 1}, rows[2] = {c->N * hp * wp, c->C}, tshape[1] = {c->N * c->OH * c->OW * taps};
+  MlcTensorData *table = mlc_tensor_data_new(n->im->ctx, MLC_I32, tshape, 1);
+  if (!table) return NULL;
+  int32_t *t = table->data;
+  for (int64_t b = 0; b < c->N; b++)
+    for (int64_t oh = 0; oh < c->OH; oh++)
+      for (int64_t ow = 0; ow < c->OW; ow++)
+        for (int64_t kh = 0; kh < c->KH; kh++)
+          for (int64_t kw = 0; kw < c->KW; kw++)
+            *t++ = (int32_t)((b * hp + oh * c->s[0] + kh * c->d[0]) * wp + ow * c->s[1] + kw * c->d[1]);
+  MlcGExpr *nhwc = ints_op(n, "reshape", ints_op(n, "permute_dims", xp, "axes", perm, 4), "shape", rows, 2);
+  MlcGExpr *args[2] = {nhwc, mlc_g_const(n->im->ctx, table)};
+  MlcAttr ax = attr("axis", mlc_onnx__av_int(0));
+  MlcGExpr *g = nhwc ? mlc_onnx__emit_attrs(n, "take", args, 2, 1, &ax) : NULL; /* (N*OH*OW*taps, C) */
+  int64_t shape[2] = {c->N * c->OH * c->OW, K};
+  MlcGExpr *a = ints_op(n, "reshape", g, "shape", shape, 2);
   int64_t widths[4] = {0, 0, 0, Kp - K};
   return Kp > K ? pad(n, a, widths, 2, 0) : a;
 }
