@@ -16,7 +16,8 @@
  * and given at run time (with padding), strides, dilations, uneven pads,
  * and channel and window sizes that are not multiples of 4 or 16.  Where
  * the target has the instruction or the pair form, the compiled model must
- * call it. */
+ * call it; grouped and depthwise convs keep the int32 conv and are checked
+ * against the same reference. */
 #include "check.h"
 #include "mlcc/schedule.h"
 #include "onnx_build.h"
@@ -42,6 +43,7 @@ typedef struct CCase {
   int za, zb;             /* constant zero points; NO_ZP: absent (ConvInteger only) */
   bool zb_per_oc;         /* w's zero point a vector over the output channels (zb + oc % 3) */
   bool za_input;          /* x's zero point a graph input (za its value) */
+  int group;              /* 0: 1; more keeps the int32 conv (no intrinsic expected) */
 } CCase;
 
 static int64_t val(int type, const void *p, size_t i) {
@@ -81,6 +83,7 @@ static MlcrtModel *build_load(const uint8_t *buf, size_t len, const char *dir) {
 /* the model calls the dot-product intrinsic the target has (4 bytes with
  * VNNI, pairs with AVX2 / AVX-512 without) */
 static bool calls_intrinsic(const CCase *c, const char *dir) {
+  if (c->group > 1) return true;
   MlcSchTarget t;
   mlc_sch_target_host(&t);
   bool pairs = !t.dot_lanes && t.vector_bits >= 256 && strcmp(t.name, "avx") != 0;
@@ -102,14 +105,15 @@ typedef struct Data {
 static int32_t ref_sum(const CCase *c, const Data *d, int n, int oc, int oh, int ow) {
   int64_t za = c->za == NO_ZP ? 0 : val(c->x_type, d->za, 0);
   int64_t zb = c->zb == NO_ZP ? 0 : val(c->w_type, d->zb, (size_t)(c->zb_per_oc ? oc : 0)), s = 0;
-  for (int ch = 0; ch < c->c; ch++)
+  int g = c->group ? c->group : 1, cg = c->c / g, c0 = oc / (c->oc / g) * cg;
+  for (int ch = c0; ch < c0 + cg; ch++)
     for (int i = 0; i < c->kh; i++)
       for (int j = 0; j < c->kw; j++) {
         int64_t y = oh * c->strides[0] + i * c->dilations[0] - c->pads[0];
         int64_t x = ow * c->strides[1] + j * c->dilations[1] - c->pads[1];
         if (y < 0 || y >= c->h || x < 0 || x >= c->w) continue;
         int64_t xv = val(c->x_type, d->x, (size_t)(((n * c->c + ch) * c->h + y) * c->w + x));
-        int64_t wv = val(c->w_type, d->w, (size_t)(((oc * c->c + ch) * c->kh + i) * c->kw + j));
+        int64_t wv = val(c->w_type, d->w, (size_t)(((oc * cg + ch - c0) * c->kh + i) * c->kw + j));
         s += (xv - za) * (wv - zb);
       }
   return (int32_t)s;
@@ -126,7 +130,7 @@ static int64_t requant(const CCase *c, const Data *d, int32_t acc, int oc) {
 
 static void fill(const CCase *c, Data *d) {
   for (int i = 0; i < c->n * c->c * c->h * c->w; i++) put(c->x_type, d->x, (size_t)i, rnd(c->x_type));
-  for (int i = 0; i < c->oc * c->c * c->kh * c->kw; i++) put(c->w_type, d->w, (size_t)i, rnd(c->w_type));
+  for (int i = 0; i < c->oc * c->c / (c->group ? c->group : 1) * c->kh * c->kw; i++) put(c->w_type, d->w, (size_t)i, rnd(c->w_type));
   for (int j = 0; j < (c->zb_per_oc ? c->oc : 1); j++) put(c->w_type, d->zb, (size_t)j, c->zb + (c->zb_per_oc ? j % 3 : 0));
   put(c->x_type, d->za, 0, c->za);
   put(c->x_type, d->yz, 0, c->x_type == U8 ? 128 : -3);
@@ -140,7 +144,8 @@ static uint8_t *pack_case(const CCase *c, Data *d, size_t *len) {
   int ranks[2] = {4, 0}, types[2] = {c->x_type, c->x_type};
   Init inits[8];
   int ni = 0;
-  inits[ni++] = (Init){"w", 4, {c->oc, c->c, c->kh, c->kw}, d->w, (size_t)(c->oc * c->c * c->kh * c->kw), c->w_type};
+  int cg = c->c / (c->group ? c->group : 1);
+  inits[ni++] = (Init){"w", 4, {c->oc, cg, c->kh, c->kw}, d->w, (size_t)(c->oc * cg * c->kh * c->kw), c->w_type};
   if (c->za != NO_ZP && !c->za_input) inits[ni++] = (Init){"xz", 0, {0}, d->za, 1, c->x_type};
   if (c->zb != NO_ZP)
     inits[ni++] = (Init){"wz", c->zb_per_oc ? 1 : 0, {c->oc}, d->zb, (size_t)(c->zb_per_oc ? c->oc : 1), c->w_type};
@@ -160,12 +165,12 @@ static uint8_t *pack_case(const CCase *c, Data *d, size_t *len) {
     memcpy(ins, q, sizeof q);
     n_in = c->zb != NO_ZP ? 4 : c->za != NO_ZP ? 3 : 2;
   }
-  Onnx__AttributeProto *at[3] = {ints_attr("strides", c->strides, 2), ints_attr("dilations", c->dilations, 2),
-                                 ints_attr("pads", c->pads, 4)};
-  OneNode o = {c->qlinear ? "QLinearConv" : "ConvInteger", NULL, 13, ins, n_in, outs, 1, at, 3,
+  Onnx__AttributeProto *at[4] = {ints_attr("strides", c->strides, 2), ints_attr("dilations", c->dilations, 2),
+                                 ints_attr("pads", c->pads, 4), int_attr("group", c->group ? c->group : 1)};
+  OneNode o = {c->qlinear ? "QLinearConv" : "ConvInteger", NULL, 13, ins, n_in, outs, 1, at, 4,
                c->za_input ? 2 : 1, (const int64_t(*)[4])xd, ranks, inits, ni, gins};
   uint8_t *buf = pack_one_node_typed(&o, types, len);
-  for (int i = 0; i < 3; i++) free(at[i]);
+  for (int i = 0; i < 4; i++) free(at[i]);
   return buf;
 }
 
@@ -210,17 +215,20 @@ static bool run_case(const CCase *c) {
 
 #define ONE {1, 1}
 static const CCase cases[] = {
-    /* name, qlinear, x, w, n, c, h, w, oc, kh, kw, strides, dilations, pads, za, zb, per oc, za input */
-    {"u8s8_3x3_pad1", false, U8, S8, 1, 16, 9, 9, 32, 3, 3, ONE, ONE, {1, 1, 1, 1}, 3, NO_ZP, false, false},
-    {"u8s8_zps_odd", false, U8, S8, 1, 5, 7, 6, 12, 3, 3, ONE, ONE, {1, 1, 1, 1}, 255, -128, false, false},
-    {"u8s8_plain_1x1", false, U8, S8, 2, 8, 5, 5, 16, 1, 1, ONE, ONE, {0, 0, 0, 0}, NO_ZP, NO_ZP, false, false},
-    {"s8s8_stride2", false, S8, S8, 1, 6, 11, 10, 20, 3, 3, {2, 2}, ONE, {1, 0, 2, 1}, -128, 127, false, false},
-    {"u8u8_dilated", false, U8, U8, 1, 4, 10, 9, 8, 3, 2, {1, 2}, {2, 1}, {2, 1, 0, 1}, 7, 128, false, false},
-    {"per_oc", false, U8, S8, 1, 3, 8, 8, 24, 5, 5, ONE, ONE, {2, 2, 2, 2}, 100, -5, true, false},
-    {"za_at_run_time", false, U8, S8, 1, 7, 6, 7, 16, 3, 3, {2, 1}, ONE, {1, 1, 1, 1}, 17, 9, false, true},
-    {"qlinear_u8s8", true, U8, S8, 1, 16, 8, 8, 32, 3, 3, ONE, ONE, {1, 1, 1, 1}, 120, 0, false, false},
-    {"qlinear_s8s8_odd", true, S8, S8, 2, 5, 7, 5, 10, 3, 3, {2, 2}, ONE, {1, 1, 1, 1}, -7, 3, true, false},
-    {"qlinear_u8u8", true, U8, U8, 1, 3, 6, 6, 17, 2, 2, ONE, ONE, {0, 0, 1, 1}, 250, 130, false, false},
+    /* name, qlinear, x, w, n, c, h, w, oc, kh, kw, strides, dilations, pads, za, zb, per oc, za input, group */
+    {"u8s8_3x3_pad1", false, U8, S8, 1, 16, 9, 9, 32, 3, 3, ONE, ONE, {1, 1, 1, 1}, 3, NO_ZP, false, false, 1},
+    {"u8s8_zps_odd", false, U8, S8, 1, 5, 7, 6, 12, 3, 3, ONE, ONE, {1, 1, 1, 1}, 255, -128, false, false, 1},
+    {"u8s8_plain_1x1", false, U8, S8, 2, 8, 5, 5, 16, 1, 1, ONE, ONE, {0, 0, 0, 0}, NO_ZP, NO_ZP, false, false, 1},
+    {"s8s8_stride2", false, S8, S8, 1, 6, 11, 10, 20, 3, 3, {2, 2}, ONE, {1, 0, 2, 1}, -128, 127, false, false, 1},
+    {"u8u8_dilated", false, U8, U8, 1, 4, 10, 9, 8, 3, 2, {1, 2}, {2, 1}, {2, 1, 0, 1}, 7, 128, false, false, 1},
+    {"per_oc", false, U8, S8, 1, 3, 8, 8, 24, 5, 5, ONE, ONE, {2, 2, 2, 2}, 100, -5, true, false, 1},
+    {"za_at_run_time", false, U8, S8, 1, 7, 6, 7, 16, 3, 3, {2, 1}, ONE, {1, 1, 1, 1}, 17, 9, false, true, 1},
+    {"qlinear_u8s8", true, U8, S8, 1, 16, 8, 8, 32, 3, 3, ONE, ONE, {1, 1, 1, 1}, 120, 0, false, false, 1},
+    {"qlinear_s8s8_odd", true, S8, S8, 2, 5, 7, 5, 10, 3, 3, {2, 2}, ONE, {1, 1, 1, 1}, -7, 3, true, false, 1},
+    {"qlinear_u8u8", true, U8, U8, 1, 3, 6, 6, 17, 2, 2, ONE, ONE, {0, 0, 1, 1}, 250, 130, false, false, 1},
+    /* grouped: the int32 conv, which must agree all the same */
+    {"grouped", false, U8, S8, 1, 8, 6, 6, 12, 3, 3, ONE, ONE, {1, 1, 1, 1}, 9, -2, false, false, 2},
+    {"qlinear_depthwise", true, U8, S8, 1, 8, 6, 6, 8, 3, 3, ONE, ONE, {1, 1, 1, 1}, 9, 1, false, false, 8},
 };
 
 static void test_conv_integer_const_weight(void) {
