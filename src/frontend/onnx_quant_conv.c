@@ -8,9 +8,11 @@
  * must run over contiguous bytes.  The input, shifted into uint8 (x + 128
  * for int8), is padded with its moved zero point (so a padded tap adds
  * (za' - za') * w = 0, as the operator's definition, which pads x - za
- * with zeros, asks), and gathered once into an im2col matrix:
+ * with zeros, asks), made channels-last and gathered once into an im2col
+ * matrix, the channels innermost:
  *     A[(n, oh, ow), (kh, kw, c)] = Xpad[n, c, oh*sh + kh*dh, ow*sw + kw*dw]
- * one strided slice per kernel tap, stacked, the channels innermost.  The
+ * by one `take` of its rows (one per pixel, C bytes) through a constant
+ * table of each output position's taps.  The
  * reduction is padded with zero columns to a multiple of 4 and the output
  * channels to a multiple of 16 (zero weights), which change no sum and let
  * every vector width's rule tile the product; the weight is laid out to
@@ -30,8 +32,9 @@ enum {
   COLS = 16,  /* the output channels' multiple: the widest rule's lanes */
 };
 
-/* matrices past this many bytes keep the int32 conv */
-#define MAX_IM2COL ((int64_t)1 << 31)
+/* im2col matrices past this many bytes keep the int32 conv (which also
+ * keeps the gather table's int32 row numbers in range) */
+#define MAX_IM2COL ((int64_t)1 << 28)
 
 static bool is_byte(MlcDType t) { return (t.code == MLC_TC_INT || t.code == MLC_TC_UINT) && t.bits == 8 && t.lanes == 1; }
 
@@ -80,11 +83,16 @@ static bool conv_dims(MlcOnnxNode *n, MlcGExpr *x, const MlcTensorData *w, ConvD
   if (w->shape[1] != c->C || c->OC < 1 || c->KH < 1 || c->KW < 1) return false;
   int64_t kernel[2] = {c->KH, c->KW};
   if (!mlc_onnx__conv_window_2d(n, x, kernel, c->s, c->d, c->p)) return false;
+  /* every size below MAX_IM2COL, so no product here overflows */
+  int64_t sizes[] = {c->N, c->C, c->H, c->W, c->OC, c->KH, c->KW, c->s[0], c->s[1], c->d[0], c->d[1],
+                     c->p[0], c->p[1], c->p[2], c->p[3]};
+  for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++)
+    if (sizes[i] > MAX_IM2COL) return false;
   int64_t span_h = (c->KH - 1) * c->d[0] + 1, span_w = (c->KW - 1) * c->d[1] + 1;
   int64_t hp = c->H + c->p[0] + c->p[2], wp = c->W + c->p[1] + c->p[3];
-  if (hp < span_h || wp < span_w) return false;
+  if (hp < span_h || wp < span_w || c->C > MAX_IM2COL / c->KH / c->KW || c->N > MAX_IM2COL / hp / wp) return false;
   c->OH = (hp - span_h) / c->s[0] + 1, c->OW = (wp - span_w) / c->s[1] + 1;
-  int64_t rows = c->N * c->OH * c->OW, k = round_up(c->C * c->KH * c->KW, GROUP);
+  int64_t k = round_up(c->C * c->KH * c->KW, GROUP), rows = c->N * c->OH * c->OW; /* OH*OW <= hp*wp */
   return rows <= MAX_IM2COL / k && round_up(c->OC, COLS) <= MAX_IM2COL / k;
 }
 
@@ -113,11 +121,17 @@ static MlcGExpr *pad_input(MlcOnnxNode *n, MlcGExpr *x1, const ConvDims *c, cons
 /* the im2col matrix (N*OH*OW, Kp) of the padded x', the taps outermost
  * and the channels innermost, zero columns past K: x' made channels-last
  * (N*Hp*Wp, C) once, then one gather of its rows by a constant table of
- * each output position's taps (N*OH*OW, KH*KW), so each tap copies C
- * contiguous bytes */
+ * each output position's taps, so each tap copies C contiguous bytes.  The
+ * table is flat (N*OH*OW*KH*KW), so that the gathered (rows, C) reshapes
+ * to (N*OH*OW, K) by an index the C compiler sees is the same (a 3-D
+ * gather's reshape left a division and a modulo per byte) */
 static MlcGExpr *im2col(MlcOnnxNode *n, MlcGExpr *xp, const ConvDims *c, int64_t K, int64_t Kp) {
   int64_t hp = c->H + c->p[0] + c->p[2], wp = c->W + c->p[1] + c->p[3], taps = c->KH * c->KW;
   int64_t perm[4] = {0, 2, 3, 1}, rows[2] = {c->N * hp * wp, c->C}, tshape[1] = {c->N * c->OH * c->OW * taps};
+  int64_t widths[4] = {0, 0, 0, Kp - K};
+  MlcGExpr *nhwc = ints_op(n, "reshape", ints_op(n, "permute_dims", xp, "axes", perm, 4), "shape", rows, 2);
+  /* a 1x1 window of stride 1: the channels-last input is the matrix */
+  if (taps == 1 && c->OH == hp && c->OW == wp) return Kp > K ? pad(n, nhwc, widths, 2, 0) : nhwc;
   MlcTensorData *table = mlc_tensor_data_new(n->im->ctx, MLC_I32, tshape, 1);
   if (!table) return NULL;
   int32_t *t = table->data;
@@ -127,13 +141,11 @@ static MlcGExpr *im2col(MlcOnnxNode *n, MlcGExpr *xp, const ConvDims *c, int64_t
         for (int64_t kh = 0; kh < c->KH; kh++)
           for (int64_t kw = 0; kw < c->KW; kw++)
             *t++ = (int32_t)((b * hp + oh * c->s[0] + kh * c->d[0]) * wp + ow * c->s[1] + kw * c->d[1]);
-  MlcGExpr *nhwc = ints_op(n, "reshape", ints_op(n, "permute_dims", xp, "axes", perm, 4), "shape", rows, 2);
   MlcGExpr *args[2] = {nhwc, mlc_g_const(n->im->ctx, table)};
   MlcAttr ax = attr("axis", mlc_onnx__av_int(0));
   MlcGExpr *g = nhwc ? mlc_onnx__emit_attrs(n, "take", args, 2, 1, &ax) : NULL; /* (N*OH*OW*taps, C) */
   int64_t shape[2] = {c->N * c->OH * c->OW, K};
   MlcGExpr *a = ints_op(n, "reshape", g, "shape", shape, 2);
-  int64_t widths[4] = {0, 0, 0, Kp - K};
   return Kp > K ? pad(n, a, widths, 2, 0) : a;
 }
 
