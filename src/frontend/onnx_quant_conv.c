@@ -18,9 +18,10 @@
  * every vector width's rule tile the product; the weight is laid out to
  * match here, at import: W'[(kh, kw, c), oc] = w[oc, c, kh, kw] - sb.  The
  * zero-point terms are those of the matmul (onnx_quant_dot.c) with
- * K = C*KH*KW, the window sums of the input the row sums of A, and the
- * result goes back to NCHW by a transpose the fuser folds into the
- * product's epilogue with the bias and QLinearConv's requantization.
+ * K = C*KH*KW, the window sums of the input the row sums of A; they and
+ * the bias fuse into the product's kernel as its epilogue, and the result
+ * goes back to NCHW by a transpose that QLinearConv's requantization fuses
+ * into (one pass over the int32 result, writing the bytes).
  * Grouped and depthwise convs, 1-D ones and run-time weights keep the
  * int32 conv of onnx_ops_quant.c. */
 #include "onnx_convert.h"
