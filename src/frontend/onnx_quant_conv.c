@@ -34,8 +34,11 @@ enum {
 };
 
 /* im2col matrices past this many bytes keep the int32 conv (which also
- * keeps the gather table's int32 row numbers in range) */
+ * keeps the gather table's int32 row numbers in range), and so do convs
+ * whose gather table or padding mask (constants built at import, from the
+ * declared shapes alone) would pass this many elements */
 #define MAX_IM2COL ((int64_t)1 << 28)
+#define MAX_TABLE ((int64_t)1 << 24)
 
 static bool is_byte(MlcDType t) { return (t.code == MLC_TC_INT || t.code == MLC_TC_UINT) && t.bits == 8 && t.lanes == 1; }
 
@@ -94,7 +97,8 @@ static bool conv_dims(MlcOnnxNode *n, MlcGExpr *x, const MlcTensorData *w, ConvD
   if (hp < span_h || wp < span_w || c->C > MAX_IM2COL / c->KH / c->KW || c->N > MAX_IM2COL / hp / wp) return false;
   c->OH = (hp - span_h) / c->s[0] + 1, c->OW = (wp - span_w) / c->s[1] + 1;
   int64_t k = round_up(c->C * c->KH * c->KW, GROUP), rows = c->N * c->OH * c->OW; /* OH*OW <= hp*wp */
-  return rows <= MAX_IM2COL / k && round_up(c->OC, COLS) <= MAX_IM2COL / k;
+  return rows <= MAX_IM2COL / k && round_up(c->OC, COLS) <= MAX_IM2COL / k && rows <= MAX_TABLE / (c->KH * c->KW) &&
+         hp <= MAX_TABLE / wp;
 }
 
 /* x' (uint8, NCHW) padded with the moved zero point za' = za + sa: a
