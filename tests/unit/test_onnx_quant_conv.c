@@ -10,7 +10,8 @@
  * window of (x - x_zp)(w - w_zp) in 64-bit integers, padded taps
  * contributing nothing, and for QLinearConv the bias added and the sum
  * requantized as the operator defines it (the scale x_scale * w_scale /
- * y_scale in float32, the product in float64, rounded half to even, plus
+ * y_scale in float32, w_scale per output channel in one case, the product
+ * in float64, rounded half to even, plus
  * y_zp, saturated).  The cases cover uint8 x int8, int8 x int8 and uint8 x
  * uint8, zero points absent, constant (the extremes), per output channel
  * and given at run time (with padding), strides, dilations, uneven pads,
@@ -41,7 +42,7 @@ typedef struct CCase {
   int n, c, h, w, oc, kh, kw;
   int64_t strides[2], dilations[2], pads[4];
   int za, zb;             /* constant zero points; NO_ZP: absent (ConvInteger only) */
-  bool zb_per_oc;         /* w's zero point a vector over the output channels (zb + oc % 3) */
+  bool zb_per_oc;         /* w's zero point (and QLinearConv's w_scale) a vector over the output channels */
   bool za_input;          /* x's zero point a graph input (za its value) */
   int group;              /* 0: 1; more keeps the int32 conv (no intrinsic expected) */
 } CCase;
@@ -97,7 +98,7 @@ static bool calls_intrinsic(const CCase *c, const char *dir) {
 
 typedef struct Data {
   uint8_t x[1 << 16], w[1 << 16], zb[MAX_OC], za[1], yz[1];
-  float sx, sw, sy;
+  float sx, sw[MAX_OC], sy;
   int32_t bias[MAX_OC];
 } Data;
 
@@ -121,7 +122,7 @@ static int32_t ref_sum(const CCase *c, const Data *d, int n, int oc, int oh, int
 
 /* QLinearConv's output element from the sum, as the operator defines it */
 static int64_t requant(const CCase *c, const Data *d, int32_t acc, int oc) {
-  float f = d->sx * d->sw;
+  float f = d->sx * d->sw[c->zb_per_oc ? oc : 0];
   f = f / d->sy;
   double v = nearbyint((double)((int64_t)acc + d->bias[oc]) * (double)f) + (double)val(c->x_type, d->yz, 0);
   double lo = c->x_type == U8 ? 0 : -128, hi = c->x_type == U8 ? 255 : 127;
@@ -134,7 +135,8 @@ static void fill(const CCase *c, Data *d) {
   for (int j = 0; j < (c->zb_per_oc ? c->oc : 1); j++) put(c->w_type, d->zb, (size_t)j, c->zb + (c->zb_per_oc ? j % 3 : 0));
   put(c->x_type, d->za, 0, c->za);
   put(c->x_type, d->yz, 0, c->x_type == U8 ? 128 : -3);
-  d->sx = 0.02f, d->sw = 0.005f, d->sy = 0.4f;
+  d->sx = 0.02f, d->sy = 0.4f;
+  for (int j = 0; j < c->oc; j++) d->sw[j] = 0.005f + 0.001f * (float)(j % 5);
   for (int j = 0; j < c->oc; j++) d->bias[j] = (int32_t)(urand() * 20000) - 10000;
 }
 
@@ -153,7 +155,7 @@ static uint8_t *pack_case(const CCase *c, Data *d, size_t *len) {
   int n_in;
   if (c->qlinear) {
     inits[ni++] = (Init){"xs", 0, {0}, &d->sx, 4, F32};
-    inits[ni++] = (Init){"ws", 0, {0}, &d->sw, 4, F32};
+    inits[ni++] = (Init){"ws", c->zb_per_oc ? 1 : 0, {c->oc}, d->sw, (size_t)(c->zb_per_oc ? c->oc : 1) * 4, F32};
     inits[ni++] = (Init){"ys", 0, {0}, &d->sy, 4, F32};
     inits[ni++] = (Init){"yz", 0, {0}, d->yz, 1, c->x_type};
     inits[ni++] = (Init){"b", 1, {c->oc}, d->bias, (size_t)c->oc * 4, I32};
