@@ -164,15 +164,22 @@ $(BENCH_CODEGEN): bench/codegen/bench.c $(B)/libmlcc.a $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $< $(B)/libmlcc.a -lopenblas $(LDFLAGS_ALL) -o $@
 
-# bench/int8: an int8 matmul with and without the CPU's byte dot-product
-# instruction (VNNI), as the default schedules compile it (bench/README.md).
+# bench/int8: an int8 matmul and an int8 conv (ConvInteger) with and without
+# the CPU's byte dot-product instruction (VNNI), as the default schedules
+# compile them (bench/README.md); conv.c builds its ONNX models with the
+# tests' onnx_build.h.
 BENCH_INT8 := $(B)/bench/int8
+BENCH_INT8_CONV := $(B)/bench/int8_conv
 .PHONY: bench-int8
-bench-int8: $(BENCH_INT8)
+bench-int8: $(BENCH_INT8) $(BENCH_INT8_CONV)
 	sh bench/int8/run.sh $(BENCH_INT8)
+	sh bench/int8/run.sh $(BENCH_INT8_CONV)
 $(BENCH_INT8): bench/int8/bench.c $(B)/libmlcc.a $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $< $(B)/libmlcc.a $(LDFLAGS_ALL) -o $@
+$(BENCH_INT8_CONV): bench/int8/conv.c $(B)/libmlcc.a $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests/unit $< $(B)/libmlcc.a $(LDFLAGS_ALL) -o $@
 
 # bench/gpu: the default GPU schedules against their simple form on OpenCL
 # (PoCL where there is no GPU; bench/README.md).

@@ -17,6 +17,39 @@
  * zero-point corrections, for a constant 2-D b and a zero point of a of one
  * value; NULL without an error when that form does not apply */
 MlcGExpr *mlc_onnx__int_matmul_dot(MlcOnnxNode *n, MlcGExpr *a, MlcGExpr *a_zp, MlcGExpr *b, MlcGExpr *b_zp);
+/* the zero points of such a product and what is known of them: sa (128 for
+ * an int8 A) and sb (128 for a uint8 B) the shifts into uint8 x int8, K
+ * the reduction length, cs the column sums of the shifted weight */
+typedef struct MlcOnnxDotZp {
+  MlcGExpr *a_zp, *b_zp;
+  bool za_zero, zb_zero;                   /* absent or constant zeros */
+  const MlcTensorData *za_known, *zb_known; /* constant ones */
+  int64_t sa, sb, K;
+  MlcTensorData *cs;
+} MlcOnnxDotZp;
+/* a_zp of one value, b_zp of one value or n_cols; false when not that */
+bool mlc_onnx__dot_zp_read(MlcGExpr *a_zp, MlcGExpr *b_zp, int64_t n_cols, MlcOnnxDotZp *z);
+/* a + sa as uint8 (a itself when sa is 0) */
+MlcGExpr *mlc_onnx__dot_shift_input(MlcOnnxNode *n, MlcGExpr *a, int64_t sa);
+/* y = A' @ W' (int32) with the zero-point terms added; a1 is A' (uint8, the
+ * reduction its last axis, any columns past K zeros) */
+MlcGExpr *mlc_onnx__dot_zero_points(MlcOnnxNode *n, MlcGExpr *y, MlcGExpr *a1, const MlcOnnxDotZp *z);
+/* element i of an int8 or uint8 constant */
+int64_t mlc_onnx__byte_elem(const MlcTensorData *d, size_t i);
+
+/* ---- onnx_quant_conv.c ---------------------------------------------------------------- */
+/* ConvInteger's int32 sum (plus bias, when given) of a 2-D conv, group 1,
+ * of a constant byte weight, as an im2col matrix times the weight in the
+ * form above; NULL without an error when that form does not apply */
+MlcGExpr *mlc_onnx__int_conv_dot(MlcOnnxNode *n, MlcGExpr *x, MlcGExpr *x_zp, MlcGExpr *w, MlcGExpr *w_zp,
+                                 MlcGExpr *bias);
+
+/* ---- onnx_ops_conv_pool.c ------------------------------------------------------------- */
+/* the 2-D window of a Conv node over x (rank 4) with the given kernel:
+ * strides, dilations, pads (begins, then ends), auto_pad resolved; false
+ * with an error for attributes out of range */
+bool mlc_onnx__conv_window_2d(MlcOnnxNode *n, const MlcGExpr *x, const int64_t *kernel, int64_t *strides,
+                              int64_t *dilations, int64_t *pads);
 
 /* ---- onnx_util.c -------------------------------------------------------------------- */
 /* a 0-d constant of dtype t / a 1-d int64 constant */

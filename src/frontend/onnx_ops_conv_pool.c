@@ -115,6 +115,15 @@ static bool read_window(MlcOnnxNode *n, const MlcGExpr *x, const int64_t *kernel
   return true;
 }
 
+bool mlc_onnx__conv_window_2d(MlcOnnxNode *n, const MlcGExpr *x, const int64_t *kernel, int64_t *strides,
+                              int64_t *dilations, int64_t *pads) {
+  Window w;
+  if (!read_window(n, x, kernel, 2, &w)) return false;
+  memcpy(strides, w.strides, sizeof w.strides), memcpy(dilations, w.dilations, sizeof w.dilations);
+  memcpy(pads, w.pads, sizeof w.pads);
+  return true;
+}
+
 /* a 1-D (N, C, L) value as the 2-D (N, C, 1, L) one, and back */
 static MlcGExpr *as_2d(MlcOnnxNode *n, MlcGExpr *x) {
   int64_t axis = 2;

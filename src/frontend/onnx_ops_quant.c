@@ -1,6 +1,8 @@
 /* onnx_ops_quant.c - converters of ONNX's linear quantization ops
  * (QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, MatMulInteger,
- * ConvInteger, QLinearMatMul, QLinearConv), composed of graph ops.
+ * ConvInteger, QLinearMatMul, QLinearConv), composed of graph ops; integer
+ * products of a constant weight take the byte dot-product form of
+ * onnx_quant_dot.c and onnx_quant_conv.c.
  *
  * Integer products are computed on int32 operands (the input less its zero
  * point), so matmul and conv2d accumulate in int32 exactly as the operator
@@ -264,8 +266,12 @@ static MlcGExpr *int_matmul(MlcOnnxNode *n, MlcGExpr *a, MlcGExpr *a_zp, MlcGExp
   return B ? mlc_onnx__emit2(n, "matmul", A, B) : NULL;
 }
 
-/* conv of int32 operands through the Conv converter, with this node's attributes */
+/* conv of int32 operands through the Conv converter, with this node's
+ * attributes.  A constant weight of a 2-D conv of group 1 takes the
+ * uint8 x int8 form of onnx_quant_conv.c. */
 static MlcGExpr *int_conv(MlcOnnxNode *n, MlcGExpr *x, MlcGExpr *x_zp, MlcGExpr *w, MlcGExpr *w_zp, MlcGExpr *bias) {
+  MlcGExpr *dot = mlc_onnx__int_conv_dot(n, x, x_zp, w, w_zp, bias);
+  if (dot || mlc_has_error(n->im->ctx)) return dot;
   MlcOnnxNode c = *n;
   memset(c.in, 0, sizeof c.in);
   memset(c.known_in, 0, sizeof c.known_in);

@@ -33,12 +33,14 @@ static MlcGExpr *i32_const(MlcOnnxNode *n, int64_t v) {
 
 static bool is_byte(MlcDType t) { return (t.code == MLC_TC_INT || t.code == MLC_TC_UINT) && t.bits == 8 && t.lanes == 1; }
 
-static int64_t elem(const MlcTensorData *d, size_t i) {
+int64_t mlc_onnx__byte_elem(const MlcTensorData *d, size_t i) {
   switch (d->dtype.code) {
   case MLC_TC_UINT: return ((const uint8_t *)d->data)[i];
   default: return ((const int8_t *)d->data)[i];
   }
 }
+
+static int64_t elem(const MlcTensorData *d, size_t i) { return mlc_onnx__byte_elem(d, i); }
 
 static size_t numel_of(const MlcTensorData *d) {
   size_t k = 1;
@@ -113,6 +115,53 @@ static MlcTensorData *column_const(MlcOnnxNode *n, const MlcTensorData *cs, int6
   return t;
 }
 
+/* y = A' @ W' (int32, last axis the columns) with the zero-point terms:
+ *     y - zb' * rowsum(A') - za' * colsum(W') + K za' zb'
+ * a1 is A' (uint8, the reduction its last axis; columns of zeros past K
+ * change no sum), cs colsum(W') of y's columns, K the true reduction
+ * length; the zero points as the caller's zp_ok read them */
+MlcGExpr *mlc_onnx__dot_zero_points(MlcOnnxNode *n, MlcGExpr *y, MlcGExpr *a1, const MlcOnnxDotZp *z) {
+  MlcCtx *ctx = n->im->ctx;
+  int ar = mlc_onnx__rank(a1);
+  /* - zb' * rowsum(A') */
+  if (y && !(z->zb_zero && z->sb == 0)) {
+    int64_t last = ar - 1;
+    MlcAttr s[2] = {attr("axis", mlc_onnx__av_ints(ctx, &last, 1)), attr("keepdims", av_bool(true))};
+    MlcGExpr *a32 = astype(n, a1, MLC_I32);
+    MlcGExpr *rows = a32 ? mlc_onnx__emit_attrs(n, "sum", &a32, 1, 2, s) : NULL;
+    MlcGExpr *zb1 = moved_zp(n, z->b_zp, -z->sb);
+    y = rows && zb1 ? mlc_onnx__emit2(n, "subtract", y, mlc_onnx__emit2(n, "multiply", zb1, rows)) : NULL;
+  }
+  if (!y || (z->za_zero && z->sa == 0)) return y;
+  /* - za' * colsum(W') + K za' zb' */
+  if (!z->a_zp || z->za_known) {
+    bool known_zb = !z->b_zp || z->zb_known;
+    int64_t za = (z->za_known ? elem(z->za_known, 0) : 0) + z->sa;
+    if (known_zb) {
+      MlcTensorData *col = column_const(n, z->cs, z->K, za, z->zb_known, z->sb);
+      return col ? mlc_onnx__emit2(n, "add", y, mlc_g_const(ctx, col)) : NULL;
+    }
+  }
+  MlcGExpr *za1 = moved_zp(n, z->a_zp, z->sa), *zb1 = moved_zp(n, z->b_zp, -z->sb);
+  MlcGExpr *col = mlc_onnx__emit2(n, "multiply", za1, mlc_g_const(ctx, z->cs));
+  MlcGExpr *kz = mlc_onnx__emit2(n, "multiply", mlc_onnx__emit2(n, "multiply", za1, zb1), i32_const(n, z->K));
+  y = mlc_onnx__emit2(n, "subtract", y, col);
+  return mlc_onnx__emit2(n, "add", y, kz);
+}
+
+bool mlc_onnx__dot_zp_read(MlcGExpr *a_zp, MlcGExpr *b_zp, int64_t n_cols, MlcOnnxDotZp *z) {
+  memset(z, 0, sizeof *z);
+  z->a_zp = a_zp, z->b_zp = b_zp;
+  /* A's zero point must be one value (a per-row vector would make the
+   * column term an outer product); B's may run along the columns */
+  return zp_ok(a_zp, 0, &z->za_zero, &z->za_known) && zp_ok(b_zp, n_cols, &z->zb_zero, &z->zb_known);
+}
+
+MlcGExpr *mlc_onnx__dot_shift_input(MlcOnnxNode *n, MlcGExpr *a, int64_t sa) {
+  return sa ? astype(n, mlc_onnx__emit2(n, "add", astype(n, a, MLC_I32), i32_const(n, sa)), MLC_DT(MLC_TC_UINT, 8, 1))
+            : a;
+}
+
 MlcGExpr *mlc_onnx__int_matmul_dot(MlcOnnxNode *n, MlcGExpr *a, MlcGExpr *a_zp, MlcGExpr *b, MlcGExpr *b_zp) {
   MlcCtx *ctx = n->im->ctx;
   MlcDType at = mlc_onnx__dtype_of(a), bt = mlc_onnx__dtype_of(b);
@@ -122,43 +171,15 @@ MlcGExpr *mlc_onnx__int_matmul_dot(MlcOnnxNode *n, MlcGExpr *a, MlcGExpr *a_zp, 
       !mlc_onnx__const_dim(a, ar - 1, &ak))
     return NULL;
   K = b->constant->shape[0], N = b->constant->shape[1];
-  bool za_zero, zb_zero;
-  const MlcTensorData *za_known, *zb_known;
-  /* A's zero point must be one value (a per-row vector would make the
-   * column term an outer product); B's may run along the columns */
-  if (ak != K || K < 1 || N < 1 || !zp_ok(a_zp, 0, &za_zero, &za_known) || !zp_ok(b_zp, N, &zb_zero, &zb_known))
-    return NULL;
-  int64_t sa = at.code == MLC_TC_INT ? 128 : 0, sb = bt.code == MLC_TC_UINT ? 128 : 0;
+  MlcOnnxDotZp z;
+  if (ak != K || K < 1 || N < 1 || !mlc_onnx__dot_zp_read(a_zp, b_zp, N, &z)) return NULL;
+  z.sa = at.code == MLC_TC_INT ? 128 : 0, z.sb = bt.code == MLC_TC_UINT ? 128 : 0, z.K = K;
   MlcTensorData *wq, *cs;
-  if (!shifted_weight(n, b->constant, sb, &wq, &cs)) return NULL;
-  MlcGExpr *a1 = sa ? astype(n, mlc_onnx__emit2(n, "add", astype(n, a, MLC_I32), i32_const(n, sa)),
-                             MLC_DT(MLC_TC_UINT, 8, 1))
-                    : a;
+  if (!shifted_weight(n, b->constant, z.sb, &wq, &cs)) return NULL;
+  z.cs = cs;
+  MlcGExpr *a1 = mlc_onnx__dot_shift_input(n, a, z.sa);
   MlcAttr od = attr("out_dtype", mlc_onnx__av_dtype(MLC_I32));
   MlcGExpr *mm_args[2] = {a1, mlc_g_const(ctx, wq)};
   MlcGExpr *y = a1 ? mlc_onnx__emit_attrs(n, "matmul", mm_args, 2, 1, &od) : NULL;
-  /* - zb' * rowsum(A') */
-  if (y && !(zb_zero && sb == 0)) {
-    int64_t last = ar - 1;
-    MlcAttr s[2] = {attr("axis", mlc_onnx__av_ints(ctx, &last, 1)), attr("keepdims", av_bool(true))};
-    MlcGExpr *a32 = astype(n, a1, MLC_I32);
-    MlcGExpr *rows = a32 ? mlc_onnx__emit_attrs(n, "sum", &a32, 1, 2, s) : NULL;
-    MlcGExpr *zb1 = moved_zp(n, b_zp, -sb);
-    y = rows && zb1 ? mlc_onnx__emit2(n, "subtract", y, mlc_onnx__emit2(n, "multiply", zb1, rows)) : NULL;
-  }
-  if (!y || (za_zero && sa == 0)) return y;
-  /* - za' * colsum(W') + K za' zb' */
-  if (!a_zp || za_known) {
-    bool known_zb = !b_zp || zb_known;
-    int64_t za = (za_known ? elem(za_known, 0) : 0) + sa;
-    if (known_zb) {
-      MlcTensorData *col = column_const(n, cs, K, za, zb_known, sb);
-      return col ? mlc_onnx__emit2(n, "add", y, mlc_g_const(ctx, col)) : NULL;
-    }
-  }
-  MlcGExpr *za1 = moved_zp(n, a_zp, sa), *zb1 = moved_zp(n, b_zp, -sb);
-  MlcGExpr *col = mlc_onnx__emit2(n, "multiply", za1, mlc_g_const(ctx, cs));
-  MlcGExpr *kz = mlc_onnx__emit2(n, "multiply", mlc_onnx__emit2(n, "multiply", za1, zb1), i32_const(n, K));
-  y = mlc_onnx__emit2(n, "subtract", y, col);
-  return mlc_onnx__emit2(n, "add", y, kz);
+  return mlc_onnx__dot_zero_points(n, y, a1, &z);
 }
