@@ -140,6 +140,50 @@ static MlcExpr *linear_simplify(MlcAnalyzer *az, MlcExpr *e) {
   return r ? r : e;
 }
 
+static int64_t gcd64(int64_t a, int64_t b) {
+  a = a < 0 ? -a : a, b = b < 0 ? -b : b;
+  while (b) {
+    int64_t t = a % b;
+    a = b, b = t;
+  }
+  return a;
+}
+
+/* (g*X + R) // c with g dividing c and 0 <= R < g is X // (c/g), and
+ * (g*X + R) % c is g * (X % (c/g)) + R: a reshape after a transpose,
+ * (a*64 + b) // 3712 with 0 <= b < 64, becomes a // 58.  g is tried from
+ * gcd(c, each term's coefficient), the largest that works; l is the
+ * dividend's linear form.  e unchanged when no g does. */
+static MlcExpr *divmod_common_factor(MlcAnalyzer *az, MlcExpr *e, int64_t c, const Linear *l, bool is_div) {
+  MlcCtx *ctx = az->ctx;
+  int64_t best = 1;
+  Linear bx = {0}, br = {0};
+  for (int t = 0; t < l->n; t++) {
+    int64_t g = gcd64(c, l->coef[t]);
+    if (g <= best || g >= c) continue;
+    Linear x = {.ok = true}, r = {.ok = true};
+    for (int i = 0; i < l->n; i++) {
+      if (l->coef[i] % g == 0) add_term(&x, l->atom[i], l->coef[i] / g);
+      else add_term(&r, l->atom[i], l->coef[i]);
+    }
+    x.k = fdiv(l->k, g);
+    r.k = fmodi(l->k, g);
+    MlcExpr *rem = rebuild(ctx, e->dtype, &r);
+    if (!rem || !x.ok || !r.ok) continue;
+    MlcIntSet rb = mlc_arith_bound(az, rem);
+    if (rb.min >= 0 && rb.max < g) best = g, bx = x, br = r;
+  }
+  if (best == 1) return e;
+  MlcExpr *x = rebuild(ctx, e->dtype, &bx), *rem = rebuild(ctx, e->dtype, &br);
+  MlcExpr *cg = mlc_e_int(ctx, e->dtype, c / best);
+  if (!x || !rem || !cg) return e;
+  MlcExpr *q = mlc_arith_simplify(az, mlc_e_bin(ctx, e->bin.op, x, cg));
+  if (!q || is_div) return q ? q : e;
+  MlcExpr *g = mlc_e_int(ctx, e->dtype, best);
+  MlcExpr *r = g ? mlc_arith_simplify(az, mlc_e_bin(ctx, MLC_BIN_ADD, mlc_e_bin(ctx, MLC_BIN_MUL, q, g), rem)) : NULL;
+  return r ? r : e;
+}
+
 /* floordiv/floormod (or trunc div/mod on non-negative values) by constant c > 0 */
 static MlcExpr *divmod_simplify(MlcAnalyzer *az, MlcExpr *e, int64_t c) {
   MlcCtx *ctx = az->ctx;
@@ -164,7 +208,7 @@ static MlcExpr *divmod_simplify(MlcAnalyzer *az, MlcExpr *e, int64_t c) {
     MlcExpr *quo = rebuild(ctx, e->dtype, &q);
     return quo ? (is_div ? quo : rem) : e;
   }
-  return e;
+  return trunc_ok ? divmod_common_factor(az, e, c, &l, is_div) : e;
 }
 
 static MlcExpr *fold_binary(MlcAnalyzer *az, MlcExpr *e) {

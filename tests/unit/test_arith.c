@@ -73,6 +73,56 @@ static void test_divmod(void) {
   teardown();
 }
 
+/* integer value of e with i and j given: the oracle for the rewrites below */
+static int64_t ev(const MlcExpr *e, int64_t vi, int64_t vj) {
+  if (e->kind == MLC_EXPR_INT) return e->int_val;
+  if (e == i) return vi;
+  if (e == j) return vj;
+  CHECK(e->kind == MLC_EXPR_BINARY);
+  if (e->kind != MLC_EXPR_BINARY) return 0;
+  int64_t a = ev(e->bin.a, vi, vj), b = ev(e->bin.b, vi, vj);
+  switch (e->bin.op) {
+  case MLC_BIN_ADD: return a + b;
+  case MLC_BIN_SUB: return a - b;
+  case MLC_BIN_MUL: return a * b;
+  case MLC_BIN_DIV: return a / b;
+  case MLC_BIN_MOD: return a % b;
+  case MLC_BIN_FLOORDIV: return a / b - (a % b != 0 && (a < 0) != (b < 0));
+  case MLC_BIN_FLOORMOD: return a - b * (a / b - (a % b != 0 && (a < 0) != (b < 0)));
+  default: CHECK(!"unexpected operator"); return 0;
+  }
+}
+
+/* (g*X + R) // c with g | c and 0 <= R < g is X // (c/g): the division a
+ * reshape after a transpose leaves per element */
+static void test_divmod_common_factor(void) {
+  setup();
+  MlcExpr *d = simp(bin(MLC_BIN_FLOORDIV, bin(MLC_BIN_ADD, bin(MLC_BIN_MUL, i, c(8)), j), c(24)));
+  CHECK(d->kind == MLC_EXPR_BINARY && d->bin.op == MLC_BIN_FLOORDIV && d->bin.a == i && is_const(d->bin.b, 3));
+  /* every form, against the value of the unsimplified expression at every point */
+  static const MlcBinOp ops[4] = {MLC_BIN_FLOORDIV, MLC_BIN_DIV, MLC_BIN_FLOORMOD, MLC_BIN_MOD};
+  static const int64_t forms[][4] = {/* i coef, j coef, constant, divisor */
+                                     {8, 1, 0, 24},  {8, 4, 0, 24},  {64, 1, 3, 3712}, {6, 1, 1, 12},
+                                     {8, 1, 5, 24},  {8, 3, 0, 24},  {12, 2, 1, 18},   {4, 1, 0, 6}};
+  int rewritten = 0;
+  for (size_t f = 0; f < sizeof forms / sizeof forms[0]; f++)
+    for (int k = 0; k < 4; k++) {
+      MlcExpr *x = bin(MLC_BIN_ADD, bin(MLC_BIN_ADD, bin(MLC_BIN_MUL, i, c(forms[f][0])),
+                                        bin(MLC_BIN_MUL, j, c(forms[f][1]))), c(forms[f][2]));
+      MlcExpr *e = bin(ops[k], x, c(forms[f][3]));
+      MlcExpr *s = simp(e);
+      rewritten += s != e;
+      for (int64_t vi = 0; vi < 128; vi++)
+        for (int64_t vj = 0; vj < 4; vj++)
+          if (ev(s, vi, vj) != ev(e, vi, vj)) {
+            CHECK(!"simplified value differs");
+            vi = 128, vj = 4;
+          }
+    }
+  CHECK(rewritten >= 16);
+  teardown();
+}
+
 /* Constant division that C cannot do: by zero, or the most negative value
  * by -1 (the quotient overflows; x86 traps on both, in / and in %), is left
  * unfolded for run time to report; x % -1 is 0 even there. */
@@ -122,6 +172,7 @@ int main(void) {
   RUN(test_bounds);
   RUN(test_linear);
   RUN(test_divmod);
+  RUN(test_divmod_common_factor);
   RUN(test_divmod_extremes);
   RUN(test_minmax_compare);
   RUN(test_float_fold);

@@ -25,8 +25,8 @@ class Module:
                             for ax0_2_ax1_2_fused_1 in T.thread_binding(64, thread="threadIdx.x"):
                                 for ax0_2_ax1_2_fused_2 in T.vectorized(4):
                                     with T.block("A_shared"):
-                                        v0 = T.axis.spatial(64, i_0 * 32 + (ax0_2_ax1_2_fused_0 * 256 + ax0_2_ax1_2_fused_1 * 4 + ax0_2_ax1_2_fused_2) // 8)
-                                        v1 = T.axis.spatial(64, k_0 * 8 + (ax0_2_ax1_2_fused_0 * 256 + ax0_2_ax1_2_fused_1 * 4 + ax0_2_ax1_2_fused_2) % 8)
+                                        v0 = T.axis.spatial(64, i_0 * 32 + (ax0_2_ax1_2_fused_0 * 64 + ax0_2_ax1_2_fused_1) // 2)
+                                        v1 = T.axis.spatial(64, k_0 * 8 + (ax0_2_ax1_2_fused_0 * 64 + ax0_2_ax1_2_fused_1) % 2 * 4 + ax0_2_ax1_2_fused_2)
                                         T.reads(A[v0, v1])
                                         T.writes(A_shared[v0, v1])
                                         A_shared[v0, v1] = A[v0, v1]
@@ -34,8 +34,8 @@ class Module:
                             for ax0_2_ax1_2_fused_1_1 in T.thread_binding(64, thread="threadIdx.x"):
                                 for ax0_2_ax1_2_fused_2_1 in T.vectorized(4):
                                     with T.block("B_shared"):
-                                        v0 = T.axis.spatial(64, k_0 * 8 + (ax0_2_ax1_2_fused_0_1 * 256 + ax0_2_ax1_2_fused_1_1 * 4 + ax0_2_ax1_2_fused_2_1) // 32)
-                                        v1 = T.axis.spatial(64, j_0 * 32 + (ax0_2_ax1_2_fused_0_1 * 256 + ax0_2_ax1_2_fused_1_1 * 4 + ax0_2_ax1_2_fused_2_1) % 32)
+                                        v0 = T.axis.spatial(64, k_0 * 8 + (ax0_2_ax1_2_fused_0_1 * 64 + ax0_2_ax1_2_fused_1_1) // 8)
+                                        v1 = T.axis.spatial(64, j_0 * 32 + (ax0_2_ax1_2_fused_0_1 * 64 + ax0_2_ax1_2_fused_1_1) % 8 * 4 + ax0_2_ax1_2_fused_2_1)
                                         T.reads(B[v0, v1])
                                         T.writes(B_shared[v0, v1])
                                         B_shared[v0, v1] = B[v0, v1]
