@@ -83,6 +83,33 @@ bool mlc_onnx__ints_attr_or_input(MlcOnnxNode *n, const char *name, int64_t inpu
 /* items[0..k) (k >= 1, of one shape) stacked along a new axis */
 MlcGExpr *mlc_onnx__stack(MlcOnnxNode *n, MlcGExpr **items, int64_t k, int64_t axis);
 
+/* ---- onnx_loop_body.c: the body of an R.loop built by a converter ------------------- */
+typedef struct MlcOnnxBody {
+  MlcOnnxNode *n;
+  MlcMap values, known;          /* the enclosing scope, while the body's is the importer's */
+  MlcOnnxBindings bindings;      /* the enclosing bindings */
+  MLC_VEC(MlcGExpr *) params;    /* iter, cond, the carried values, the outer values */
+  MLC_VEC(MlcGExpr *) outer;     /* the enclosing values the outer params stand for */
+  int n_carried;
+} MlcOnnxBody;
+/* a scope and bindings of the body's own; params[0] is the iteration
+ * number (0-d int64), params[1] the condition (0-d bool) */
+void mlc_onnx__body_begin(MlcOnnxNode *n, MlcOnnxBody *b);
+/* a carried value's param of struct info s (all before the first outer) */
+MlcGExpr *mlc_onnx__body_carried(MlcOnnxBody *b, MlcSInfo *s);
+/* the enclosing value v as the body sees it: a param (one per value), or
+ * v itself when it is a constant */
+MlcGExpr *mlc_onnx__body_outer(MlcOnnxBody *b, MlcGExpr *v);
+/* the enclosing values that ONNX graph g (and its subgraphs) reads by name
+ * and that are not yet in the body's scope, put there as body_outer */
+bool mlc_onnx__body_capture(MlcOnnxBody *b, const Onnx__GraphProto *g);
+/* the body ended (ok false: dropped) with result outs = (condition, the
+ * carried values, k scan elements of known shapes), the enclosing scope
+ * restored, and R.loop(body, trips, cond, init, outer) emitted there: its
+ * tuple value (the carried values, then the scan outputs), or NULL */
+MlcGExpr *mlc_onnx__body_finish(MlcOnnxBody *b, bool ok, MlcGExpr **outs, int k, MlcGExpr *trips, MlcGExpr *cond,
+                                MlcGExpr **init);
+
 /* ---- small builders every converter file uses ------------------------------------------ */
 static inline MlcAttr attr(const char *k, MlcAttrValue v) { return (MlcAttr){k, v}; }
 static inline MlcAttrValue av_bool(bool b) { return (MlcAttrValue){.kind = MLC_ATTR_BOOL, .b = b}; }
