@@ -90,7 +90,9 @@
  * dim_tensor(x, axis=a) is x's dim a as a 0-d int64 tensor, the way a
  * size known only at run time (a sequence length) becomes a value, such as
  * the trip count of an R.loop over it.  x's data is not read; x is the
- * kernel's param so that the size var is bound from its shape.
+ * kernel's param so that the size var is bound from its shape, and the
+ * value is computed as max(k for k in [0, dim]), since a tensor expression
+ * reads no size but those of the shapes it covers.
  *
  * The first two have no tensor-expression definition: they are left to the
  * executor, as the allocation ops are.  tensor_to_shape counts as impure
@@ -394,14 +396,20 @@ static bool dim_axis(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo **x, int *a
 MlcSInfo *mlc_op_infer_dim_tensor(MlcCtx *ctx, const MlcOpArgs *a) {
   const MlcSInfo *x;
   int axis;
-  return dim_axis(ctx, a, &x, &axis) ? mlc_op_tensor_sinfo(ctx, NULL, 0, MLC_I64) : NULL;
+  MlcExpr *none[1];
+  return dim_axis(ctx, a, &x, &axis) ? mlc_op_tensor_sinfo(ctx, none, 0, MLC_I64) : NULL;
 }
 
 bool mlc_op_te_dim_tensor(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_in, MlcTeTensor **outs, int *n_outs) {
   const MlcSInfo *x;
   int axis;
   if (!dim_axis(ctx, a, &x, &axis)) return false;
-  MlcTeTensor *r = mlc_te_compute(ctx, "T_dim", NULL, 0, NULL, mlc_op_cast(ctx, MLC_I64, in[0]->shape[axis]));
+  /* max over k in [0, dim] of k: a tensor expression reads only sizes in
+   * the shapes it covers, and a reduction of at least one step initializes
+   * its output */
+  MlcExpr *none[1], *k, *ext = mlc_arith_add(ctx, mlc_op_cast(ctx, MLC_I64, in[0]->shape[axis]), mlc_op_i64(ctx, 1));
+  mlc_op_axes(ctx, 1, &k);
+  MlcTeTensor *r = mlc_te_reduce(ctx, "T_dim", none, 0, none, MLC_TE_MAX, k, &k, &ext, 1);
   if (!r) return false;
   outs[0] = r;
   *n_outs = 1;

@@ -2,7 +2,10 @@
  * compared with a plain C reference of the cells: both directions,
  * sequence lengths shorter than the input, initial states, biases,
  * peepholes, clip and GRU's linear_before_reset, which the conformance
- * suite leaves out. */
+ * suite leaves out.  Each case runs over a short sequence (unrolled at
+ * import) and a long one (a loop over time); an LSTM runs over 5000 steps,
+ * and models whose sequence length is a symbolic dim run at two lengths
+ * chosen when they run. */
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -12,7 +15,7 @@
 #include "onnx_build.h"
 #include "rand_util.h"
 
-enum { T = 4, B = 3, I = 2, H = 3, D = 2, MAXG = 4 };
+enum { T = 4, LONG = 40, MAXT = 5000, B = 3, I = 2, H = 3, D = 2, MAXG = 4 };
 
 typedef enum { K_RNN, K_GRU, K_LSTM } Kind;
 static const int GATES[] = {1, 3, 4};
@@ -24,7 +27,9 @@ typedef struct Case {
   bool reverse;      /* with dirs 1 */
   bool lbr;          /* GRU linear_before_reset */
   float clip;        /* 0: none */
-  float x[T][B][I], w[D][MAXG * H][I], r[D][MAXG * H][H], b[D][2 * MAXG * H], p[D][3 * H];
+  int steps;         /* the sequence's length, at most MAXT */
+  bool symbolic;     /* the model declares the length as a dim_param */
+  float x[MAXT][B][I], w[D][MAXG * H][I], r[D][MAXG * H][H], b[D][2 * MAXG * H], p[D][3 * H];
   float h0[D][B][H], c0[D][B][H];
   int32_t lens[B];
 } Case;
@@ -37,9 +42,9 @@ static float sigm(float v) { return 1.0f / (1.0f + expf(-v)); }
 static float clipv(const Case *c, float v) { return c->clip > 0 ? fminf(fmaxf(v, -c->clip), c->clip) : v; }
 
 /* y[t][d][b][h], yh[d][b][h], yc[d][b][h] */
-static void reference(const Case *c, float y[T][D][B][H], float yh[D][B][H], float yc[D][B][H]) {
+static void reference(const Case *c, float y[MAXT][D][B][H], float yh[D][B][H], float yc[D][B][H]) {
   int G = GATES[c->kind];
-  memset(y, 0, sizeof(float) * T * D * B * H);
+  memset(y, 0, sizeof(float) * (size_t)c->steps * D * B * H);
   for (int d = 0; d < c->dirs; d++)
     for (int bi = 0; bi < B; bi++) {
       float h[H], cc[H];
@@ -129,8 +134,12 @@ static uint8_t *pack_case(const Case *c, size_t *len) {
   node.attribute = attrs, node.n_attribute = c->clip > 0 || c->kind == K_GRU ? 4 : 2;
   if (c->kind == K_GRU && !(c->clip > 0)) node.n_attribute = 3;
   Onnx__NodeProto *nodes[1] = {&node};
-  int64_t xd[3] = {T, B, I};
+  int64_t xd[3] = {c->steps, B, I};
   Onnx__ValueInfoProto *gin[1] = {value("X", xd, 3)};
+  if (c->symbolic) {
+    Onnx__TensorShapeProto__Dimension *t = gin[0]->type->tensor_type->shape->dim[0];
+    t->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM, t->dim_param = "T";
+  }
   Onnx__ValueInfoProto *gout[3] = {value("Y", NULL, 0), value("Y_h", NULL, 0), value("Y_c", NULL, 0)};
   Onnx__GraphProto g;
   onnx__graph_proto__init(&g);
@@ -154,14 +163,15 @@ static uint8_t *pack_case(const Case *c, size_t *len) {
 
 /* ---- running a case ----------------------------------------------------------------------- */
 
-static void fill_case(Case *c, Kind kind, int dirs, uint64_t seed) {
+/* a case of `steps` steps: batch entry 0 runs them all, 1 about half, 2 one */
+static void fill_case(Case *c, Kind kind, int dirs, int steps, uint64_t seed) {
   memset(c, 0, sizeof *c);
-  c->kind = kind, c->dirs = dirs;
+  c->kind = kind, c->dirs = dirs, c->steps = steps;
   rand_util_state = seed;
   float *all = (float *)c->x;
   size_t n = (offsetof(Case, lens) - offsetof(Case, x)) / sizeof(float);
   for (size_t i = 0; i < n; i++) all[i] = (float)urand() * 1.6f - 0.8f;
-  c->lens[0] = T, c->lens[1] = 2, c->lens[2] = 1;
+  c->lens[0] = steps, c->lens[1] = steps > 3 ? steps / 2 : 2, c->lens[2] = 1;
 }
 
 static bool close_all(const float *got, const float *want, size_t n, const char *what) {
@@ -173,7 +183,34 @@ static bool close_all(const float *got, const float *want, size_t n, const char 
   return true;
 }
 
-static void run_case(const Case *c) {
+/* the loaded model run on c's input and compared with the reference */
+static void check_run(MlcrtModel *rm, const Case *c) {
+  int64_t xs[3] = {c->steps, B, I};
+  DLTensor x = {.data = (void *)c->x, .device = {kDLCPU, 0}, .ndim = 3, .dtype = {kDLFloat, 32, 1}, .shape = xs};
+  DLTensor *in[1] = {&x}, *out[3] = {NULL};
+  int n_out = c->kind == K_LSTM ? 3 : 2;
+  int rc = mlcrt_model_run(rm, in, 1, out, n_out);
+  if (rc) printf("    run: %s\n", mlcrt_last_error());
+  CHECK(rc == 0);
+  static float y[MAXT][D][B][H], yh[D][B][H], yc[D][B][H];
+  reference(c, y, yh, yc);
+  if (rc == 0) {
+    /* Y is [T, dirs, B, H]: repack the reference's first dirs directions */
+    static float yw[MAXT * D * B * H];
+    size_t k = 0;
+    for (int t = 0; t < c->steps; t++)
+      for (int d = 0; d < c->dirs; d++)
+        for (int bi = 0; bi < B; bi++)
+          for (int j = 0; j < H; j++) yw[k++] = y[t][d][bi][j];
+    CHECK(out[0]->ndim == 4 && out[0]->shape[0] == c->steps && out[0]->shape[1] == c->dirs);
+    if (out[0]->ndim == 4 && out[0]->shape[0] == c->steps) CHECK(close_all(out[0]->data, yw, k, "Y"));
+    CHECK(close_all(out[1]->data, &yh[0][0][0], (size_t)(c->dirs * B * H), "Y_h"));
+    if (c->kind == K_LSTM) CHECK(close_all(out[2]->data, &yc[0][0][0], (size_t)(c->dirs * B * H), "Y_c"));
+  }
+}
+
+/* c's model built; then run on c, and on c cut to each of the other lengths (a symbolic model) */
+static void run_case_at(const Case *c, const int *other, int n_other) {
   size_t len;
   uint8_t *buf = pack_case(c, &len);
   char dir[4200];
@@ -183,70 +220,76 @@ static void run_case(const Case *c) {
   free(buf);
   CHECK(rm != NULL);
   if (rm) {
-    int64_t xs[3] = {T, B, I};
-    DLTensor x = {.data = (void *)c->x, .device = {kDLCPU, 0}, .ndim = 3, .dtype = {kDLFloat, 32, 1}, .shape = xs};
-    DLTensor *in[1] = {&x}, *out[3] = {NULL};
-    int n_out = c->kind == K_LSTM ? 3 : 2;
-    int rc = mlcrt_model_run(rm, in, 1, out, n_out);
-    if (rc) printf("    run: %s\n", mlcrt_last_error());
-    CHECK(rc == 0);
-    static float y[T][D][B][H], yh[D][B][H], yc[D][B][H];
-    reference(c, y, yh, yc);
-    if (rc == 0) {
-      /* Y is [T, dirs, B, H]: repack the reference's first dirs directions */
-      static float yw[T * D * B * H];
-      size_t k = 0;
-      for (int t = 0; t < T; t++)
-        for (int d = 0; d < c->dirs; d++)
-          for (int bi = 0; bi < B; bi++)
-            for (int j = 0; j < H; j++) yw[k++] = y[t][d][bi][j];
-      CHECK(out[0]->ndim == 4 && out[0]->shape[0] == T && out[0]->shape[1] == c->dirs);
-      CHECK(close_all(out[0]->data, yw, k, "Y"));
-      CHECK(close_all(out[1]->data, &yh[0][0][0], (size_t)(c->dirs * B * H), "Y_h"));
-      if (c->kind == K_LSTM) CHECK(close_all(out[2]->data, &yc[0][0][0], (size_t)(c->dirs * B * H), "Y_c"));
+    check_run(rm, c);
+    static Case cut;
+    for (int i = 0; i < n_other; i++) {
+      cut = *c;
+      cut.steps = other[i];
+      for (int b = 0; b < B; b++) cut.lens[b] = c->lens[b] < other[i] ? c->lens[b] : other[i];
+      check_run(rm, &cut);
     }
     mlcrt_model_free(rm);
   }
   bu_remove_dir(dir);
 }
 
-static void test_rnn_reverse(void) {
-  Case c;
-  fill_case(&c, K_RNN, 1, 11);
-  c.reverse = true;
-  run_case(&c);
+static void run_case(const Case *c) { run_case_at(c, NULL, 0); }
+
+static Case cs; /* large: not on the stack */
+
+static void rnn_cases(int steps) {
+  fill_case(&cs, K_RNN, 1, steps, 11);
+  cs.reverse = true;
+  run_case(&cs);
+  fill_case(&cs, K_RNN, 2, steps, 12);
+  cs.clip = 0.5f;
+  run_case(&cs);
 }
 
-static void test_rnn_bidirectional_clip(void) {
-  Case c;
-  fill_case(&c, K_RNN, 2, 12);
-  c.clip = 0.5f;
-  run_case(&c);
+static void gru_cases(int steps) {
+  fill_case(&cs, K_GRU, 2, steps, 13);
+  run_case(&cs);
+  fill_case(&cs, K_GRU, 2, steps, 14);
+  cs.lbr = true;
+  run_case(&cs);
+  fill_case(&cs, K_GRU, 1, steps, 15);
+  cs.lbr = true, cs.reverse = true, cs.clip = 0.7f;
+  run_case(&cs);
 }
 
-static void test_gru_bidirectional(void) {
-  Case c;
-  fill_case(&c, K_GRU, 2, 13);
-  run_case(&c);
+static void lstm_cases(int steps) {
+  fill_case(&cs, K_LSTM, 2, steps, 16);
+  run_case(&cs);
+  fill_case(&cs, K_LSTM, 1, steps, 17);
+  cs.reverse = true, cs.clip = 0.6f;
+  run_case(&cs);
 }
 
-static void test_gru_linear_before_reset(void) {
-  Case c;
-  fill_case(&c, K_GRU, 2, 14);
-  c.lbr = true;
-  run_case(&c);
-  fill_case(&c, K_GRU, 1, 15);
-  c.lbr = true, c.reverse = true, c.clip = 0.7f;
-  run_case(&c);
+static void test_rnn_unrolled(void) { rnn_cases(T); }
+static void test_gru_unrolled(void) { gru_cases(T); }
+static void test_lstm_unrolled(void) { lstm_cases(T); }
+static void test_rnn_loop(void) { rnn_cases(LONG); }
+static void test_gru_loop(void) { gru_cases(LONG); }
+static void test_lstm_loop(void) { lstm_cases(LONG); }
+
+/* 5000 steps: more than the unrolled import ever took */
+static void test_lstm_5000_steps(void) {
+  fill_case(&cs, K_LSTM, 2, MAXT, 18);
+  run_case(&cs);
 }
 
-static void test_lstm_bidirectional_peepholes(void) {
-  Case c;
-  fill_case(&c, K_LSTM, 2, 16);
-  run_case(&c);
-  fill_case(&c, K_LSTM, 1, 17);
-  c.reverse = true, c.clip = 0.6f;
-  run_case(&c);
+/* the length a dim_param: one model run at the declared length's data and two others */
+static void test_symbolic_length(void) {
+  static const int other[2] = {3, 29};
+  fill_case(&cs, K_LSTM, 2, LONG, 19);
+  cs.symbolic = true;
+  run_case_at(&cs, other, 2);
+  fill_case(&cs, K_GRU, 1, LONG, 20);
+  cs.symbolic = true, cs.reverse = true, cs.lbr = true;
+  run_case_at(&cs, other, 2);
+  fill_case(&cs, K_RNN, 1, LONG, 21);
+  cs.symbolic = true, cs.reverse = true;
+  run_case_at(&cs, other, 2);
 }
 
 int main(void) {
@@ -254,11 +297,14 @@ int main(void) {
     printf("FAIL setup: cannot create a temporary directory\n");
     return 1;
   }
-  RUN(test_rnn_reverse);
-  RUN(test_rnn_bidirectional_clip);
-  RUN(test_gru_bidirectional);
-  RUN(test_gru_linear_before_reset);
-  RUN(test_lstm_bidirectional_peepholes);
+  RUN(test_rnn_unrolled);
+  RUN(test_gru_unrolled);
+  RUN(test_lstm_unrolled);
+  RUN(test_rnn_loop);
+  RUN(test_gru_loop);
+  RUN(test_lstm_loop);
+  RUN(test_lstm_5000_steps);
+  RUN(test_symbolic_length);
   bu_remove_dir(tmpdir);
   return CHECK_DONE();
 }
