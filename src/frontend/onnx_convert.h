@@ -103,6 +103,20 @@ MlcGExpr *mlc_onnx__body_outer(MlcOnnxBody *b, MlcGExpr *v);
 /* the enclosing values that ONNX graph g (and its subgraphs) reads by name
  * and that are not yet in the body's scope, put there as body_outer */
 bool mlc_onnx__body_capture(MlcOnnxBody *b, const Onnx__GraphProto *g);
+/* the body's result outs = (condition, carried values, k scan elements)
+ * checked: a one-element bool condition, carried values of their params'
+ * shapes (one dim known only at run time is copied to the param's shape
+ * with a run-time check), elements of shapes known outside the body (one
+ * dim known only at run time taken from decls[j], the graph's declaration
+ * of element j, when it gives one) */
+bool mlc_onnx__body_check(MlcOnnxBody *b, MlcGExpr **outs, int k, Onnx__ValueInfoProto *const *decls);
+/* the step that the body's iteration number stands for: it, or (reverse)
+ * trips - 1 - it, trips being the enclosing function's trip count */
+MlcGExpr *mlc_onnx__body_step(MlcOnnxBody *b, MlcGExpr *trips, bool reverse);
+/* the loop's scan output res[i] with its first dim (the iteration count)
+ * copied to len, the trip count known before the loop runs (trips holds
+ * its value), and, when reverse, flipped along that dim */
+MlcGExpr *mlc_onnx__loop_stacked(MlcOnnxNode *n, MlcGExpr *res, int i, MlcExpr *len, MlcGExpr *trips, bool reverse);
 /* the body ended (ok false: dropped) with result outs = (condition, the
  * carried values, k scan elements of known shapes), the enclosing scope
  * restored, and R.loop(body, trips, cond, init, outer) emitted there: its

@@ -15,6 +15,10 @@
 
 #include "onnx_convert.h"
 
+static MlcGExpr *i64_scalar(MlcOnnxNode *n, int64_t v) {
+  return mlc_g_const(n->im->ctx, mlc_onnx__scalar(n->im->ctx, MLC_I64_T, (double)v));
+}
+
 static MlcGExpr *param(MlcOnnxImporter *im, const char *name, MlcSInfo *s) {
   return mlc_g_var(im->ctx, name, s, false);
 }
@@ -97,6 +101,71 @@ bool mlc_onnx__body_capture(MlcOnnxBody *b, const Onnx__GraphProto *g) {
   return ok;
 }
 
+/* A scan element *e of a static shape: as it is, or (one dim known only at
+ * run time, a slice by the iteration number) copied to the shape the body
+ * declares for it, the copy comparing element counts, so that dim too. */
+static bool static_elem(MlcOnnxNode *n, const Onnx__ValueInfoProto *decl, MlcGExpr **e) {
+  const MlcSInfo *a = mlc_onnx__tensor_sinfo(*e);
+  if (!a || !a->tensor.shape || a->tensor.dtype.code == MLC_TC_VOID) return false;
+  int64_t v[MLC_ONNX_MAX_RANK];
+  int unknown = -1;
+  for (int d = 0; d < a->tensor.ndim; d++)
+    if (!mlc_onnx__const_dim(*e, d, &v[d])) {
+      if (unknown >= 0) return false;
+      unknown = d;
+    }
+  if (unknown < 0) return true;
+  const Onnx__TypeProto *t = decl ? decl->type : NULL;
+  const Onnx__TensorShapeProto *s = t && t->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && t->tensor_type
+                                        ? t->tensor_type->shape : NULL;
+  if (!s || (int)s->n_dim != a->tensor.ndim || a->tensor.ndim > MLC_ONNX_MAX_RANK) return false;
+  for (int d = 0; d < a->tensor.ndim; d++) {
+    const Onnx__TensorShapeProto__Dimension *dim = s->dim[d];
+    if (dim->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE || dim->dim_value < 0 ||
+        (d != unknown && dim->dim_value != v[d]))
+      return false;
+    v[d] = dim->dim_value;
+  }
+  MlcAttr sh = attr("shape", mlc_onnx__av_ints(n->im->ctx, v, a->tensor.ndim));
+  return (*e = mlc_onnx__emit_attrs(n, "reshape_dynamic", e, 1, 1, &sh)) != NULL;
+}
+
+bool mlc_onnx__body_check(MlcOnnxBody *bf, MlcGExpr **outs, int k, Onnx__ValueInfoProto *const *decls) {
+  MlcOnnxNode *n = bf->n;
+  int nc = bf->n_carried;
+  const MlcSInfo *c = mlc_onnx__tensor_sinfo(outs[0]);
+  bool one = c && mlc_dtype_eq(c->tensor.dtype, MLC_BOOL);
+  for (int d = 0; one && d < c->tensor.ndim; d++) {
+    int64_t v;
+    one = mlc_onnx__const_dim(outs[0], d, &v) && v == 1;
+  }
+  if (!one) return mlc_onnx__node_fail(n, "the body's condition must be a bool tensor of one element");
+  for (int i = 0; i < nc; i++) {
+    const MlcSInfo *a = mlc_onnx__tensor_sinfo(outs[1 + i]), *b = mlc_onnx__tensor_sinfo(bf->params.data[2 + i]);
+    bool same = a && b && mlc_dtype_eq(a->tensor.dtype, b->tensor.dtype) && a->tensor.ndim == b->tensor.ndim && a->tensor.shape;
+    int unproven = 0;
+    for (int d = 0; same && d < a->tensor.ndim; d++) {
+      int64_t x, y;
+      if (mlc_expr_same(a->tensor.shape[d], b->tensor.shape[d])) continue;
+      same = !(mlc_e_is_const_int(a->tensor.shape[d], &x) && mlc_e_is_const_int(b->tensor.shape[d], &y));
+      unproven++;
+    }
+    if (!same || unproven > 1)
+      return mlc_onnx__node_fail(n, "loop-carried value %d changes its shape or dtype in the body, which is not supported "
+                                    "in a loop run at run time", i);
+    /* one dim known only at run time (a slice by the iteration number): the
+     * copy to the param's shape compares element counts, so that dim too */
+    if (unproven) {
+      MlcAttr sh = attr("shape", mlc_onnx__av_exprs(n->im->ctx, b->tensor.shape, b->tensor.ndim));
+      if (!(outs[1 + i] = mlc_onnx__emit_attrs(n, "reshape_dynamic", &outs[1 + i], 1, 1, &sh))) return false;
+    }
+  }
+  for (int j = 0; j < k; j++)
+    if (!static_elem(n, decls[j], &outs[1 + nc + j]))
+      return mlc_onnx__node_fail(n, "scan output %d without a static shape is not supported in a loop run at run time", j);
+  return true;
+}
+
 /* the body's bindings and result (outs) as a graph function added to the
  * module; its name, or NULL */
 static const char *body_function(MlcOnnxBody *b, MlcGExpr **outs, int n_outs) {
@@ -164,4 +233,43 @@ MlcGExpr *mlc_onnx__body_finish(MlcOnnxBody *b, bool ok, MlcGExpr **outs, int k,
   mlc_vec_free(&b->params);
   mlc_vec_free(&b->outer);
   return r;
+}
+
+MlcGExpr *mlc_onnx__body_step(MlcOnnxBody *b, MlcGExpr *trips, bool reverse) {
+  MlcOnnxNode *n = b->n;
+  MlcGExpr *it = b->params.data[0];
+  if (!reverse) return it;
+  MlcGExpr *last = mlc_onnx__emit2(n, "subtract", mlc_onnx__body_outer(b, trips), i64_scalar(n, 1));
+  return last ? mlc_onnx__emit2(n, "subtract", last, it) : NULL;
+}
+
+/* y in reverse order along axis 0, whose length is len (trips' value) */
+static MlcGExpr *flipped(MlcOnnxNode *n, MlcGExpr *y, MlcExpr *len, MlcGExpr *trips) {
+  MlcCtx *ctx = n->im->ctx;
+  int64_t T;
+  if (mlc_e_is_const_int(len, &T)) {
+    int64_t axis = 0, begin = T - 1, end = -T - 1, step = -1;
+    MlcAttr a[4] = {attr("axes", mlc_onnx__av_ints(ctx, &axis, 1)), attr("begin", mlc_onnx__av_ints(ctx, &begin, 1)),
+                    attr("end", mlc_onnx__av_ints(ctx, &end, 1)), attr("strides", mlc_onnx__av_ints(ctx, &step, 1))};
+    return mlc_onnx__emit_attrs(n, "strided_slice", &y, 1, 4, a);
+  }
+  MlcGExpr *rargs[2] = {mlc_onnx__emit2(n, "subtract", trips, i64_scalar(n, 1)), i64_scalar(n, -1)};
+  MlcAttr sh = attr("shape", mlc_onnx__av_exprs(ctx, &len, 1));
+  MlcGExpr *idx = rargs[0] ? mlc_onnx__emit_attrs(n, "range_to_shape", rargs, 2, 1, &sh) : NULL;
+  MlcGExpr *targs[2] = {y, idx};
+  MlcAttr ax = attr("axis", mlc_onnx__av_int(0));
+  return idx ? mlc_onnx__emit(n, "take", targs, 2, mlc_onnx__attrs(ctx, 1, &ax)) : NULL;
+}
+
+MlcGExpr *mlc_onnx__loop_stacked(MlcOnnxNode *n, MlcGExpr *res, int i, MlcExpr *len, MlcGExpr *trips, bool reverse) {
+  MlcCtx *ctx = n->im->ctx;
+  MlcGExpr *y = res ? mlc_onnx__item(n, res, i) : NULL;
+  const MlcSInfo *s = y ? mlc_onnx__tensor_sinfo(y) : NULL;
+  if (!s) return NULL;
+  MlcExpr **dims = mlc_arena_array(&ctx->arena, (size_t)s->tensor.ndim, sizeof *dims);
+  memcpy(dims, s->tensor.shape, (size_t)s->tensor.ndim * sizeof *dims);
+  dims[0] = len;
+  MlcAttr sh = attr("shape", mlc_onnx__av_exprs(ctx, dims, s->tensor.ndim));
+  y = mlc_onnx__emit_attrs(n, "reshape_dynamic", &y, 1, 1, &sh);
+  return y && reverse ? flipped(n, y, len, trips) : y;
 }

@@ -140,71 +140,6 @@ static bool body_scope(MlcOnnxNode *n, const Onnx__GraphProto *g, int nc, MlcOnn
   return mlc_onnx__body_capture(b, g);
 }
 
-/* A scan element *e of a static shape: as it is, or (one dim known only at
- * run time, a slice by the iteration number) copied to the shape the body
- * declares for it, the copy comparing element counts, so that dim too. */
-static bool static_elem(MlcOnnxNode *n, const Onnx__ValueInfoProto *decl, MlcGExpr **e) {
-  const MlcSInfo *a = mlc_onnx__tensor_sinfo(*e);
-  if (!a || !a->tensor.shape || a->tensor.dtype.code == MLC_TC_VOID) return false;
-  int64_t v[MLC_ONNX_MAX_RANK];
-  int unknown = -1;
-  for (int d = 0; d < a->tensor.ndim; d++)
-    if (!mlc_onnx__const_dim(*e, d, &v[d])) {
-      if (unknown >= 0) return false;
-      unknown = d;
-    }
-  if (unknown < 0) return true;
-  const Onnx__TypeProto *t = decl ? decl->type : NULL;
-  const Onnx__TensorShapeProto *s = t && t->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && t->tensor_type
-                                        ? t->tensor_type->shape : NULL;
-  if (!s || (int)s->n_dim != a->tensor.ndim || a->tensor.ndim > MLC_ONNX_MAX_RANK) return false;
-  for (int d = 0; d < a->tensor.ndim; d++) {
-    const Onnx__TensorShapeProto__Dimension *dim = s->dim[d];
-    if (dim->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE || dim->dim_value < 0 ||
-        (d != unknown && dim->dim_value != v[d]))
-      return false;
-    v[d] = dim->dim_value;
-  }
-  MlcAttr sh = attr("shape", mlc_onnx__av_ints(n->im->ctx, v, a->tensor.ndim));
-  return (*e = mlc_onnx__emit_attrs(n, "reshape_dynamic", e, 1, 1, &sh)) != NULL;
-}
-
-/* the body's results checked: a one-element bool condition, carried values
- * of the params' shapes, scan elements of shapes known outside the body */
-static bool check_results(MlcOnnxNode *n, const Onnx__GraphProto *g, MlcGExpr **outs, int nc, int k, const MlcOnnxBody *bf) {
-  const MlcSInfo *c = mlc_onnx__tensor_sinfo(outs[0]);
-  bool one = c && mlc_dtype_eq(c->tensor.dtype, MLC_BOOL);
-  for (int d = 0; one && d < c->tensor.ndim; d++) {
-    int64_t v;
-    one = mlc_onnx__const_dim(outs[0], d, &v) && v == 1;
-  }
-  if (!one) return mlc_onnx__node_fail(n, "the body's condition must be a bool tensor of one element");
-  for (int i = 0; i < nc; i++) {
-    const MlcSInfo *a = mlc_onnx__tensor_sinfo(outs[1 + i]), *b = mlc_onnx__tensor_sinfo(bf->params.data[2 + i]);
-    bool same = a && b && mlc_dtype_eq(a->tensor.dtype, b->tensor.dtype) && a->tensor.ndim == b->tensor.ndim && a->tensor.shape;
-    int unproven = 0;
-    for (int d = 0; same && d < a->tensor.ndim; d++) {
-      int64_t x, y;
-      if (mlc_expr_same(a->tensor.shape[d], b->tensor.shape[d])) continue;
-      same = !(mlc_e_is_const_int(a->tensor.shape[d], &x) && mlc_e_is_const_int(b->tensor.shape[d], &y));
-      unproven++;
-    }
-    if (!same || unproven > 1)
-      return mlc_onnx__node_fail(n, "loop-carried value %d changes its shape or dtype in the body, which is not supported "
-                                    "in a loop run at run time", i);
-    /* one dim known only at run time (a slice by the iteration number): the
-     * copy to the param's shape compares element counts, so that dim too */
-    if (unproven) {
-      MlcAttr sh = attr("shape", mlc_onnx__av_exprs(n->im->ctx, b->tensor.shape, b->tensor.ndim));
-      if (!(outs[1 + i] = mlc_onnx__emit_attrs(n, "reshape_dynamic", &outs[1 + i], 1, 1, &sh))) return false;
-    }
-  }
-  for (int j = 0; j < k; j++)
-    if (!static_elem(n, g->output[1 + nc + j], &outs[1 + nc + j]))
-      return mlc_onnx__node_fail(n, "scan output %d without a static shape is not supported in a loop run at run time", j);
-  return true;
-}
-
 /* the trip count or condition as R.loop takes it: given, or the default */
 static MlcGExpr *limit_arg(MlcOnnxNode *n, int i) {
   if (i < n->n_in && n->in[i]) return n->in[i];
@@ -217,7 +152,7 @@ static bool run_time_loop(MlcOnnxNode *n, const Onnx__GraphProto *g, int nc, int
   MlcGExpr *outs[MLC_ONNX_MAX_IO], *init[MLC_ONNX_MAX_IO];
   mlc_onnx__body_begin(n, &b);
   bool ok = body_scope(n, g, nc, &b) && mlc_onnx__import_subgraph(n, g, outs, 1 + nc + k) &&
-            check_results(n, g, outs, nc, k, &b);
+            mlc_onnx__body_check(&b, outs, k, g->output + 1 + nc);
   for (int i = 0; i < nc; i++) init[i] = n->in[2 + i];
   MlcGExpr *r = mlc_onnx__body_finish(&b, ok, outs, k, limit_arg(n, 0), limit_arg(n, 1), init);
   for (int i = 0; r && i < nc + k; i++) r = (n->out[i] = mlc_onnx__item(n, r, i)) ? r : NULL;

@@ -358,15 +358,6 @@ static bool unrolled_dir(Rnn *r, MlcGExpr *xs, int64_t d, bool reverse, Dir *out
   return out->y != NULL;
 }
 
-/* the step the body's iteration number stands for: it, or (reverse) T - 1 - it */
-static MlcGExpr *body_step(Rnn *r, MlcOnnxBody *b, MlcGExpr *trips, bool reverse) {
-  MlcOnnxNode *n = r->n;
-  MlcGExpr *it = b->params.data[0];
-  if (!reverse) return it;
-  MlcGExpr *last = mlc_onnx__emit2(n, "subtract", mlc_onnx__body_outer(b, trips), i64(n, 1));
-  return last ? mlc_onnx__emit2(n, "subtract", last, it) : NULL;
-}
-
 /* the loop's result for direction d: the body's (cond, h, c?, y) */
 static bool loop_body(Rnn *r, MlcOnnxBody *b, const DirIn *in, int64_t d, MlcGExpr *trips, bool reverse,
                       MlcGExpr **outs) {
@@ -377,7 +368,7 @@ static bool loop_body(Rnn *r, MlcOnnxBody *b, const DirIn *in, int64_t d, MlcGEx
   MlcGExpr *R2 = mlc_onnx__body_outer(b, in->R2), *P = mlc_onnx__body_outer(b, in->P);
   MlcGExpr *rbh = mlc_onnx__body_outer(b, in->rbh), *lens = r->seq_lens;
   r->seq_lens = mlc_onnx__body_outer(b, lens);
-  MlcGExpr *t = body_step(r, b, trips, reverse), *hn = NULL, *cn = NULL;
+  MlcGExpr *t = mlc_onnx__body_step(b, trips, reverse), *hn = NULL, *cn = NULL;
   MlcAttr ax = attr("axis", mlc_onnx__av_int(0));
   MlcGExpr *targs[2] = {xw, t};
   MlcGExpr *xt = t ? mlc_onnx__emit(n, "take", targs, 2, mlc_onnx__attrs(n->im->ctx, 1, &ax)) : NULL;
@@ -392,24 +383,6 @@ static bool loop_body(Rnn *r, MlcOnnxBody *b, const DirIn *in, int64_t d, MlcGEx
   }
   r->seq_lens = lens;
   return ok;
-}
-
-/* y [T, B, H] in reverse order along axis 0 */
-static MlcGExpr *flipped(Rnn *r, MlcGExpr *y, MlcGExpr *trips) {
-  MlcOnnxNode *n = r->n;
-  MlcCtx *ctx = n->im->ctx;
-  if (r->T >= 0) {
-    int64_t axis = 0, begin = r->T - 1, end = -r->T - 1, step = -1;
-    MlcAttr a[4] = {attr("axes", mlc_onnx__av_ints(ctx, &axis, 1)), attr("begin", mlc_onnx__av_ints(ctx, &begin, 1)),
-                    attr("end", mlc_onnx__av_ints(ctx, &end, 1)), attr("strides", mlc_onnx__av_ints(ctx, &step, 1))};
-    return mlc_onnx__emit_attrs(n, "strided_slice", &y, 1, 4, a);
-  }
-  MlcGExpr *rargs[2] = {mlc_onnx__emit2(n, "subtract", trips, i64(n, 1)), i64(n, -1)};
-  MlcAttr sh = attr("shape", mlc_onnx__av_exprs(ctx, &r->Tdim, 1));
-  MlcGExpr *idx = rargs[0] ? mlc_onnx__emit_attrs(n, "range_to_shape", rargs, 2, 1, &sh) : NULL;
-  MlcGExpr *targs[2] = {y, idx};
-  MlcAttr ax = attr("axis", mlc_onnx__av_int(0));
-  return idx ? mlc_onnx__emit(n, "take", targs, 2, mlc_onnx__attrs(ctx, 1, &ax)) : NULL;
 }
 
 /* direction d as an R.loop over the steps, its body one step's cell */
@@ -430,11 +403,7 @@ static bool loop_dir(Rnn *r, MlcGExpr *xs, int64_t d, bool reverse, Dir *out) {
   int nc = in.c0 ? 2 : 1;
   out->h = res ? mlc_onnx__item(n, res, 0) : NULL;
   out->c = res && in.c0 ? mlc_onnx__item(n, res, 1) : NULL;
-  MlcGExpr *y = res ? mlc_onnx__item(n, res, nc) : NULL;
-  MlcExpr *dims[3] = {r->Tdim, mlc_e_int(ctx, MLC_I64_T, r->B), mlc_e_int(ctx, MLC_I64_T, r->H)};
-  MlcAttr sh = attr("shape", mlc_onnx__av_exprs(ctx, dims, 3));
-  y = y ? mlc_onnx__emit_attrs(n, "reshape_dynamic", &y, 1, 1, &sh) : NULL; /* the count is the steps */
-  out->y = y && reverse ? flipped(r, y, trips) : y;
+  out->y = mlc_onnx__loop_stacked(n, res, nc, r->Tdim, trips, reverse);
   return out->h && out->y && (!in.c0 || out->c);
 }
 
