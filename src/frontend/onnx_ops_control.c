@@ -9,11 +9,15 @@
  * the price of computing both); branches whose outputs differ in shape or
  * dtype are refused, the executor having no branches yet.
  *
- * Scan (opset 9 on) is unrolled: its body is imported once per step, in a
- * scope of its own, on the step's slices of the scan inputs and the states
- * the step before left; the scan outputs are the steps' elements stacked.
- * The number of steps must be static and is bounded (MAX_UNROLLED body
- * nodes in all). */
+ * Scan (opset 9 on) of at most UNROLL_STEPS static steps is unrolled: its
+ * body is imported once per step, in a scope of its own, on the step's
+ * slices of the scan inputs and the states the step before left; the scan
+ * outputs are the steps' elements stacked.  A longer Scan, or one whose
+ * length is known only at run time, is an R.loop (onnx_loop_body.c): the
+ * body imported once into a graph function that carries the states, takes
+ * the step's slice of each scan input (`take` by the iteration number,
+ * counted down for a reverse input) and emits the elements, which are
+ * flipped (reverse outputs) and moved to their axis after the loop. */
 #include "onnx_convert.h"
 
 /* cond as a 0-d bool: ONNX allows a one-element tensor */
@@ -76,6 +80,7 @@ bool mlc_onnx__conv_if(MlcOnnxNode *n) {
 /* ---- Scan ----------------------------------------------------------------------------- */
 
 #define MAX_UNROLLED (1 << 20) /* body nodes imported in all */
+#define UNROLL_STEPS 16        /* more steps run as a loop (as the recurrent layers do, onnx_ops_rnn.c) */
 #define MAX_RANK 32
 
 static MlcGExpr *with_ints(MlcOnnxNode *n, const char *op, MlcGExpr *x, const char *key, const int64_t *v, int k) {
@@ -118,6 +123,80 @@ static bool axes_attr(MlcOnnxNode *n, const char *key, int k, const int *rank, i
   return true;
 }
 
+typedef struct ScanAxes { const int64_t *in_axes, *in_dirs, *out_axes, *out_dirs; } ScanAxes;
+
+/* the body's scope: the states carried, each scan input's slice at the
+ * step, then the enclosing values it reads */
+static bool scan_scope(MlcOnnxNode *n, const Onnx__GraphProto *g, int ns, int m, const ScanAxes *sa, MlcGExpr *trips,
+                       MlcOnnxBody *b) {
+  MlcCtx *ctx = n->im->ctx;
+  if ((int)g->n_input != ns + m)
+    return mlc_onnx__node_fail(n, "the body takes %zu inputs, %d expected", g->n_input, ns + m);
+  MlcGExpr *v[MLC_ONNX_MAX_IO];
+  for (int i = 0; i < ns; i++) {
+    const MlcSInfo *t = mlc_onnx__tensor_sinfo(n->in[i]);
+    if (!t || !t->tensor.shape || t->tensor.dtype.code == MLC_TC_VOID)
+      return mlc_onnx__node_fail(n, "state %d is not a tensor of known shape and dtype: not supported", i);
+    v[i] = mlc_onnx__body_carried(b, n->in[i]->sinfo);
+  }
+  MlcAttr ax[MLC_ONNX_MAX_IO];
+  for (int j = 0; j < m; j++) {
+    MlcGExpr *args[2] = {mlc_onnx__body_outer(b, n->in[ns + j]), mlc_onnx__body_step(b, trips, sa->in_dirs[j] != 0)};
+    ax[j] = attr("axis", mlc_onnx__av_int(sa->in_axes[j]));
+    if (!args[1] || !(v[ns + j] = mlc_onnx__emit(n, "take", args, 2, mlc_onnx__attrs(ctx, 1, &ax[j])))) return false;
+  }
+  for (int i = 0; i < ns + m; i++) {
+    const char *name = g->input[i]->name;
+    if (!name || !*name) return mlc_onnx__node_fail(n, "body input #%d has no name", i);
+    mlc_map_put(&n->im->values, mlc_intern(ctx, name), v[i]);
+  }
+  return mlc_onnx__body_capture(b, g);
+}
+
+/* a scan output [len, elem...] at its axis: axis 0 moved there */
+static MlcGExpr *to_axis(MlcOnnxNode *n, MlcGExpr *y, int64_t axis) {
+  int r = mlc_onnx__rank(y);
+  if (!y || r < 1 || axis < -r || axis >= r)
+    return y ? (mlc_onnx__node_fail(n, "scan_output_axes: axis %lld is out of range", (long long)axis), NULL) : NULL;
+  if (axis < 0) axis += r;
+  if (axis == 0) return y;
+  int64_t perm[MAX_RANK];
+  for (int d = 0, s = 1; d < r; d++) perm[d] = d == axis ? 0 : s++;
+  return with_ints(n, "permute_dims", y, "axes", perm, r);
+}
+
+/* the Scan as an R.loop over its len steps */
+static bool scan_loop(MlcOnnxNode *n, const Onnx__GraphProto *g, int ns, int m, int k, const ScanAxes *sa, MlcExpr *len) {
+  MlcCtx *ctx = n->im->ctx;
+  int64_t steps;
+  MlcGExpr *trips;
+  if (mlc_e_is_const_int(len, &steps)) {
+    trips = mlc_g_const(ctx, mlc_onnx__scalar(ctx, MLC_I64_T, (double)steps));
+  } else {
+    MlcAttr ax = attr("axis", mlc_onnx__av_int(sa->in_axes[0]));
+    trips = mlc_onnx__emit(n, "dim_tensor", &n->in[ns], 1, mlc_onnx__attrs(ctx, 1, &ax));
+  }
+  if (!trips) return false;
+  if (ns + k + 1 > MLC_ONNX_MAX_IO) return mlc_onnx__node_fail(n, "too many states and scan outputs");
+  MlcOnnxBody b;
+  MlcGExpr *outs[MLC_ONNX_MAX_IO];
+  mlc_onnx__body_begin(n, &b);
+  bool ok = scan_scope(n, g, ns, m, sa, trips, &b) && mlc_onnx__import_subgraph(n, g, outs + 1, ns + k);
+  if (ok) {
+    outs[0] = b.params.data[1];
+    ok = mlc_onnx__body_check(&b, outs, k, g->output + ns);
+  }
+  MlcGExpr *cond = mlc_g_const(ctx, mlc_onnx__scalar(ctx, MLC_BOOL, 1));
+  MlcGExpr *res = mlc_onnx__body_finish(&b, ok, outs, k, trips, cond, n->in);
+  for (int i = 0; res && i < ns; i++)
+    if (!(n->out[i] = mlc_onnx__item(n, res, i))) return false;
+  for (int j = 0; res && j < k; j++) {
+    MlcGExpr *y = mlc_onnx__loop_stacked(n, res, ns + j, len, trips, sa->out_dirs[j] != 0);
+    if (!(n->out[ns + j] = to_axis(n, y, sa->out_axes[j]))) return false;
+  }
+  return res != NULL;
+}
+
 bool mlc_onnx__conv_scan(MlcOnnxNode *n) {
   const Onnx__AttributeProto *ba = mlc_onnx__attr(n, "body");
   int64_t m;
@@ -139,15 +218,19 @@ bool mlc_onnx__conv_scan(MlcOnnxNode *n) {
       !axes_attr(n, "scan_output_axes", k, NULL, out_axes) || !axes_attr(n, "scan_output_directions", k, NULL, out_dirs))
     return false;
   int64_t steps = -1;
+  MlcExpr *len = NULL;
   for (int j = 0; j < m; j++) {
-    int64_t t;
-    if (!mlc_onnx__const_dim(n->in[ns + j], (int)in_axes[j], &t)) return mlc_onnx__node_fail(n, "the number of steps must be static");
-    if (steps >= 0 && t != steps) return mlc_onnx__node_fail(n, "the scan inputs differ in length");
-    steps = t;
+    const MlcSInfo *si = mlc_onnx__tensor_sinfo(n->in[ns + j]);
+    if (!si->tensor.shape) return mlc_onnx__node_fail(n, "scan input %d has no known shape", j);
+    MlcExpr *e = si->tensor.shape[in_axes[j]];
+    if (len && !mlc_expr_same(e, len)) return mlc_onnx__node_fail(n, "the scan inputs differ in length");
+    len = e;
   }
-  if (steps < 1 || steps * (int64_t)(g->n_node + 1) > MAX_UNROLLED)
-    return mlc_onnx__node_fail(n, "%lld steps of a %zu-node body: 1 to %d body nodes in all are supported", (long long)steps,
-                               g->n_node, MAX_UNROLLED);
+  if (!mlc_e_is_const_int(len, &steps) || steps > UNROLL_STEPS || steps * (int64_t)(g->n_node + 1) > MAX_UNROLLED) {
+    ScanAxes sa = {in_axes, in_dirs, out_axes, out_dirs};
+    return scan_loop(n, g, ns, (int)m, k, &sa, len);
+  }
+  if (steps < 1) return mlc_onnx__node_fail(n, "a Scan of 0 steps is not supported");
   MlcGExpr *state[MLC_ONNX_MAX_IO], *ins[MLC_ONNX_MAX_IO], *outs[MLC_ONNX_MAX_IO];
   MlcGExpr **elems = mlc_arena_array(&n->im->ctx->arena, (size_t)(k ? k : 1) * (size_t)steps, sizeof *elems);
   for (int i = 0; i < ns; i++)
