@@ -17,7 +17,10 @@
  * body imported once into a graph function that carries the states, takes
  * the step's slice of each scan input (`take` by the iteration number,
  * counted down for a reverse input) and emits the elements, which are
- * flipped (reverse outputs) and moved to their axis after the loop. */
+ * flipped (reverse outputs) and moved to their axis after the loop.
+ * Scan of opset 8 (a batch axis first) scans each batch entry so. */
+#include <string.h>
+
 #include "onnx_convert.h"
 
 /* cond as a 0-d bool: ONNX allows a one-element tensor */
@@ -197,13 +200,92 @@ static bool scan_loop(MlcOnnxNode *n, const Onnx__GraphProto *g, int ns, int m, 
   return res != NULL;
 }
 
+/* the Scan of node n on its inputs (ns states, then m scan inputs), its
+ * outputs set; steps unrolled when they are few and static */
+static bool scan_run(MlcOnnxNode *n, const Onnx__GraphProto *g, int ns, int m, int k, const ScanAxes *sa) {
+  const int64_t *in_axes = sa->in_axes, *in_dirs = sa->in_dirs, *out_axes = sa->out_axes, *out_dirs = sa->out_dirs;
+  int64_t steps = -1;
+  MlcExpr *len = NULL;
+  for (int j = 0; j < m; j++) {
+    const MlcSInfo *si = mlc_onnx__tensor_sinfo(n->in[ns + j]);
+    if (!si->tensor.shape) return mlc_onnx__node_fail(n, "scan input %d has no known shape", j);
+    MlcExpr *e = si->tensor.shape[in_axes[j]];
+    if (len && !mlc_expr_same(e, len)) return mlc_onnx__node_fail(n, "the scan inputs differ in length");
+    len = e;
+  }
+  if (!mlc_e_is_const_int(len, &steps) || steps > UNROLL_STEPS || steps * (int64_t)(g->n_node + 1) > MAX_UNROLLED)
+    return scan_loop(n, g, ns, m, k, sa, len);
+  if (steps < 1) return mlc_onnx__node_fail(n, "a Scan of 0 steps is not supported");
+  MlcGExpr *state[MLC_ONNX_MAX_IO], *ins[MLC_ONNX_MAX_IO], *outs[MLC_ONNX_MAX_IO];
+  MlcGExpr **elems = mlc_arena_array(&n->im->ctx->arena, (size_t)(k ? k : 1) * (size_t)steps, sizeof *elems);
+  for (int i = 0; i < ns; i++)
+    if (!(state[i] = mlc_onnx__input(n, i))) return false;
+  for (int64_t t = 0; t < steps; t++) {
+    for (int i = 0; i < ns; i++) ins[i] = state[i];
+    for (int j = 0; j < m; j++)
+      if (!(ins[ns + j] = slice_at(n, n->in[ns + j], in_dirs[j] ? steps - 1 - t : t, in_axes[j]))) return false;
+    if (!mlc_onnx__import_body(n, g, ins, ns + m, outs, ns + k)) return false;
+    for (int i = 0; i < ns; i++) state[i] = outs[i];
+    for (int j = 0; j < k; j++) elems[(size_t)j * (size_t)steps + (size_t)(out_dirs[j] ? steps - 1 - t : t)] = outs[ns + j];
+  }
+  for (int i = 0; i < ns; i++) n->out[i] = state[i];
+  for (int j = 0; j < k; j++) {
+    int r = mlc_onnx__rank(elems[(size_t)j * (size_t)steps]) + 1;
+    int64_t axis = out_axes[j];
+    if (r < 1 || axis < -r || axis >= r) return mlc_onnx__node_fail(n, "scan_output_axes: axis %lld is out of range", (long long)axis);
+    if (axis < 0) axis += r;
+    if (!(n->out[ns + j] = mlc_onnx__stack(n, elems + (size_t)j * (size_t)steps, steps, axis))) return false;
+  }
+  return true;
+}
+
+#define MAX_BATCH 1024 /* batch entries of an opset 8 Scan, each scanned on its own */
+
+/* Scan of opset 8: input 0 is sequence_lens (which must be absent), and
+ * every state and scan input has a batch axis first, the scan axis after
+ * it.  Each batch entry is scanned as opset 9 scans, on its slices of the
+ * inputs, and the entries' outputs are stacked along the batch axis. */
+static bool scan8(MlcOnnxNode *n, const Onnx__GraphProto *g, int64_t m) {
+  int ns = n->n_in - 1 - (int)m, k = (int)g->n_output - ns;
+  if (m < 1 || ns < 0 || k < 0 || n->n_out != ns + k || ns + (int)m > MLC_ONNX_MAX_IO)
+    return mlc_onnx__node_fail(n, "%lld scan inputs, %d inputs and %d outputs do not fit a body of %zu outputs",
+                               (long long)m, n->n_in, n->n_out, g->n_output);
+  if (n->in[0]) return mlc_onnx__node_fail(n, "sequence_lens is not supported");
+  int64_t dirs[MLC_ONNX_MAX_IO], zero[MLC_ONNX_MAX_IO] = {0}, batch = -1;
+  if (!axes_attr(n, "directions", (int)m, NULL, dirs)) return false;
+  for (int i = 0; i < ns + (int)m; i++) {
+    int64_t b;
+    if (!mlc_onnx__input(n, 1 + i)) return false;
+    if (mlc_onnx__rank(n->in[1 + i]) < (i < ns ? 1 : 2) || !mlc_onnx__const_dim(n->in[1 + i], 0, &b))
+      return mlc_onnx__node_fail(n, "input %d must have a static batch axis (and a scan axis after it)", 1 + i);
+    if (batch >= 0 && b != batch) return mlc_onnx__node_fail(n, "the inputs differ in batch size");
+    batch = b;
+  }
+  if (batch < 1 || batch > MAX_BATCH)
+    return mlc_onnx__node_fail(n, "a batch of %lld: 1 to %d are supported", (long long)batch, MAX_BATCH);
+  MlcOnnxNode one = *n;
+  one.n_in = ns + (int)m;
+  memset(one.known_in, 0, sizeof one.known_in);
+  MlcGExpr **res = mlc_arena_array(&n->im->ctx->arena, (size_t)(ns + k) * (size_t)batch, sizeof *res);
+  ScanAxes sa = {zero, dirs, zero, zero};
+  for (int64_t b = 0; b < batch; b++) {
+    for (int i = 0; i < one.n_in; i++)
+      if (!(one.in[i] = slice_at(n, n->in[1 + i], b, 0))) return false;
+    if (!scan_run(&one, g, ns, (int)m, k, &sa)) return false;
+    for (int i = 0; i < ns + k; i++) res[(size_t)i * (size_t)batch + (size_t)b] = one.out[i];
+  }
+  for (int i = 0; i < ns + k; i++)
+    if (!(n->out[i] = mlc_onnx__stack(n, res + (size_t)i * (size_t)batch, batch, 0))) return false;
+  return true;
+}
+
 bool mlc_onnx__conv_scan(MlcOnnxNode *n) {
   const Onnx__AttributeProto *ba = mlc_onnx__attr(n, "body");
   int64_t m;
-  if (n->opset < 9) return mlc_onnx__node_fail(n, "Scan before opset 9 (with a batch axis) is not supported");
   if (!ba || !ba->g) return mlc_onnx__node_fail(n, "body must be a graph");
   if (!mlc_onnx__attr_int(n, "num_scan_inputs", 0, &m)) return false;
   const Onnx__GraphProto *g = ba->g;
+  if (n->opset < 9) return scan8(n, g, m);
   int ns = n->n_in - (int)m, k = (int)g->n_output - ns;
   if (m < 1 || ns < 0 || k < 0 || n->n_out != ns + k)
     return mlc_onnx__node_fail(n, "%lld scan inputs, %d inputs and %d outputs do not fit a body of %zu outputs",
@@ -217,39 +299,6 @@ bool mlc_onnx__conv_scan(MlcOnnxNode *n) {
   if (!axes_attr(n, "scan_input_axes", (int)m, rank, in_axes) || !axes_attr(n, "scan_input_directions", (int)m, NULL, in_dirs) ||
       !axes_attr(n, "scan_output_axes", k, NULL, out_axes) || !axes_attr(n, "scan_output_directions", k, NULL, out_dirs))
     return false;
-  int64_t steps = -1;
-  MlcExpr *len = NULL;
-  for (int j = 0; j < m; j++) {
-    const MlcSInfo *si = mlc_onnx__tensor_sinfo(n->in[ns + j]);
-    if (!si->tensor.shape) return mlc_onnx__node_fail(n, "scan input %d has no known shape", j);
-    MlcExpr *e = si->tensor.shape[in_axes[j]];
-    if (len && !mlc_expr_same(e, len)) return mlc_onnx__node_fail(n, "the scan inputs differ in length");
-    len = e;
-  }
-  if (!mlc_e_is_const_int(len, &steps) || steps > UNROLL_STEPS || steps * (int64_t)(g->n_node + 1) > MAX_UNROLLED) {
-    ScanAxes sa = {in_axes, in_dirs, out_axes, out_dirs};
-    return scan_loop(n, g, ns, (int)m, k, &sa, len);
-  }
-  if (steps < 1) return mlc_onnx__node_fail(n, "a Scan of 0 steps is not supported");
-  MlcGExpr *state[MLC_ONNX_MAX_IO], *ins[MLC_ONNX_MAX_IO], *outs[MLC_ONNX_MAX_IO];
-  MlcGExpr **elems = mlc_arena_array(&n->im->ctx->arena, (size_t)(k ? k : 1) * (size_t)steps, sizeof *elems);
-  for (int i = 0; i < ns; i++)
-    if (!(state[i] = mlc_onnx__input(n, i))) return false;
-  for (int64_t t = 0; t < steps; t++) {
-    for (int i = 0; i < ns; i++) ins[i] = state[i];
-    for (int j = 0; j < m; j++)
-      if (!(ins[ns + j] = slice_at(n, n->in[ns + j], in_dirs[j] ? steps - 1 - t : t, in_axes[j]))) return false;
-    if (!mlc_onnx__import_body(n, g, ins, ns + (int)m, outs, ns + k)) return false;
-    for (int i = 0; i < ns; i++) state[i] = outs[i];
-    for (int j = 0; j < k; j++) elems[(size_t)j * (size_t)steps + (size_t)(out_dirs[j] ? steps - 1 - t : t)] = outs[ns + j];
-  }
-  for (int i = 0; i < ns; i++) n->out[i] = state[i];
-  for (int j = 0; j < k; j++) {
-    int r = mlc_onnx__rank(elems[(size_t)j * (size_t)steps]) + 1;
-    int64_t axis = out_axes[j];
-    if (r < 1 || axis < -r || axis >= r) return mlc_onnx__node_fail(n, "scan_output_axes: axis %lld is out of range", (long long)axis);
-    if (axis < 0) axis += r;
-    if (!(n->out[ns + j] = mlc_onnx__stack(n, elems + (size_t)j * (size_t)steps, steps, axis))) return false;
-  }
-  return true;
+  ScanAxes sa = {in_axes, in_dirs, out_axes, out_dirs};
+  return scan_run(n, g, ns, (int)m, k, &sa);
 }
