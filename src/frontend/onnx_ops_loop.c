@@ -14,7 +14,7 @@
  * Any other loop (a trip count or condition computed at run time, a
  * condition the body computes at run time, more than MAX_UNROLLED body
  * nodes) runs in the executor: the body becomes a graph function of its own
- * (its params the iteration number, the condition, the carried values and
+ * (built by onnx_loop_body.c; its params the iteration number, the condition, the carried values and
  * the values of the enclosing graphs it reads; its result the condition,
  * the carried values and the scan elements), and the node a call of
  * R.loop (src/ops/loop.c) on it.  The carried values must keep their
