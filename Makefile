@@ -191,6 +191,16 @@ $(BENCH_GPU): bench/gpu/default.c $(B)/libmlcc.a $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $< $(B)/libmlcc.a $(LDFLAGS_ALL) -o $@
 
+# bench/rnn: compile time and run time of one LSTM layer over a long
+# sequence; PEER=another/mlcc (a build of another commit) runs beside it.
+BENCH_GEN_LSTM := $(B)/bench/gen_lstm
+.PHONY: bench-rnn
+bench-rnn: $(B)/mlcc $(BENCH_GEN_LSTM)
+	sh bench/rnn/run.sh $(B) $(PEER)
+$(BENCH_GEN_LSTM): bench/rnn/gen_lstm.c $(B)/libmlcc.a
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $< $(B)/obj/gen/onnx.pb-c.o $(LDFLAGS_ALL) -o $@
+
 # bench/models: mlcc against ONNX Runtime on whole models.  run.sh makes its
 # own Python venv under $(B)/bench-models (PyPI: onnx, numpy, onnxruntime,
 # rapidocr-onnxruntime) the first time; the timer is mlcc's side, linked

@@ -116,6 +116,47 @@ bool mlc_onnx__ints_attr_or_input(MlcOnnxNode *n, const char *name, int64_t inpu
 /* items[0..k) (k >= 1, of one shape) stacked along a new axis */
 MlcGExpr *mlc_onnx__stack(MlcOnnxNode *n, MlcGExpr **items, int64_t k, int64_t axis);
 
+/* ---- onnx_loop_body.c: the body of an R.loop built by a converter ------------------- */
+typedef struct MlcOnnxBody {
+  MlcOnnxNode *n;
+  MlcMap values, known;          /* the enclosing scope, while the body's is the importer's */
+  MlcOnnxBindings bindings;      /* the enclosing bindings */
+  MLC_VEC(MlcGExpr *) params;    /* iter, cond, the carried values, the outer values */
+  MLC_VEC(MlcGExpr *) outer;     /* the enclosing values the outer params stand for */
+  int n_carried;
+} MlcOnnxBody;
+/* a scope and bindings of the body's own; params[0] is the iteration
+ * number (0-d int64), params[1] the condition (0-d bool) */
+void mlc_onnx__body_begin(MlcOnnxNode *n, MlcOnnxBody *b);
+/* a carried value's param of struct info s (all before the first outer) */
+MlcGExpr *mlc_onnx__body_carried(MlcOnnxBody *b, MlcSInfo *s);
+/* the enclosing value v as the body sees it: a param (one per value), or
+ * v itself when it is a constant */
+MlcGExpr *mlc_onnx__body_outer(MlcOnnxBody *b, MlcGExpr *v);
+/* the enclosing values that ONNX graph g (and its subgraphs) reads by name
+ * and that are not yet in the body's scope, put there as body_outer */
+bool mlc_onnx__body_capture(MlcOnnxBody *b, const Onnx__GraphProto *g);
+/* the body's result outs = (condition, carried values, k scan elements)
+ * checked: a one-element bool condition, carried values of their params'
+ * shapes (one dim known only at run time is copied to the param's shape
+ * with a run-time check), elements of shapes known outside the body (one
+ * dim known only at run time taken from decls[j], the graph's declaration
+ * of element j, when it gives one) */
+bool mlc_onnx__body_check(MlcOnnxBody *b, MlcGExpr **outs, int k, Onnx__ValueInfoProto *const *decls);
+/* the step that the body's iteration number stands for: it, or (reverse)
+ * trips - 1 - it, trips being the enclosing function's trip count */
+MlcGExpr *mlc_onnx__body_step(MlcOnnxBody *b, MlcGExpr *trips, bool reverse);
+/* the loop's scan output res[i] with its first dim (the iteration count)
+ * copied to len, the trip count known before the loop runs (trips holds
+ * its value), and, when reverse, flipped along that dim */
+MlcGExpr *mlc_onnx__loop_stacked(MlcOnnxNode *n, MlcGExpr *res, int i, MlcExpr *len, MlcGExpr *trips, bool reverse);
+/* the body ended (ok false: dropped) with result outs = (condition, the
+ * carried values, k scan elements of known shapes), the enclosing scope
+ * restored, and R.loop(body, trips, cond, init, outer) emitted there: its
+ * tuple value (the carried values, then the scan outputs), or NULL */
+MlcGExpr *mlc_onnx__body_finish(MlcOnnxBody *b, bool ok, MlcGExpr **outs, int k, MlcGExpr *trips, MlcGExpr *cond,
+                                MlcGExpr **init);
+
 /* ---- small builders every converter file uses ------------------------------------------ */
 static inline MlcAttr attr(const char *k, MlcAttrValue v) { return (MlcAttr){k, v}; }
 static inline MlcAttrValue av_bool(bool b) { return (MlcAttrValue){.kind = MLC_ATTR_BOOL, .b = b}; }

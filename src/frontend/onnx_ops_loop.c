@@ -14,7 +14,7 @@
  * Any other loop (a trip count or condition computed at run time, a
  * condition the body computes at run time, more than MAX_UNROLLED body
  * nodes) runs in the executor: the body becomes a graph function of its own
- * (its params the iteration number, the condition, the carried values and
+ * (built by onnx_loop_body.c; its params the iteration number, the condition, the carried values and
  * the values of the enclosing graphs it reads; its result the condition,
  * the carried values and the scan elements), and the node a call of
  * R.loop (src/ops/loop.c) on it.  The carried values must keep their
@@ -123,185 +123,21 @@ static Unrolled unrolled(MlcOnnxNode *n, const Onnx__GraphProto *g, int nc, int 
 
 /* ---- a loop run by the executor ---------------------------------------------------- */
 
-typedef MLC_VEC(const char *) NameVec;
-
-/* the names g and its subgraphs read (`used`) and define (`defined`), interned */
-static void scan_names(MlcCtx *ctx, const Onnx__GraphProto *g, MlcMap *defined, NameVec *used) {
-  for (size_t i = 0; i < g->n_input; i++)
-    if (g->input[i]->name) mlc_map_put(defined, mlc_intern(ctx, g->input[i]->name), (void *)1);
-  for (size_t i = 0; i < g->n_initializer; i++)
-    if (g->initializer[i]->name) mlc_map_put(defined, mlc_intern(ctx, g->initializer[i]->name), (void *)1);
-  for (size_t i = 0; i < g->n_node; i++) {
-    const Onnx__NodeProto *p = g->node[i];
-    for (size_t j = 0; j < p->n_output; j++)
-      if (p->output[j] && *p->output[j]) mlc_map_put(defined, mlc_intern(ctx, p->output[j]), (void *)1);
-    for (size_t j = 0; j < p->n_input; j++)
-      if (p->input[j] && *p->input[j]) mlc_vec_push(used, mlc_intern(ctx, p->input[j]));
-    for (size_t j = 0; j < p->n_attribute; j++) {
-      const Onnx__AttributeProto *a = p->attribute[j];
-      if (a->g) scan_names(ctx, a->g, defined, used);
-      for (size_t k = 0; k < a->n_graphs; k++) scan_names(ctx, a->graphs[k], defined, used);
-    }
-  }
-  for (size_t i = 0; i < g->n_output; i++)
-    if (g->output[i]->name && *g->output[i]->name) mlc_vec_push(used, mlc_intern(ctx, g->output[i]->name));
-}
-
-typedef struct BodyFn {
-  MLC_VEC(MlcGExpr *) params;
-  MLC_VEC(MlcGExpr *) outer; /* the enclosing graphs' values passed in, one per param after the carried */
-} BodyFn;
-
-static MlcGExpr *param(MlcOnnxNode *n, const char *name, MlcSInfo *s) {
-  return mlc_g_var(n->im->ctx, mlc_internf(n->im->ctx, "%s", name), s, false);
-}
-
-/* the body's scope: its inputs as params, the enclosing values it reads as
- * params too (constants stay constants) */
-static bool body_scope(MlcOnnxNode *n, const Onnx__GraphProto *g, int nc, BodyFn *bf, MlcMap *values, MlcMap *known) {
+/* the body's inputs as params in its scope: the iteration number, the
+ * condition and the carried values; then the enclosing values it reads */
+static bool body_scope(MlcOnnxNode *n, const Onnx__GraphProto *g, int nc, MlcOnnxBody *b) {
   MlcCtx *ctx = n->im->ctx;
-  MlcExpr *none[1];
-  MlcSInfo *si[2] = {mlc_sinfo_tensor(ctx, none, 0, MLC_I64_T), mlc_sinfo_tensor(ctx, none, 0, MLC_BOOL)};
   for (int i = 0; i < nc + 2; i++) {
     const char *name = g->input[i]->name;
     if (!name || !*name) return mlc_onnx__node_fail(n, "body input #%d has no name", i);
-    MlcSInfo *s = i < 2 ? si[i] : n->in[i]->sinfo;
-    const MlcSInfo *t = i < 2 ? s : mlc_onnx__tensor_sinfo(n->in[i]);
-    if (!t || !t->tensor.shape || t->tensor.dtype.code == MLC_TC_VOID)
+    const MlcSInfo *t = i < 2 ? NULL : mlc_onnx__tensor_sinfo(n->in[i]);
+    if (i >= 2 && (!t || !t->tensor.shape || t->tensor.dtype.code == MLC_TC_VOID))
       return mlc_onnx__node_fail(n, "loop-carried value %d is not a tensor of known shape and dtype (a sequence, an "
                                     "optional, or a value of unknown shape): not supported", i - 2);
-    MlcGExpr *p = param(n, i == 0 ? "iter" : i == 1 ? "cond" : mlc_internf(ctx, "carried%d", i - 2), s);
-    mlc_vec_push(&bf->params, p);
-    mlc_map_put(values, mlc_intern(ctx, name), p);
+    MlcGExpr *p = i < 2 ? b->params.data[i] : mlc_onnx__body_carried(b, n->in[i]->sinfo);
+    mlc_map_put(&n->im->values, mlc_intern(ctx, name), p);
   }
-  MlcMap defined = {0};
-  NameVec used = {0};
-  scan_names(ctx, g, &defined, &used);
-  bool ok = true;
-  for (size_t i = 0; ok && i < used.len; i++) {
-    const char *name = used.data[i];
-    MlcGExpr *v = mlc_map_has(&defined, name) || mlc_map_has(values, name) ? NULL : mlc_map_get(&n->im->values, name);
-    if (!v) continue; /* the body's own, or undefined (the import says so) */
-    if (v->kind == MLC_G_CONST) {
-      mlc_map_put(values, name, v);
-      void *d = mlc_map_get(&n->im->known, name);
-      if (d) mlc_map_put(known, name, d);
-      continue;
-    }
-    if (!mlc_onnx__tensor_sinfo(v)) ok = mlc_onnx__node_fail(n, "the body reads '%s', which is not a tensor", name);
-    MlcGExpr *p = param(n, mlc_internf(ctx, "outer%zu", bf->outer.len), v->sinfo);
-    mlc_vec_push(&bf->params, p);
-    mlc_vec_push(&bf->outer, v);
-    mlc_map_put(values, name, p);
-    void *d = mlc_map_get(&n->im->known, name);
-    if (d) mlc_map_put(known, name, d);
-  }
-  mlc_map_free(&defined);
-  mlc_vec_free(&used);
-  return ok;
-}
-
-/* A scan element *e of a static shape: as it is, or (one dim known only at
- * run time, a slice by the iteration number) copied to the shape the body
- * declares for it, the copy comparing element counts, so that dim too. */
-static bool static_elem(MlcOnnxNode *n, const Onnx__ValueInfoProto *decl, MlcGExpr **e) {
-  const MlcSInfo *a = mlc_onnx__tensor_sinfo(*e);
-  if (!a || !a->tensor.shape || a->tensor.dtype.code == MLC_TC_VOID) return false;
-  int64_t v[MLC_ONNX_MAX_RANK];
-  int unknown = -1;
-  for (int d = 0; d < a->tensor.ndim; d++)
-    if (!mlc_onnx__const_dim(*e, d, &v[d])) {
-      if (unknown >= 0) return false;
-      unknown = d;
-    }
-  if (unknown < 0) return true;
-  const Onnx__TypeProto *t = decl ? decl->type : NULL;
-  const Onnx__TensorShapeProto *s = t && t->value_case == ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE && t->tensor_type
-                                        ? t->tensor_type->shape : NULL;
-  if (!s || (int)s->n_dim != a->tensor.ndim || a->tensor.ndim > MLC_ONNX_MAX_RANK) return false;
-  for (int d = 0; d < a->tensor.ndim; d++) {
-    const Onnx__TensorShapeProto__Dimension *dim = s->dim[d];
-    if (dim->value_case != ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE || dim->dim_value < 0 ||
-        (d != unknown && dim->dim_value != v[d]))
-      return false;
-    v[d] = dim->dim_value;
-  }
-  MlcAttr sh = attr("shape", mlc_onnx__av_ints(n->im->ctx, v, a->tensor.ndim));
-  return (*e = mlc_onnx__emit_attrs(n, "reshape_dynamic", e, 1, 1, &sh)) != NULL;
-}
-
-/* the body's results checked: a one-element bool condition, carried values
- * of the params' shapes, scan elements of shapes known outside the body */
-static bool check_results(MlcOnnxNode *n, const Onnx__GraphProto *g, MlcGExpr **outs, int nc, int k, const BodyFn *bf) {
-  const MlcSInfo *c = mlc_onnx__tensor_sinfo(outs[0]);
-  bool one = c && mlc_dtype_eq(c->tensor.dtype, MLC_BOOL);
-  for (int d = 0; one && d < c->tensor.ndim; d++) {
-    int64_t v;
-    one = mlc_onnx__const_dim(outs[0], d, &v) && v == 1;
-  }
-  if (!one) return mlc_onnx__node_fail(n, "the body's condition must be a bool tensor of one element");
-  for (int i = 0; i < nc; i++) {
-    const MlcSInfo *a = mlc_onnx__tensor_sinfo(outs[1 + i]), *b = mlc_onnx__tensor_sinfo(bf->params.data[2 + i]);
-    bool same = a && b && mlc_dtype_eq(a->tensor.dtype, b->tensor.dtype) && a->tensor.ndim == b->tensor.ndim && a->tensor.shape;
-    int unproven = 0;
-    for (int d = 0; same && d < a->tensor.ndim; d++) {
-      int64_t x, y;
-      if (mlc_expr_same(a->tensor.shape[d], b->tensor.shape[d])) continue;
-      same = !(mlc_e_is_const_int(a->tensor.shape[d], &x) && mlc_e_is_const_int(b->tensor.shape[d], &y));
-      unproven++;
-    }
-    if (!same || unproven > 1)
-      return mlc_onnx__node_fail(n, "loop-carried value %d changes its shape or dtype in the body, which is not supported "
-                                    "in a loop run at run time", i);
-    /* one dim known only at run time (a slice by the iteration number): the
-     * copy to the param's shape compares element counts, so that dim too */
-    if (unproven) {
-      MlcAttr sh = attr("shape", mlc_onnx__av_exprs(n->im->ctx, b->tensor.shape, b->tensor.ndim));
-      if (!(outs[1 + i] = mlc_onnx__emit_attrs(n, "reshape_dynamic", &outs[1 + i], 1, 1, &sh))) return false;
-    }
-  }
-  for (int j = 0; j < k; j++)
-    if (!static_elem(n, g->output[1 + nc + j], &outs[1 + nc + j]))
-      return mlc_onnx__node_fail(n, "scan output %d without a static shape is not supported in a loop run at run time", j);
-  return true;
-}
-
-/* the body imported into a graph function of its own, added to the module */
-static const char *body_function(MlcOnnxNode *n, const Onnx__GraphProto *g, int nc, int k, BodyFn *bf, MlcGExpr **outs) {
-  MlcOnnxImporter *im = n->im;
-  MlcCtx *ctx = im->ctx;
-  MlcMap values = im->values, known = im->known, scope_v = {0}, scope_k = {0};
-  MlcOnnxBindings bindings = im->bindings;
-  bool ok = body_scope(n, g, nc, bf, &scope_v, &scope_k);
-  im->values = scope_v, im->known = scope_k, im->bindings = (MlcOnnxBindings){0};
-  ok = ok && mlc_onnx__import_subgraph(n, g, outs, 1 + nc + k) && check_results(n, g, outs, nc, k, bf);
-  MlcOnnxBindings mine = im->bindings;
-  MlcMap out_vars = {0}; /* what the block's result reads leaves the dataflow block, once */
-  for (int i = 0; ok && i < 1 + nc + k; i++)
-    if (outs[i]->kind == MLC_G_DFVAR) {
-      MlcGExpr *v = mlc_map_get(&out_vars, outs[i]);
-      if (!v) {
-        v = mlc_g_var(ctx, mlc_internf(ctx, "%s_out", outs[i]->var.name), outs[i]->sinfo, false);
-        mlc_vec_push(&mine, ((MlcBinding){v, outs[i], ctx->build_loc}));
-        mlc_map_put(&out_vars, outs[i], v);
-      }
-      outs[i] = v;
-    }
-  mlc_map_free(&out_vars);
-  mlc_map_free(&im->values);
-  mlc_map_free(&im->known);
-  im->values = values, im->known = known, im->bindings = bindings;
-  const char *name = mlc_internf(ctx, "loop_body%zu", im->funcs.len);
-  MlcGExpr *result = ok ? mlc_g_tuple(ctx, outs, 1 + nc + k) : NULL;
-  MlcBindingBlock *bb = result ? mlc_g_block(ctx, true, mlc_vec_to_arena(&ctx->arena, &mine), (int)mine.len) : NULL;
-  MlcGExpr *body = bb ? mlc_g_seq(ctx, &bb, 1, result) : NULL;
-  MlcGFunc *f = body ? mlc_gfunc_new(ctx, name, mlc_vec_to_arena(&ctx->arena, &bf->params), (int)bf->params.len,
-                                     result->sinfo, body, (MlcAttrs){0}, true)
-                     : NULL;
-  mlc_vec_free(&mine);
-  if (!f) return NULL;
-  mlc_vec_push(&im->funcs, ((MlcFunc){.kind = MLC_FUNC_GRAPH, .name = name, .graph = f}));
-  return name;
+  return mlc_onnx__body_capture(b, g);
 }
 
 /* the trip count or condition as R.loop takes it: given, or the default */
@@ -310,31 +146,16 @@ static MlcGExpr *limit_arg(MlcOnnxNode *n, int i) {
   return i == 0 ? int64_const(n, INT64_MAX) : mlc_onnx__const(n, mlc_onnx__scalar(n->im->ctx, MLC_BOOL, 1));
 }
 
+/* the body imported into a graph function of its own, run by R.loop */
 static bool run_time_loop(MlcOnnxNode *n, const Onnx__GraphProto *g, int nc, int k) {
-  MlcCtx *ctx = n->im->ctx;
-  BodyFn bf = {0};
-  MlcGExpr *outs[MLC_ONNX_MAX_IO];
-  const char *name = body_function(n, g, nc, k, &bf, outs);
-  bool ok = name != NULL;
-  MlcGExpr *init[MLC_ONNX_MAX_IO];
+  MlcOnnxBody b;
+  MlcGExpr *outs[MLC_ONNX_MAX_IO], *init[MLC_ONNX_MAX_IO];
+  mlc_onnx__body_begin(n, &b);
+  bool ok = body_scope(n, g, nc, &b) && mlc_onnx__import_subgraph(n, g, outs, 1 + nc + k) &&
+            mlc_onnx__body_check(&b, outs, k, g->output + 1 + nc);
   for (int i = 0; i < nc; i++) init[i] = n->in[2 + i];
-  MlcGExpr *args[5] = {mlc_g_global(ctx, name ? name : "?"), limit_arg(n, 0), limit_arg(n, 1), mlc_g_tuple(ctx, init, nc),
-                       mlc_g_tuple(ctx, bf.outer.data, (int)bf.outer.len)};
-  MlcAttrValue *shapes = mlc_arena_array(&ctx->arena, (size_t)(k ? k : 1), sizeof *shapes);
-  MlcAttrValue *dtypes = mlc_arena_array(&ctx->arena, (size_t)(k ? k : 1), sizeof *dtypes);
-  for (int j = 0; ok && j < k; j++) {
-    const MlcSInfo *e = mlc_onnx__tensor_sinfo(outs[1 + nc + j]);
-    shapes[j] = mlc_onnx__av_exprs(ctx, e->tensor.shape, e->tensor.ndim);
-    dtypes[j] = mlc_onnx__av_dtype(e->tensor.dtype);
-  }
-  MlcExpr *count = mlc_e_var(ctx, mlc_internf(ctx, "r%u", n->im->fresh++), MLC_I64_T);
-  MlcAttr attrs[3] = {{"count", mlc_onnx__av_exprs(ctx, &count, 1)},
-                      {"scan_shapes", {.kind = MLC_ATTR_LIST, .list = {shapes, k}}},
-                      {"scan_dtypes", {.kind = MLC_ATTR_LIST, .list = {dtypes, k}}}};
-  MlcGExpr *r = ok ? mlc_onnx__emit_attrs(n, "loop", args, 5, 3, attrs) : NULL;
+  MlcGExpr *r = mlc_onnx__body_finish(&b, ok, outs, k, limit_arg(n, 0), limit_arg(n, 1), init);
   for (int i = 0; r && i < nc + k; i++) r = (n->out[i] = mlc_onnx__item(n, r, i)) ? r : NULL;
-  mlc_vec_free(&bf.params);
-  mlc_vec_free(&bf.outer);
   return r != NULL;
 }
 

@@ -1,21 +1,33 @@
 /* onnx_ops_rnn.c - converters of ONNX's recurrent layers (RNN, GRU, LSTM),
- * composed of graph ops and unrolled over time.
+ * composed of graph ops.
  *
  * The input projection of every time step is one nn.linear over the whole
- * sequence (with both biases folded in); each step then adds the hidden
- * state's projection and applies the cell's gates, so the graph holds one
- * small chain of elementwise ops per step and direction, which fusion turns
- * into one kernel each.  The sequence length must be static and is bounded
- * (MAX_STEPS) so that the unrolled graph stays small.  sequence_lens is
- * honoured at run time with a mask: a batch entry past its length keeps its
- * state and emits zeros, which also starts a reverse pass at the right
- * step. */
+ * sequence (with both biases folded in), before the steps; each step then
+ * adds the hidden state's projection and applies the cell's gates, a small
+ * chain of elementwise ops that fusion turns into a few kernels.  A short
+ * sequence of static length (at most UNROLL_STEPS) is unrolled: one chain
+ * per step and direction.  A longer one, or one whose length is known only
+ * at run time, is one R.loop per direction (onnx_loop_body.c) whose body is
+ * the cell for one step: it takes the step's row of the projection
+ * (`take` by the iteration number, counted down for a reverse pass), carries
+ * h (and c), and emits h as the scan element; a reverse pass's elements are
+ * flipped back into time order after the loop.  The graph and the C then
+ * stay the same size whatever the length.  sequence_lens is honoured at run
+ * time with a mask: a batch entry past its length keeps its state and emits
+ * zeros, which also starts a reverse pass at the right step. */
 #include <math.h>
 #include <string.h>
 
 #include "onnx_convert.h"
 
-#define MAX_STEPS 4096 /* time steps times directions */
+/* Sequences of at most this many static steps are unrolled.  Unrolled, each
+ * step is a kernel or two called in straight-line code; in a loop each step
+ * also copies the carried state and its output row and reads its input row
+ * through a gather, which costs about as much as the step's small kernels at
+ * the sizes of the conformance models.  Past a few dozen steps the unrolled
+ * graph's compile time dominates (it grows with every step, the loop's does
+ * not), so the bound is low. */
+#define UNROLL_STEPS 16
 
 typedef enum { CELL_RNN, CELL_GRU, CELL_LSTM } CellKind;
 
@@ -25,7 +37,8 @@ typedef struct Rnn {
   MlcOnnxNode *n;
   CellKind kind;
   int gates;                  /* 1, 3, 4 */
-  int64_t T, B, I, H, D;      /* steps, batch, input size, hidden size, directions */
+  int64_t T, B, I, H, D;      /* steps (-1: known at run time), batch, input size, hidden size, directions */
+  MlcExpr *Tdim;              /* the steps as a size */
   bool reverse_only, layout1, linear_before_reset, input_forget;
   double clip;                /* 0: none */
   Act act[2][3];              /* per direction: f, g, h */
@@ -60,6 +73,9 @@ static MlcGExpr *stack(MlcOnnxNode *n, MlcGExpr **items, int64_t k, int64_t axis
   return t ? mlc_onnx__emit_attrs(n, "concat", &t, 1, 1, &a) : NULL;
 }
 
+static MlcGExpr *i64(MlcOnnxNode *n, int64_t v) {
+  return mlc_g_const(n->im->ctx, mlc_onnx__scalar(n->im->ctx, MLC_I64_T, (double)v));
+}
 static MlcGExpr *scalar(MlcOnnxNode *n, double v) { return mlc_g_const(n->im->ctx, mlc_onnx__scalar(n->im->ctx, MLC_F32, v)); }
 static MlcGExpr *add(MlcOnnxNode *n, MlcGExpr *a, MlcGExpr *b) { return mlc_onnx__emit2(n, "add", a, b); }
 static MlcGExpr *mul(MlcOnnxNode *n, MlcGExpr *a, MlcGExpr *b) { return mlc_onnx__emit2(n, "multiply", a, b); }
@@ -151,9 +167,10 @@ static bool read_rnn(Rnn *r, MlcOnnxNode *n, CellKind kind) {
   int64_t wd[3];
   if (mlc_onnx__rank(x) != 3 || mlc_onnx__rank(w) != 3 || mlc_onnx__rank(rr) != 3)
     return mlc_onnx__node_fail(n, "X, W and R must have rank 3");
-  if (!mlc_onnx__const_dim(x, r->layout1 ? 1 : 0, &r->T) || !mlc_onnx__const_dim(x, r->layout1 ? 0 : 1, &r->B) ||
-      !mlc_onnx__const_dim(x, 2, &r->I))
-    return mlc_onnx__node_fail(n, "the input's sizes must be static");
+  if (!mlc_onnx__const_dim(x, r->layout1 ? 1 : 0, &r->T)) r->T = -1;
+  r->Tdim = mlc_onnx__tensor_sinfo(x)->tensor.shape[r->layout1 ? 1 : 0];
+  if (!mlc_onnx__const_dim(x, r->layout1 ? 0 : 1, &r->B) || !mlc_onnx__const_dim(x, 2, &r->I))
+    return mlc_onnx__node_fail(n, "the input's batch and input sizes must be static");
   for (int i = 0; i < 3; i++)
     if (!mlc_onnx__const_dim(w, i, &wd[i])) return mlc_onnx__node_fail(n, "W's sizes must be static");
   if (hidden <= 0) hidden = wd[1] / r->gates;
@@ -162,9 +179,7 @@ static bool read_rnn(Rnn *r, MlcOnnxNode *n, CellKind kind) {
     return mlc_onnx__node_fail(n, "hidden_size %lld is too large", (long long)r->H);
   if (wd[0] != r->D || wd[1] != r->gates * r->H || wd[2] != r->I)
     return mlc_onnx__node_fail(n, "W must be [%lld, %lld, %lld]", (long long)r->D, (long long)(r->gates * r->H), (long long)r->I);
-  if (r->T < 1 || r->T * r->D > MAX_STEPS)
-    return mlc_onnx__node_fail(n, "%lld time steps in %lld directions: 1 to %d steps are supported", (long long)r->T,
-                               (long long)r->D, MAX_STEPS);
+  if (r->T == 0) return mlc_onnx__node_fail(n, "a sequence of 0 steps is not supported");
   MlcGExpr *sl = n->n_in > 4 ? n->in[4] : NULL;
   if (sl) {
     int64_t one = 1;
@@ -198,13 +213,22 @@ static MlcGExpr *clipped(Rnn *r, MlcGExpr *x) {
 
 static MlcGExpr *f_of(Rnn *r, int d, int k, MlcGExpr *x) { return activate(r->n, &r->act[d][k], clipped(r, x)); }
 
-/* where(step t is inside the batch entry's length, a, b) */
-static MlcGExpr *masked(Rnn *r, int64_t t, MlcGExpr *a, MlcGExpr *b) {
+/* step t as a 0-d tensor of sequence_lens' dtype: a constant, or (in a
+ * loop body) the tensor t converted */
+static MlcGExpr *step_value(Rnn *r, int64_t t, MlcGExpr *tv) {
+  MlcOnnxNode *n = r->n;
+  if (!r->seq_lens) return NULL;
+  MlcDType lt = mlc_onnx__dtype_of(r->seq_lens);
+  if (!tv) return mlc_g_const(n->im->ctx, mlc_onnx__scalar(n->im->ctx, lt, (double)t));
+  MlcAttr a = attr("dtype", mlc_onnx__av_dtype(lt));
+  return mlc_onnx__emit_attrs(n, "astype", &tv, 1, 1, &a);
+}
+
+/* where(step tv is inside the batch entry's length, a, b) */
+static MlcGExpr *masked(Rnn *r, MlcGExpr *tv, MlcGExpr *a, MlcGExpr *b) {
   MlcOnnxNode *n = r->n;
   if (!r->seq_lens || !a || !b) return a;
-  MlcDType lt = mlc_onnx__dtype_of(r->seq_lens);
-  MlcGExpr *tv = mlc_g_const(n->im->ctx, mlc_onnx__scalar(n->im->ctx, lt, (double)t));
-  MlcGExpr *in = mlc_onnx__emit2(n, "less", tv, r->seq_lens);
+  MlcGExpr *in = tv ? mlc_onnx__emit2(n, "less", tv, r->seq_lens) : NULL;
   MlcGExpr *args[3] = {in, a, b};
   return in ? mlc_onnx__emit(n, "where", args, 3, (MlcAttrs){0}) : NULL;
 }
@@ -251,7 +275,30 @@ static MlcGExpr *input_bias(Rnn *r, MlcGExpr *Bv, MlcGExpr **rbh) {
   return t ? mlc_onnx__emit_attrs(n, "concat", &t, 1, 1, &a) : NULL;
 }
 
-typedef struct Dir { MlcGExpr **y; MlcGExpr *h, *c; } Dir;
+typedef struct Dir { MlcGExpr *y, *h, *c; } Dir; /* y: [T, B, H] */
+
+/* what the steps of direction d read: the input projection of every step
+ * [T, B, gates * H], the hidden weights (a GRU's hidden gate's apart), the
+ * peepholes, the GRU's hidden-gate bias, the initial states */
+typedef struct DirIn { MlcGExpr *xw, *R, *R2, *P, *rbh, *h0, *c0; } DirIn;
+
+static bool dir_inputs(Rnn *r, MlcGExpr *xs, int64_t d, DirIn *in) {
+  MlcOnnxNode *n = r->n;
+  int64_t H = r->H;
+  MlcGExpr *W = per_dir(r, 1, d), *Bv = per_dir(r, 3, d);
+  in->R = per_dir(r, 2, d), in->P = per_dir(r, 7, d), in->R2 = NULL;
+  if (!W || !in->R) return false;
+  MlcGExpr *bias = input_bias(r, Bv, &in->rbh);
+  if (Bv && !bias) return false;
+  MlcGExpr *args[3] = {xs, W, bias};
+  in->xw = mlc_onnx__emit(n, "nn.linear", args, bias ? 3 : 2, (MlcAttrs){0});
+  if (r->kind == CELL_GRU) {
+    in->R2 = range_of(n, in->R, 0, 2 * H, 3 * H);
+    in->R = range_of(n, in->R, 0, 0, 2 * H);
+  }
+  in->h0 = initial(r, 5, d), in->c0 = r->kind == CELL_LSTM ? initial(r, 6, d) : NULL;
+  return in->xw && in->R && in->h0 && (r->kind != CELL_LSTM || in->c0) && (r->kind != CELL_GRU || in->R2);
+}
 
 /* one step of the cell: the new h (and c) from the projected input xt */
 static bool cell(Rnn *r, int d, MlcGExpr *xt, MlcGExpr *R, MlcGExpr *R2, MlcGExpr *P, MlcGExpr *rbh, MlcGExpr *h,
@@ -291,35 +338,73 @@ static bool cell(Rnn *r, int d, MlcGExpr *xt, MlcGExpr *R, MlcGExpr *R2, MlcGExp
   return *hn && (r->kind != CELL_LSTM || *cn);
 }
 
-static bool run_dir(Rnn *r, MlcGExpr *xs, int64_t d, bool reverse, Dir *out) {
+/* direction d unrolled: one cell per step */
+static bool unrolled_dir(Rnn *r, MlcGExpr *xs, int64_t d, bool reverse, Dir *out) {
   MlcOnnxNode *n = r->n;
-  MlcCtx *ctx = n->im->ctx;
-  int64_t H = r->H;
-  MlcGExpr *W = per_dir(r, 1, d), *R = per_dir(r, 2, d), *Bv = per_dir(r, 3, d), *P = per_dir(r, 7, d), *rbh;
-  if (!W || !R) return false;
-  MlcGExpr *bias = input_bias(r, Bv, &rbh);
-  if (Bv && !bias) return false;
-  MlcGExpr *args[3] = {xs, W, bias};
-  MlcGExpr *xw = mlc_onnx__emit(n, "nn.linear", args, bias ? 3 : 2, (MlcAttrs){0}); /* [T, B, gates * H] */
-  MlcGExpr *R2 = NULL;
-  if (r->kind == CELL_GRU) {
-    R2 = range_of(n, R, 0, 2 * H, 3 * H);
-    R = range_of(n, R, 0, 0, 2 * H);
-  }
-  MlcGExpr *h = initial(r, 5, d), *c = r->kind == CELL_LSTM ? initial(r, 6, d) : NULL;
-  if (!xw || !R || !h || (r->kind == CELL_LSTM && !c) || (r->kind == CELL_GRU && !R2)) return false;
-  out->y = mlc_arena_array(&ctx->arena, (size_t)r->T, sizeof *out->y);
+  DirIn in;
+  if (!dir_inputs(r, xs, d, &in)) return false;
+  MlcGExpr *h = in.h0, *c = in.c0;
+  MlcGExpr **y = mlc_arena_array(&n->im->ctx->arena, (size_t)r->T, sizeof *y);
   for (int64_t s = 0; s < r->T; s++) {
     int64_t t = reverse ? r->T - 1 - s : s;
-    MlcGExpr *hn = NULL, *cn = NULL;
-    if (!cell(r, (int)d, row(n, xw, t, 0), R, R2, P, rbh, h, c, &hn, &cn)) return false;
-    out->y[t] = r->seq_lens ? masked(r, t, hn, zeros(n, r->B, H)) : hn;
-    h = masked(r, t, hn, h);
-    if (cn) c = masked(r, t, cn, c);
-    if (!out->y[t] || !h || (cn && !c)) return false;
+    MlcGExpr *hn = NULL, *cn = NULL, *tv = step_value(r, t, NULL);
+    if (!cell(r, (int)d, row(n, in.xw, t, 0), in.R, in.R2, in.P, in.rbh, h, c, &hn, &cn)) return false;
+    y[t] = r->seq_lens ? masked(r, tv, hn, zeros(n, r->B, r->H)) : hn;
+    h = masked(r, tv, hn, h);
+    if (cn) c = masked(r, tv, cn, c);
+    if (!y[t] || !h || (cn && !c)) return false;
   }
-  out->h = h, out->c = c;
-  return true;
+  out->y = stack(n, y, r->T, 0), out->h = h, out->c = c;
+  return out->y != NULL;
+}
+
+/* the loop's result for direction d: the body's (cond, h, c?, y) */
+static bool loop_body(Rnn *r, MlcOnnxBody *b, const DirIn *in, int64_t d, MlcGExpr *trips, bool reverse,
+                      MlcGExpr **outs) {
+  MlcOnnxNode *n = r->n;
+  MlcGExpr *h = mlc_onnx__body_carried(b, in->h0->sinfo);
+  MlcGExpr *c = in->c0 ? mlc_onnx__body_carried(b, in->c0->sinfo) : NULL;
+  MlcGExpr *xw = mlc_onnx__body_outer(b, in->xw), *R = mlc_onnx__body_outer(b, in->R);
+  MlcGExpr *R2 = mlc_onnx__body_outer(b, in->R2), *P = mlc_onnx__body_outer(b, in->P);
+  MlcGExpr *rbh = mlc_onnx__body_outer(b, in->rbh), *lens = r->seq_lens;
+  r->seq_lens = mlc_onnx__body_outer(b, lens);
+  MlcGExpr *t = mlc_onnx__body_step(b, trips, reverse), *hn = NULL, *cn = NULL;
+  MlcAttr ax = attr("axis", mlc_onnx__av_int(0));
+  MlcGExpr *targs[2] = {xw, t};
+  MlcGExpr *xt = t ? mlc_onnx__emit(n, "take", targs, 2, mlc_onnx__attrs(n->im->ctx, 1, &ax)) : NULL;
+  MlcGExpr *tv = r->seq_lens && t ? step_value(r, 0, t) : NULL;
+  bool ok = xt && cell(r, (int)d, xt, R, R2, P, rbh, h, c, &hn, &cn);
+  if (ok) {
+    outs[0] = b->params.data[1];
+    outs[1] = masked(r, tv, hn, h);
+    if (c) outs[2] = masked(r, tv, cn, c);
+    outs[c ? 3 : 2] = r->seq_lens ? masked(r, tv, hn, zeros(n, r->B, r->H)) : hn;
+    for (int i = 1; i <= (c ? 3 : 2); i++) ok = ok && outs[i];
+  }
+  r->seq_lens = lens;
+  return ok;
+}
+
+/* direction d as an R.loop over the steps, its body one step's cell */
+static bool loop_dir(Rnn *r, MlcGExpr *xs, int64_t d, bool reverse, Dir *out) {
+  MlcOnnxNode *n = r->n;
+  MlcCtx *ctx = n->im->ctx;
+  DirIn in;
+  if (!dir_inputs(r, xs, d, &in)) return false;
+  MlcAttr ax = attr("axis", mlc_onnx__av_int(0));
+  MlcGExpr *trips = r->T >= 0 ? i64(n, r->T) : mlc_onnx__emit(n, "dim_tensor", &xs, 1, mlc_onnx__attrs(ctx, 1, &ax));
+  if (!trips) return false;
+  MlcOnnxBody b;
+  MlcGExpr *outs[4], *init[2] = {in.h0, in.c0};
+  mlc_onnx__body_begin(n, &b);
+  bool ok = loop_body(r, &b, &in, d, trips, reverse, outs);
+  MlcGExpr *cond = mlc_g_const(ctx, mlc_onnx__scalar(ctx, MLC_BOOL, 1));
+  MlcGExpr *res = mlc_onnx__body_finish(&b, ok, outs, 1, trips, cond, init);
+  int nc = in.c0 ? 2 : 1;
+  out->h = res ? mlc_onnx__item(n, res, 0) : NULL;
+  out->c = res && in.c0 ? mlc_onnx__item(n, res, 1) : NULL;
+  out->y = mlc_onnx__loop_stacked(n, res, nc, r->Tdim, trips, reverse);
+  return out->h && out->y && (!in.c0 || out->c);
 }
 
 /* ---- the node ------------------------------------------------------------------------- */
@@ -331,12 +416,11 @@ static bool convert_rnn(MlcOnnxNode *n, CellKind kind) {
   if (r.layout1) xs = with_ints(n, "permute_dims", xs, "axes", (int64_t[]){1, 0, 2}, 3);
   Dir dirs[2];
   for (int64_t d = 0; d < r.D; d++)
-    if (!run_dir(&r, xs, d, r.reverse_only || d == 1, &dirs[d])) return false;
+    if (!(r.T >= 0 && r.T <= UNROLL_STEPS ? unrolled_dir : loop_dir)(&r, xs, d, r.reverse_only || d == 1, &dirs[d]))
+      return false;
   MlcGExpr *ys[2], *hs[2], *cs[2];
   for (int64_t d = 0; d < r.D; d++) {
-    ys[d] = stack(n, dirs[d].y, r.T, 0); /* [T, B, H] */
-    hs[d] = dirs[d].h, cs[d] = dirs[d].c;
-    if (!ys[d]) return false;
+    ys[d] = dirs[d].y, hs[d] = dirs[d].h, cs[d] = dirs[d].c;
   }
   /* Y: [T, D, B, H], or [B, T, D, H] with layout 1; Y_h, Y_c: [D, B, H] or [B, D, H] */
   MlcGExpr *y = stack(n, ys, r.D, 1);

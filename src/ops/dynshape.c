@@ -87,6 +87,13 @@
  * That index is clamped into [0, x_a - 1], so it never leaves x whatever
  * the values are; with the sizes "split" checked, the clamp never acts.
  *
+ * dim_tensor(x, axis=a) is x's dim a as a 0-d int64 tensor, the way a
+ * size known only at run time (a sequence length) becomes a value, such as
+ * the trip count of an R.loop over it.  x's data is not read; x is the
+ * kernel's param so that the size var is bound from its shape, and the
+ * value is computed as max(k for k in [0, dim]), since a tensor expression
+ * reads no size but those of the shapes it covers.
+ *
  * The first two have no tensor-expression definition: they are left to the
  * executor, as the allocation ops are.  tensor_to_shape counts as impure
  * (transform/util.c), so dead-code removal keeps the binding whose vars
@@ -373,6 +380,38 @@ bool mlc_op_te_split_part(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int
   MlcTeTensor *t = mlc_te_compute(ctx, "T_split_part", shape, n, axes, mlc_te_read(ctx, x, idx, n));
   if (!t) return false;
   outs[0] = t;
+  *n_outs = 1;
+  return true;
+}
+
+/* x's dim at attribute axis */
+static bool dim_axis(MlcCtx *ctx, const MlcOpArgs *a, const MlcSInfo **x, int *axis) {
+  int64_t ax;
+  *x = mlc_op_tensor(ctx, a, 0, true);
+  if (!*x || !mlc_op_attr_int(ctx, a, "axis", 0, &ax)) return false;
+  if (!(*x)->tensor.shape) return mlc_op_fail(ctx, a, "x: expected a tensor of known rank");
+  return mlc_op_axis(ctx, a, ax, (*x)->tensor.ndim, axis);
+}
+
+MlcSInfo *mlc_op_infer_dim_tensor(MlcCtx *ctx, const MlcOpArgs *a) {
+  const MlcSInfo *x;
+  int axis;
+  MlcExpr *none[1];
+  return dim_axis(ctx, a, &x, &axis) ? mlc_op_tensor_sinfo(ctx, none, 0, MLC_I64) : NULL;
+}
+
+bool mlc_op_te_dim_tensor(MlcCtx *ctx, const MlcOpArgs *a, MlcTeTensor **in, int n_in, MlcTeTensor **outs, int *n_outs) {
+  const MlcSInfo *x;
+  int axis;
+  if (!dim_axis(ctx, a, &x, &axis)) return false;
+  /* max over k in [0, dim] of k: a tensor expression reads only sizes in
+   * the shapes it covers, and a reduction of at least one step initializes
+   * its output */
+  MlcExpr *none[1], *k, *ext = mlc_arith_add(ctx, mlc_op_cast(ctx, MLC_I64, in[0]->shape[axis]), mlc_op_i64(ctx, 1));
+  mlc_op_axes(ctx, 1, &k);
+  MlcTeTensor *r = mlc_te_reduce(ctx, "T_dim", none, 0, none, MLC_TE_MAX, k, &k, &ext, 1);
+  if (!r) return false;
+  outs[0] = r;
   *n_outs = 1;
   return true;
 }

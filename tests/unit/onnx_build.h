@@ -53,7 +53,8 @@ static inline Onnx__AttributeProto *str_attr(const char *name, const char *v) {
   return a;
 }
 
-/* a graph value named name; typed float32 of dims when dims is given */
+/* a graph value named name; typed float32 of dims when dims is given (a
+ * negative dim left unknown) */
 static inline Onnx__ValueInfoProto *value(const char *name, const int64_t *dims, int nd) {
   Onnx__ValueInfoProto *v = calloc(1, sizeof *v);
   onnx__value_info_proto__init(v);
@@ -67,6 +68,7 @@ static inline Onnx__ValueInfoProto *value(const char *name, const int64_t *dims,
   for (int i = 0; i < nd; i++) {
     dp[i] = calloc(1, sizeof **dp);
     onnx__tensor_shape_proto__dimension__init(dp[i]);
+    if (dims[i] < 0) continue; /* unknown: a size the model is given when it runs */
     dp[i]->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
     dp[i]->dim_value = dims[i];
   }

@@ -2,7 +2,10 @@
  * compared with a plain C reference of the cells: both directions,
  * sequence lengths shorter than the input, initial states, biases,
  * peepholes, clip and GRU's linear_before_reset, which the conformance
- * suite leaves out. */
+ * suite leaves out, batch-major layout and LSTM's input_forget.  Each case runs over a short sequence (unrolled at
+ * import) and a long one (a loop over time); an LSTM runs over 5000 steps,
+ * and models whose sequence length is a symbolic dim run at two lengths
+ * chosen when they run. */
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -12,7 +15,7 @@
 #include "onnx_build.h"
 #include "rand_util.h"
 
-enum { T = 4, B = 3, I = 2, H = 3, D = 2, MAXG = 4 };
+enum { T = 4, LONG = 40, MAXT = 5000, B = 3, I = 2, H = 3, D = 2, MAXG = 4 };
 
 typedef enum { K_RNN, K_GRU, K_LSTM } Kind;
 static const int GATES[] = {1, 3, 4};
@@ -24,7 +27,11 @@ typedef struct Case {
   bool reverse;      /* with dirs 1 */
   bool lbr;          /* GRU linear_before_reset */
   float clip;        /* 0: none */
-  float x[T][B][I], w[D][MAXG * H][I], r[D][MAXG * H][H], b[D][2 * MAXG * H], p[D][3 * H];
+  int steps;         /* the sequence's length, at most MAXT */
+  bool symbolic;     /* the model declares the length as a dim_param */
+  bool layout1;      /* batch-major X, Y, states (layout = 1) */
+  bool input_forget; /* LSTM: f = 1 - i */
+  float x[MAXT][B][I], w[D][MAXG * H][I], r[D][MAXG * H][H], b[D][2 * MAXG * H], p[D][3 * H];
   float h0[D][B][H], c0[D][B][H];
   int32_t lens[B];
 } Case;
@@ -37,9 +44,9 @@ static float sigm(float v) { return 1.0f / (1.0f + expf(-v)); }
 static float clipv(const Case *c, float v) { return c->clip > 0 ? fminf(fmaxf(v, -c->clip), c->clip) : v; }
 
 /* y[t][d][b][h], yh[d][b][h], yc[d][b][h] */
-static void reference(const Case *c, float y[T][D][B][H], float yh[D][B][H], float yc[D][B][H]) {
+static void reference(const Case *c, float y[MAXT][D][B][H], float yh[D][B][H], float yc[D][B][H]) {
   int G = GATES[c->kind];
-  memset(y, 0, sizeof(float) * T * D * B * H);
+  memset(y, 0, sizeof(float) * (size_t)c->steps * D * B * H);
   for (int d = 0; d < c->dirs; d++)
     for (int bi = 0; bi < B; bi++) {
       float h[H], cc[H];
@@ -73,7 +80,8 @@ static void reference(const Case *c, float y[T][D][B][H], float yh[D][B][H], flo
             float go = xg[H + j] + hg[H + j];
             float gf = xg[2 * H + j] + hg[2 * H + j] + c->p[d][2 * H + j] * cc[j];
             float gc = xg[3 * H + j] + hg[3 * H + j];
-            cn[j] = sigm(clipv(c, gf)) * cc[j] + sigm(clipv(c, gi)) * tanhf(clipv(c, gc));
+            float si = sigm(clipv(c, gi)), sf = c->input_forget ? 1 - si : sigm(clipv(c, gf));
+            cn[j] = sf * cc[j] + si * tanhf(clipv(c, gc));
             hn[j] = sigm(clipv(c, go + c->p[d][H + j] * cn[j])) * tanhf(clipv(c, cn[j]));
           }
         }
@@ -97,8 +105,11 @@ static uint8_t *pack_case(const Case *c, size_t *len) {
     for (int g = 0; g < G * H; g++) memcpy(r + (d * G * H + g) * H, c->r[d][g], sizeof(float) * H);
     memcpy(b + d * 2 * G * H, c->b[d], sizeof(float) * (size_t)(2 * G * H));
     memcpy(p + d * 3 * H, c->p[d], sizeof(float) * 3 * H);
-    memcpy(h0 + d * B * H, c->h0[d], sizeof(float) * B * H);
-    memcpy(c0 + d * B * H, c->c0[d], sizeof(float) * B * H);
+    for (int bi = 0; bi < B; bi++) { /* [D, B, H], or [B, D, H] with layout 1 */
+      int at = (c->layout1 ? bi * nd + d : d * B + bi) * H;
+      memcpy(h0 + at, c->h0[d][bi], sizeof(float) * H);
+      memcpy(c0 + at, c->c0[d][bi], sizeof(float) * H);
+    }
   }
   for (int d = 0; d < nd; d++)
     for (int g = 0; g < G * H; g++) memcpy(w + (d * G * H + g) * I, c->w[d][g], sizeof(float) * I);
@@ -108,8 +119,8 @@ static uint8_t *pack_case(const Case *c, size_t *len) {
       {"R", 3, {nd, G * H, H}, r, sizeof(float) * (size_t)(nd * G * H * H), F},
       {"B", 2, {nd, 2 * G * H}, b, sizeof(float) * (size_t)(nd * 2 * G * H), F},
       {"lens", 1, {B}, c->lens, sizeof c->lens, ONNX__TENSOR_PROTO__DATA_TYPE__INT32},
-      {"h0", 3, {nd, B, H}, h0, sizeof(float) * (size_t)(nd * B * H), F},
-      {"c0", 3, {nd, B, H}, c0, sizeof(float) * (size_t)(nd * B * H), F},
+      {"h0", 3, {c->layout1 ? B : nd, c->layout1 ? nd : B, H}, h0, sizeof(float) * (size_t)(nd * B * H), F},
+      {"c0", 3, {c->layout1 ? B : nd, c->layout1 ? nd : B, H}, c0, sizeof(float) * (size_t)(nd * B * H), F},
       {"P", 2, {nd, 3 * H}, p, sizeof(float) * (size_t)(nd * 3 * H), F},
   };
   int n_init = c->kind == K_LSTM ? 7 : 5;
@@ -117,20 +128,26 @@ static uint8_t *pack_case(const Case *c, size_t *len) {
   for (int i = 0; i < n_init; i++) tps[i] = tensor(&inits[i]);
   char *ins[8] = {"X", "W", "R", "B", "lens", "h0", "c0", "P"};
   char *outs[3] = {"Y", "Y_h", "Y_c"};
-  Onnx__AttributeProto *attrs[4] = {int_attr("hidden_size", H),
-                                    str_attr("direction", nd == 2 ? "bidirectional" : c->reverse ? "reverse" : "forward"),
-                                    c->kind == K_GRU ? int_attr("linear_before_reset", c->lbr) : int_attr("layout", 0),
-                                    c->clip > 0 ? float_attr("clip", c->clip) : int_attr("layout", 0)};
+  Onnx__AttributeProto *attrs[6] = {int_attr("hidden_size", H),
+                                    str_attr("direction", nd == 2 ? "bidirectional" : c->reverse ? "reverse" : "forward")};
+  int n_attrs = 2;
+  if (c->kind == K_GRU) attrs[n_attrs++] = int_attr("linear_before_reset", c->lbr);
+  if (c->clip > 0) attrs[n_attrs++] = float_attr("clip", c->clip);
+  if (c->layout1) attrs[n_attrs++] = int_attr("layout", 1);
+  if (c->input_forget) attrs[n_attrs++] = int_attr("input_forget", 1);
   Onnx__NodeProto node;
   onnx__node_proto__init(&node);
   node.op_type = (char *)OP[c->kind], node.name = "cell";
   node.input = ins, node.n_input = c->kind == K_LSTM ? 8 : 6;
   node.output = outs, node.n_output = c->kind == K_LSTM ? 3 : 2;
-  node.attribute = attrs, node.n_attribute = c->clip > 0 || c->kind == K_GRU ? 4 : 2;
-  if (c->kind == K_GRU && !(c->clip > 0)) node.n_attribute = 3;
+  node.attribute = attrs, node.n_attribute = (size_t)n_attrs;
   Onnx__NodeProto *nodes[1] = {&node};
-  int64_t xd[3] = {T, B, I};
+  int64_t xd[3] = {c->layout1 ? B : c->steps, c->layout1 ? c->steps : B, I};
   Onnx__ValueInfoProto *gin[1] = {value("X", xd, 3)};
+  if (c->symbolic) {
+    Onnx__TensorShapeProto__Dimension *t = gin[0]->type->tensor_type->shape->dim[c->layout1 ? 1 : 0];
+    t->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM, t->dim_param = "T";
+  }
   Onnx__ValueInfoProto *gout[3] = {value("Y", NULL, 0), value("Y_h", NULL, 0), value("Y_c", NULL, 0)};
   Onnx__GraphProto g;
   onnx__graph_proto__init(&g);
@@ -146,7 +163,7 @@ static uint8_t *pack_case(const Case *c, size_t *len) {
   uint8_t *buf = malloc(*len);
   onnx__model_proto__pack(&m, buf);
   for (int i = 0; i < n_init; i++) free(tps[i]);
-  for (int i = 0; i < 4; i++) free(attrs[i]);
+  for (int i = 0; i < n_attrs; i++) free(attrs[i]);
   free_value(gin[0]);
   for (int i = 0; i < 3; i++) free_value(gout[i]);
   return buf;
@@ -154,14 +171,15 @@ static uint8_t *pack_case(const Case *c, size_t *len) {
 
 /* ---- running a case ----------------------------------------------------------------------- */
 
-static void fill_case(Case *c, Kind kind, int dirs, uint64_t seed) {
+/* a case of `steps` steps: batch entry 0 runs them all, 1 about half, 2 one */
+static void fill_case(Case *c, Kind kind, int dirs, int steps, uint64_t seed) {
   memset(c, 0, sizeof *c);
-  c->kind = kind, c->dirs = dirs;
+  c->kind = kind, c->dirs = dirs, c->steps = steps;
   rand_util_state = seed;
   float *all = (float *)c->x;
   size_t n = (offsetof(Case, lens) - offsetof(Case, x)) / sizeof(float);
   for (size_t i = 0; i < n; i++) all[i] = (float)urand() * 1.6f - 0.8f;
-  c->lens[0] = T, c->lens[1] = 2, c->lens[2] = 1;
+  c->lens[0] = steps, c->lens[1] = steps > 3 ? steps / 2 : 2, c->lens[2] = 1;
 }
 
 static bool close_all(const float *got, const float *want, size_t n, const char *what) {
@@ -173,7 +191,49 @@ static bool close_all(const float *got, const float *want, size_t n, const char 
   return true;
 }
 
-static void run_case(const Case *c) {
+/* the loaded model run on c's input and compared with the reference */
+static void check_run(MlcrtModel *rm, const Case *c) {
+  static float xt[MAXT * B * I];
+  const float *xp = &c->x[0][0][0];
+  int64_t xs[3] = {c->steps, B, I};
+  if (c->layout1) { /* [B, T, I] */
+    for (int bi = 0; bi < B; bi++)
+      for (int t = 0; t < c->steps; t++) memcpy(xt + ((size_t)bi * c->steps + t) * I, c->x[t][bi], sizeof(float) * I);
+    xp = xt, xs[0] = B, xs[1] = c->steps;
+  }
+  DLTensor x = {.data = (void *)xp, .device = {kDLCPU, 0}, .ndim = 3, .dtype = {kDLFloat, 32, 1}, .shape = xs};
+  DLTensor *in[1] = {&x}, *out[3] = {NULL};
+  int n_out = c->kind == K_LSTM ? 3 : 2;
+  int rc = mlcrt_model_run(rm, in, 1, out, n_out);
+  if (rc) printf("    run: %s\n", mlcrt_last_error());
+  CHECK(rc == 0);
+  static float y[MAXT][D][B][H], yh[D][B][H], yc[D][B][H];
+  reference(c, y, yh, yc);
+  if (rc == 0) {
+    /* Y is [T, dirs, B, H] ([B, T, dirs, H] with layout 1), Y_h and Y_c
+     * [dirs, B, H] ([B, dirs, H]): repack the reference's first dirs directions */
+    static float yw[MAXT * D * B * H], hw[D * B * H], cw[D * B * H];
+    size_t k = 0, m = 0;
+    for (int o = 0; o < (c->layout1 ? B : c->steps); o++)
+      for (int i = 0; i < (c->layout1 ? c->steps : 1); i++)
+        for (int d = 0; d < c->dirs; d++)
+          for (int bi = 0; bi < (c->layout1 ? 1 : B); bi++)
+            for (int j = 0; j < H; j++) yw[k++] = c->layout1 ? y[i][d][o][j] : y[o][d][bi][j];
+    for (int o = 0; o < (c->layout1 ? B : c->dirs); o++)
+      for (int i = 0; i < (c->layout1 ? c->dirs : B); i++, m += H) {
+        memcpy(hw + m, c->layout1 ? yh[i][o] : yh[o][i], sizeof(float) * H);
+        memcpy(cw + m, c->layout1 ? yc[i][o] : yc[o][i], sizeof(float) * H);
+      }
+    int ta = c->layout1 ? 1 : 0;
+    CHECK(out[0]->ndim == 4 && out[0]->shape[ta] == c->steps && out[0]->shape[ta + 1] == c->dirs);
+    if (out[0]->ndim == 4 && out[0]->shape[ta] == c->steps) CHECK(close_all(out[0]->data, yw, k, "Y"));
+    CHECK(close_all(out[1]->data, hw, m, "Y_h"));
+    if (c->kind == K_LSTM) CHECK(close_all(out[2]->data, cw, m, "Y_c"));
+  }
+}
+
+/* c's model built; then run on c, and on c cut to each of the other lengths (a symbolic model) */
+static void run_case_at(const Case *c, const int *other, int n_other) {
   size_t len;
   uint8_t *buf = pack_case(c, &len);
   char dir[4200];
@@ -183,70 +243,82 @@ static void run_case(const Case *c) {
   free(buf);
   CHECK(rm != NULL);
   if (rm) {
-    int64_t xs[3] = {T, B, I};
-    DLTensor x = {.data = (void *)c->x, .device = {kDLCPU, 0}, .ndim = 3, .dtype = {kDLFloat, 32, 1}, .shape = xs};
-    DLTensor *in[1] = {&x}, *out[3] = {NULL};
-    int n_out = c->kind == K_LSTM ? 3 : 2;
-    int rc = mlcrt_model_run(rm, in, 1, out, n_out);
-    if (rc) printf("    run: %s\n", mlcrt_last_error());
-    CHECK(rc == 0);
-    static float y[T][D][B][H], yh[D][B][H], yc[D][B][H];
-    reference(c, y, yh, yc);
-    if (rc == 0) {
-      /* Y is [T, dirs, B, H]: repack the reference's first dirs directions */
-      static float yw[T * D * B * H];
-      size_t k = 0;
-      for (int t = 0; t < T; t++)
-        for (int d = 0; d < c->dirs; d++)
-          for (int bi = 0; bi < B; bi++)
-            for (int j = 0; j < H; j++) yw[k++] = y[t][d][bi][j];
-      CHECK(out[0]->ndim == 4 && out[0]->shape[0] == T && out[0]->shape[1] == c->dirs);
-      CHECK(close_all(out[0]->data, yw, k, "Y"));
-      CHECK(close_all(out[1]->data, &yh[0][0][0], (size_t)(c->dirs * B * H), "Y_h"));
-      if (c->kind == K_LSTM) CHECK(close_all(out[2]->data, &yc[0][0][0], (size_t)(c->dirs * B * H), "Y_c"));
+    check_run(rm, c);
+    static Case cut;
+    for (int i = 0; i < n_other; i++) {
+      cut = *c;
+      cut.steps = other[i];
+      for (int b = 0; b < B; b++) cut.lens[b] = c->lens[b] < other[i] ? c->lens[b] : other[i];
+      check_run(rm, &cut);
     }
     mlcrt_model_free(rm);
   }
   bu_remove_dir(dir);
 }
 
-static void test_rnn_reverse(void) {
-  Case c;
-  fill_case(&c, K_RNN, 1, 11);
-  c.reverse = true;
-  run_case(&c);
+static void run_case(const Case *c) { run_case_at(c, NULL, 0); }
+
+static Case cs; /* large: not on the stack */
+
+static void rnn_cases(int steps) {
+  fill_case(&cs, K_RNN, 1, steps, 11);
+  cs.reverse = true;
+  run_case(&cs);
+  fill_case(&cs, K_RNN, 2, steps, 12);
+  cs.clip = 0.5f;
+  run_case(&cs);
 }
 
-static void test_rnn_bidirectional_clip(void) {
-  Case c;
-  fill_case(&c, K_RNN, 2, 12);
-  c.clip = 0.5f;
-  run_case(&c);
+static void gru_cases(int steps) {
+  fill_case(&cs, K_GRU, 2, steps, 13);
+  run_case(&cs);
+  fill_case(&cs, K_GRU, 2, steps, 14);
+  cs.lbr = true;
+  run_case(&cs);
+  fill_case(&cs, K_GRU, 1, steps, 15);
+  cs.lbr = true, cs.reverse = true, cs.clip = 0.7f;
+  run_case(&cs);
 }
 
-static void test_gru_bidirectional(void) {
-  Case c;
-  fill_case(&c, K_GRU, 2, 13);
-  run_case(&c);
+static void lstm_cases(int steps) {
+  fill_case(&cs, K_LSTM, 2, steps, 16);
+  run_case(&cs);
+  fill_case(&cs, K_LSTM, 1, steps, 17);
+  cs.reverse = true, cs.clip = 0.6f;
+  run_case(&cs);
+  fill_case(&cs, K_LSTM, 2, steps, 22);
+  cs.layout1 = true, cs.input_forget = true;
+  run_case(&cs);
+  fill_case(&cs, K_GRU, 2, steps, 23);
+  cs.layout1 = true;
+  run_case(&cs);
 }
 
-static void test_gru_linear_before_reset(void) {
-  Case c;
-  fill_case(&c, K_GRU, 2, 14);
-  c.lbr = true;
-  run_case(&c);
-  fill_case(&c, K_GRU, 1, 15);
-  c.lbr = true, c.reverse = true, c.clip = 0.7f;
-  run_case(&c);
+static void test_rnn_unrolled(void) { rnn_cases(T); }
+static void test_gru_unrolled(void) { gru_cases(T); }
+static void test_lstm_unrolled(void) { lstm_cases(T); }
+static void test_rnn_loop(void) { rnn_cases(LONG); }
+static void test_gru_loop(void) { gru_cases(LONG); }
+static void test_lstm_loop(void) { lstm_cases(LONG); }
+
+/* 5000 steps: more than the unrolled import ever took */
+static void test_lstm_5000_steps(void) {
+  fill_case(&cs, K_LSTM, 2, MAXT, 18);
+  run_case(&cs);
 }
 
-static void test_lstm_bidirectional_peepholes(void) {
-  Case c;
-  fill_case(&c, K_LSTM, 2, 16);
-  run_case(&c);
-  fill_case(&c, K_LSTM, 1, 17);
-  c.reverse = true, c.clip = 0.6f;
-  run_case(&c);
+/* the length a dim_param: one model run at the declared length's data and two others */
+static void test_symbolic_length(void) {
+  static const int other[2] = {3, 29};
+  fill_case(&cs, K_LSTM, 2, LONG, 19);
+  cs.symbolic = true;
+  run_case_at(&cs, other, 2);
+  fill_case(&cs, K_GRU, 1, LONG, 20);
+  cs.symbolic = true, cs.reverse = true, cs.lbr = true;
+  run_case_at(&cs, other, 2);
+  fill_case(&cs, K_RNN, 1, LONG, 21);
+  cs.symbolic = true, cs.reverse = true, cs.layout1 = true;
+  run_case_at(&cs, other, 2);
 }
 
 int main(void) {
@@ -254,11 +326,14 @@ int main(void) {
     printf("FAIL setup: cannot create a temporary directory\n");
     return 1;
   }
-  RUN(test_rnn_reverse);
-  RUN(test_rnn_bidirectional_clip);
-  RUN(test_gru_bidirectional);
-  RUN(test_gru_linear_before_reset);
-  RUN(test_lstm_bidirectional_peepholes);
+  RUN(test_rnn_unrolled);
+  RUN(test_gru_unrolled);
+  RUN(test_lstm_unrolled);
+  RUN(test_rnn_loop);
+  RUN(test_gru_loop);
+  RUN(test_lstm_loop);
+  RUN(test_lstm_5000_steps);
+  RUN(test_symbolic_length);
   bu_remove_dir(tmpdir);
   return CHECK_DONE();
 }
