@@ -154,7 +154,9 @@ static MlcModule *import(MlcCtx *ctx, OnnxArgs *a) {
     a->seqs[i].name = mlc_intern_n(ctx, a->seqs[i].name, (size_t)(eq - a->seqs[i].name));
   }
   MlcOnnxOptions opt = {.shapes = a->shapes, .n_shapes = a->n_shapes, .values = a->values, .n_values = a->n_values,
-                        .seqs = a->seqs, .n_seqs = a->n_seqs};
+                        .seqs = a->seqs, .n_seqs = a->n_seqs,
+                        /* the GPU targets' executor runs no loops: unroll what the old cap allowed */
+                        .unroll_steps = a->flags.gpu ? 4096 : 0};
   return mlc_onnx_import_file(ctx, a->in, &opt);
 }
 

@@ -99,6 +99,10 @@ typedef struct MlcOnnxOptions {
   int n_values;
   const MlcOnnxInputSeq *seqs;
   int n_seqs;
+  /* recurrent layers and Scan over at most this many static steps are
+   * unrolled, longer ones become a loop (R.loop); 0: the default, 16.  A
+   * target whose executor runs no loops (the GPU targets) asks for more. */
+  int64_t unroll_steps;
 } MlcOnnxOptions;
 
 /* ModelProto -> a module with one graph function: the graph's inputs (not

@@ -687,7 +687,9 @@ static MlcModule *import_graph(MlcOnnxImporter *im, const Onnx__ModelProto *mp, 
 
 MlcModule *mlc_onnx_import(MlcCtx *ctx, const char *file, const void *buf, size_t len,
                            const char *dir, const MlcOnnxOptions *opt) {
-  MlcOnnxImporter im = {.ctx = ctx, .file = file, .dir = dir};
+  MlcOnnxImporter im = {.ctx = ctx, .file = file, .dir = dir,
+                        .unroll_steps = opt && opt->unroll_steps > 0 ? opt->unroll_steps : MLC_ONNX_UNROLL_STEPS};
+  if (im.unroll_steps > MLC_ONNX_MAX_UNROLL_STEPS) im.unroll_steps = MLC_ONNX_MAX_UNROLL_STEPS;
   MlcLoc saved = ctx->build_loc;
   ctx->build_loc = (MlcLoc){mlc_intern(ctx, file), 0, 0};
   /* the decoder recurses into nested messages: bound their depth first */

@@ -39,6 +39,18 @@ typedef MLC_VEC(MlcBinding) MlcOnnxBindings;
 typedef MLC_VEC(MlcGExpr *) MlcGExprs;
 typedef MLC_VEC(MlcAttrValue) MlcAttrValues;
 
+/* Recurrent layers and Scan of at most this many static steps are unrolled
+ * by default (MlcOnnxOptions.unroll_steps).  Unrolled, each
+ * step is a kernel or two called in straight-line code; in a loop each step
+ * also copies the carried state and its output row and reads its input row
+ * through a gather, which costs about as much as the step's small kernels at
+ * the sizes of the conformance models.  Past a few dozen steps the unrolled
+ * graph's compile time dominates (it grows with every step, the loop's does
+ * not), so the bound is low. */
+#define MLC_ONNX_UNROLL_STEPS 16
+/* the most steps (times directions) ever unrolled, whatever the options ask */
+#define MLC_ONNX_MAX_UNROLL_STEPS 4096
+
 typedef struct MlcOnnxImporter {
   MlcCtx *ctx;
   const char *file;      /* the model's path, for messages */
@@ -52,6 +64,7 @@ typedef struct MlcOnnxImporter {
   int depth;             /* subgraphs being imported, nested */
   MLC_VEC(MlcFunc) funcs; /* graph functions beside main: the bodies of loops (onnx_ops_loop.c) */
   MlcGExpr *absent;      /* the value of every absent optional (onnx_ops_seq.c) */
+  int64_t unroll_steps;  /* recurrent layers and Scan of at most this many static steps are unrolled */
 } MlcOnnxImporter;
 
 /* What a converter sees of one node: its inputs as graph values (NULL for an

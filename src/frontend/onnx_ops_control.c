@@ -9,7 +9,7 @@
  * the price of computing both); branches whose outputs differ in shape or
  * dtype are refused, the executor having no branches yet.
  *
- * Scan (opset 9 on) of at most UNROLL_STEPS static steps is unrolled: its
+ * Scan (opset 9 on) of at most MlcOnnxOptions.unroll_steps (16) static steps is unrolled: its
  * body is imported once per step, in a scope of its own, on the step's
  * slices of the scan inputs and the states the step before left; the scan
  * outputs are the steps' elements stacked.  A longer Scan, or one whose
@@ -83,7 +83,6 @@ bool mlc_onnx__conv_if(MlcOnnxNode *n) {
 /* ---- Scan ----------------------------------------------------------------------------- */
 
 #define MAX_UNROLLED (1 << 20) /* body nodes imported in all */
-#define UNROLL_STEPS 16        /* more steps run as a loop (as the recurrent layers do, onnx_ops_rnn.c) */
 #define MAX_RANK 32
 
 static MlcGExpr *with_ints(MlcOnnxNode *n, const char *op, MlcGExpr *x, const char *key, const int64_t *v, int k) {
@@ -213,7 +212,7 @@ static bool scan_run(MlcOnnxNode *n, const Onnx__GraphProto *g, int ns, int m, i
     if (len && !mlc_expr_same(e, len)) return mlc_onnx__node_fail(n, "the scan inputs differ in length");
     len = e;
   }
-  if (!mlc_e_is_const_int(len, &steps) || steps > UNROLL_STEPS || steps * (int64_t)(g->n_node + 1) > MAX_UNROLLED)
+  if (!mlc_e_is_const_int(len, &steps) || steps > n->im->unroll_steps || steps * (int64_t)(g->n_node + 1) > MAX_UNROLLED)
     return scan_loop(n, g, ns, m, k, sa, len);
   if (steps < 1) return mlc_onnx__node_fail(n, "a Scan of 0 steps is not supported");
   MlcGExpr *state[MLC_ONNX_MAX_IO], *ins[MLC_ONNX_MAX_IO], *outs[MLC_ONNX_MAX_IO];

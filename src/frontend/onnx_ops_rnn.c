@@ -5,7 +5,8 @@
  * sequence (with both biases folded in), before the steps; each step then
  * adds the hidden state's projection and applies the cell's gates, a small
  * chain of elementwise ops that fusion turns into a few kernels.  A short
- * sequence of static length (at most UNROLL_STEPS) is unrolled: one chain
+ * sequence of static length (at most MlcOnnxOptions.unroll_steps, 16 by
+ * default) is unrolled: one chain
  * per step and direction.  A longer one, or one whose length is known only
  * at run time, is one R.loop per direction (onnx_loop_body.c) whose body is
  * the cell for one step: it takes the step's row of the projection
@@ -20,14 +21,6 @@
 
 #include "onnx_convert.h"
 
-/* Sequences of at most this many static steps are unrolled.  Unrolled, each
- * step is a kernel or two called in straight-line code; in a loop each step
- * also copies the carried state and its output row and reads its input row
- * through a gather, which costs about as much as the step's small kernels at
- * the sizes of the conformance models.  Past a few dozen steps the unrolled
- * graph's compile time dominates (it grows with every step, the loop's does
- * not), so the bound is low. */
-#define UNROLL_STEPS 16
 
 typedef enum { CELL_RNN, CELL_GRU, CELL_LSTM } CellKind;
 
@@ -415,8 +408,9 @@ static bool convert_rnn(MlcOnnxNode *n, CellKind kind) {
   MlcGExpr *xs = n->in[0];
   if (r.layout1) xs = with_ints(n, "permute_dims", xs, "axes", (int64_t[]){1, 0, 2}, 3);
   Dir dirs[2];
+  bool unroll = r.T >= 0 && r.T <= n->im->unroll_steps && r.T * r.D <= MLC_ONNX_MAX_UNROLL_STEPS;
   for (int64_t d = 0; d < r.D; d++)
-    if (!(r.T >= 0 && r.T <= UNROLL_STEPS ? unrolled_dir : loop_dir)(&r, xs, d, r.reverse_only || d == 1, &dirs[d]))
+    if (!(unroll ? unrolled_dir : loop_dir)(&r, xs, d, r.reverse_only || d == 1, &dirs[d]))
       return false;
   MlcGExpr *ys[2], *hs[2], *cs[2];
   for (int64_t d = 0; d < r.D; d++) {

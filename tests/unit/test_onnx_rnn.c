@@ -321,11 +321,39 @@ static void test_symbolic_length(void) {
   run_case_at(&cs, other, 2);
 }
 
+/* MlcOnnxOptions.unroll_steps: what a target without loops (the GPU
+ * targets) asks for; 40 steps unrolled there, a loop by default, and never
+ * more than the cap unrolled */
+static bool imports_loop(const Case *c, int64_t unroll_steps) {
+  size_t len;
+  uint8_t *buf = pack_case(c, &len);
+  MlcCtx *ctx = mlc_ctx_new();
+  MlcOnnxOptions opt = {.unroll_steps = unroll_steps};
+  MlcModule *m = mlc_onnx_import(ctx, "rnn.onnx", buf, len, NULL, &opt);
+  CHECK(m != NULL);
+  MlcStrBuf sb = {0};
+  if (m) mlc_print_module(m, &sb);
+  bool loop = m && strstr(mlc_sb_cstr(&sb), "R.loop(") != NULL;
+  mlc_vec_free(&sb);
+  mlc_ctx_free(ctx);
+  free(buf);
+  return loop;
+}
+
+static void test_unroll_option(void) {
+  fill_case(&cs, K_LSTM, 2, LONG, 24);
+  CHECK(imports_loop(&cs, 0));
+  CHECK(!imports_loop(&cs, 64));
+  fill_case(&cs, K_LSTM, 2, MAXT, 25);
+  CHECK(imports_loop(&cs, 1 << 20)); /* 5000 steps x 2 directions: over the cap */
+}
+
 int main(void) {
   if (!bu_make_tmpdir(tmpdir, sizeof tmpdir, "mlcc-rnn")) {
     printf("FAIL setup: cannot create a temporary directory\n");
     return 1;
   }
+  RUN(test_unroll_option);
   RUN(test_rnn_unrolled);
   RUN(test_gru_unrolled);
   RUN(test_lstm_unrolled);
