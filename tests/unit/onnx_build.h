@@ -13,6 +13,7 @@
 
 #include "build_util.h"
 #include "mlcc/frontend.h"
+#include "mlcc/schedule.h"
 #include "mlcc/transform.h"
 #include "onnx.pb-c.h"
 
@@ -147,18 +148,30 @@ static inline uint8_t *pack_one_node_typed(const OneNode *o, const int *in_elem,
 
 static inline uint8_t *pack_one_node(const OneNode *o, size_t *len) { return pack_one_node_typed(o, NULL, len); }
 
-/* the packed model imported, compiled and built into dir and loaded; NULL
- * (the reason printed) when a stage fails */
-static inline MlcrtModel *onnx_build_load(const uint8_t *buf, size_t len, const char *dir) {
+/* the packed model imported, compiled for target t (NULL: no default
+ * schedules) and built into dir and loaded; NULL (the reason printed) when
+ * a stage fails */
+static inline MlcrtModel *onnx_build_load_for(const uint8_t *buf, size_t len, const char *dir, const MlcSchTarget *t) {
   MlcCtx *ctx = mlc_ctx_new();
   MlcModule *m = mlc_onnx_import(ctx, "model.onnx", buf, len, ".", NULL);
-  if (m) m = mlc_graph_pipeline(ctx, m, NULL, MLC_PASS_COUNT - 1, NULL, NULL, NULL, NULL);
+  if (m) m = mlc_graph_pipeline(ctx, m, t, MLC_PASS_COUNT - 1, NULL, NULL, NULL, NULL);
   bool built = m && mlc_build_model(ctx, m, dir, NULL, NULL);
   if (!built) bu_print_error(ctx, "import and build");
   MlcrtModel *rm = NULL;
   if (built && mlcrt_model_load(dir, &rm) != 0) printf("    load: %s\n", mlcrt_last_error()), rm = NULL;
   mlc_ctx_free(ctx);
   return rm;
+}
+
+static inline MlcrtModel *onnx_build_load(const uint8_t *buf, size_t len, const char *dir) {
+  return onnx_build_load_for(buf, len, dir, NULL);
+}
+
+/* with the default schedules for the machine (or $MLC_MARCH): what `mlcc compile` does */
+static inline MlcrtModel *onnx_build_load_host(const uint8_t *buf, size_t len, const char *dir) {
+  MlcSchTarget t;
+  mlc_sch_target_host(&t);
+  return onnx_build_load_for(buf, len, dir, &t);
 }
 
 #endif

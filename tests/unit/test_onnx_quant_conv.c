@@ -65,21 +65,6 @@ static Onnx__AttributeProto *ints_attr(const char *name, const int64_t *v, int k
   return a;
 }
 
-/* as onnx_build_load, with the default schedules for the machine (or
- * $MLC_MARCH): what `mlcc compile` does */
-static MlcrtModel *build_load(const uint8_t *buf, size_t len, const char *dir) {
-  MlcCtx *ctx = mlc_ctx_new();
-  MlcSchTarget t;
-  mlc_sch_target_host(&t);
-  MlcModule *m = mlc_onnx_import(ctx, "model.onnx", buf, len, ".", NULL);
-  if (m) m = mlc_graph_pipeline(ctx, m, &t, MLC_PASS_COUNT - 1, NULL, NULL, NULL, NULL);
-  bool built = m && mlc_build_model(ctx, m, dir, NULL, NULL);
-  if (!built) bu_print_error(ctx, "import and build");
-  MlcrtModel *rm = NULL;
-  if (built && mlcrt_model_load(dir, &rm) != 0) printf("    load: %s\n", mlcrt_last_error()), rm = NULL;
-  mlc_ctx_free(ctx);
-  return rm;
-}
 
 /* the model calls the dot-product intrinsic the target has (4 bytes with
  * VNNI, pairs with AVX2 / AVX-512 without) */
@@ -183,7 +168,7 @@ static bool run_case(const CCase *c) {
   uint8_t *buf = pack_case(c, &d, &len);
   char dir[4200];
   snprintf(dir, sizeof dir, "%s/%s", tmpdir, c->name);
-  MlcrtModel *rm = buf ? build_load(buf, len, dir) : NULL;
+  MlcrtModel *rm = buf ? onnx_build_load_host(buf, len, dir) : NULL;
   free(buf);
   bool ok = rm && calls_intrinsic(c, dir);
   const void *y = NULL;

@@ -60,21 +60,6 @@ static uint8_t *pack_typed(const OneNode *o, const int *types, size_t *len) {
   return buf;
 }
 
-/* as onnx_build_load, with the default schedules for the machine (or
- * $MLC_MARCH): what `mlcc compile` does */
-static MlcrtModel *build_load(const uint8_t *buf, size_t len, const char *dir) {
-  MlcCtx *ctx = mlc_ctx_new();
-  MlcSchTarget t;
-  mlc_sch_target_host(&t);
-  MlcModule *m = mlc_onnx_import(ctx, "model.onnx", buf, len, ".", NULL);
-  if (m) m = mlc_graph_pipeline(ctx, m, &t, MLC_PASS_COUNT - 1, NULL, NULL, NULL, NULL);
-  bool built = m && mlc_build_model(ctx, m, dir, NULL, NULL);
-  if (!built) bu_print_error(ctx, "import and build");
-  MlcrtModel *rm = NULL;
-  if (built && mlcrt_model_load(dir, &rm) != 0) printf("    load: %s\n", mlcrt_last_error()), rm = NULL;
-  mlc_ctx_free(ctx);
-  return rm;
-}
 
 /* the case's model built and run; the output compared with plain C */
 static bool run_case(const QCase *c) {
@@ -105,7 +90,7 @@ static bool run_case(const QCase *c) {
   uint8_t *buf = pack_typed(&o, types, &len);
   char dir[4200];
   snprintf(dir, sizeof dir, "%s/%s", tmpdir, c->name);
-  MlcrtModel *rm = buf ? build_load(buf, len, dir) : NULL;
+  MlcrtModel *rm = buf ? onnx_build_load_host(buf, len, dir) : NULL;
   free(buf);
   bool ok = rm != NULL;
   /* the instruction is used where the target has it, and the pair form
