@@ -308,6 +308,9 @@ typedef struct MlcAttr { const char *key; MlcAttrValue val; } MlcAttr; /* key in
 typedef struct MlcAttrs { MlcAttr *items; int n; } MlcAttrs;         /* in source order */
 
 const MlcAttrValue *mlc_attrs_get(MlcAttrs attrs, const char *key); /* key interned */
+/* attrs with key (interned) set to *val where it stands, or added last; with
+ * val NULL, without key.  A new array in ctx's arena; attrs is not changed. */
+MlcAttrs mlc_attrs_with(MlcCtx *ctx, MlcAttrs attrs, const char *key, const MlcAttrValue *val);
 
 /* ======================================================================== */
 /* TIR statements                                                           */

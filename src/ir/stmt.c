@@ -63,6 +63,18 @@ const MlcAttrValue *mlc_attrs_get(MlcAttrs attrs, const char *key) {
   return NULL;
 }
 
+MlcAttrs mlc_attrs_with(MlcCtx *ctx, MlcAttrs attrs, const char *key, const MlcAttrValue *val) {
+  MlcAttr *items = mlc_arena_array(&ctx->arena, (size_t)attrs.n + 1, sizeof *items);
+  int n = 0;
+  bool placed = false;
+  for (int i = 0; i < attrs.n; i++) {
+    if (attrs.items[i].key != key) items[n++] = attrs.items[i];
+    else if (val && !placed) items[n++] = (MlcAttr){key, *val}, placed = true;
+  }
+  if (val && !placed) items[n++] = (MlcAttr){key, *val};
+  return (MlcAttrs){n ? items : NULL, n};
+}
+
 MlcStmt *mlc_s_store(MlcCtx *ctx, MlcBuffer *buf, MlcExpr **idx, int n, MlcExpr *value) {
   if (!buf || !value || !all_nonnull(idx, n)) return NULL;
   /* a load builds the same checks on the indices and gives the lanes they imply */

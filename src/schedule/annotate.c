@@ -171,22 +171,6 @@ static int attr_index(MlcAttrs a, const char *key) {
   return -1;
 }
 
-/* attrs with key set to *val (replaced in place when present, appended
- * otherwise), or removed when val is NULL */
-static MlcAttrs attrs_with(MlcCtx *ctx, MlcAttrs a, const char *key, const MlcAttrValue *val) {
-  int at = attr_index(a, key);
-  MlcAttrs out = {.items = mlc_arena_array(&ctx->arena, (size_t)a.n + 1, sizeof *out.items)};
-  for (int i = 0; i < a.n; i++) {
-    if (i != at)
-      out.items[out.n++] = a.items[i];
-    else if (val)
-      out.items[out.n++] = (MlcAttr){key, *val};
-  }
-  if (at < 0 && val) out.items[out.n++] = (MlcAttr){key, *val};
-  if (out.n == 0) out.items = NULL;
-  return out;
-}
-
 /* The statement a block-or-loop handle names, its name for messages and
  * its current annotations. */
 typedef struct Target {
@@ -241,7 +225,7 @@ bool sch_prim_annotate(MlcSchedule *s, const MlcSchVal *args, MlcSchVal *outs, i
   if (!find_target(s, &args[0], &t) || !sch_arg_str(s, &args[1], "ann_key", &key)) return false;
   if (args[2].kind == MLC_SV_NONE) return sch_error(s, "missing argument 'ann_val'");
   if (!to_attr(s, &args[2], &val, 0)) return false;
-  return commit_attrs(s, &t, attrs_with(s->ctx, t.attrs, mlc_intern(s->ctx, key), &val));
+  return commit_attrs(s, &t, mlc_attrs_with(s->ctx, t.attrs, mlc_intern(s->ctx, key), &val));
 }
 
 bool sch_prim_unannotate(MlcSchedule *s, const MlcSchVal *args, MlcSchVal *outs, int *n_outs) {
@@ -252,7 +236,7 @@ bool sch_prim_unannotate(MlcSchedule *s, const MlcSchVal *args, MlcSchVal *outs,
   key = mlc_intern(s->ctx, key);
   if (attr_index(t.attrs, key) < 0)
     return sch_error(s, "%s '%s' has no annotation '%s'", t.is_block ? "block" : "loop", t.name, key);
-  return commit_attrs(s, &t, attrs_with(s->ctx, t.attrs, key, NULL));
+  return commit_attrs(s, &t, mlc_attrs_with(s->ctx, t.attrs, key, NULL));
 }
 
 /* The field's tuner writes this line between the sampled design and the

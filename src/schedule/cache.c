@@ -997,19 +997,6 @@ static bool align_value(MlcSchedule *s, const MlcBlock *b, const MlcAttrValue *o
   return true;
 }
 
-static MlcAttrs attrs_with(MlcCtx *ctx, MlcAttrs attrs, const char *key, MlcAttrValue val) {
-  MlcAttr *items = mlc_arena_array(&ctx->arena, (size_t)attrs.n + 1, sizeof *items);
-  int n = 0;
-  bool replaced = false;
-  for (int i = 0; i < attrs.n; i++) {
-    items[n] = attrs.items[i];
-    if (items[n].key == key) items[n].val = val, replaced = true;
-    n++;
-  }
-  if (!replaced) items[n++] = (MlcAttr){key, val};
-  return (MlcAttrs){items, n};
-}
-
 bool sch_prim_storage_align(MlcSchedule *s, const MlcSchVal *args, MlcSchVal *outs, int *n_outs) {
   MlcCtx *ctx = s->ctx;
   SchSite site;
@@ -1035,7 +1022,7 @@ bool sch_prim_storage_align(MlcSchedule *s, const MlcSchVal *args, MlcSchVal *ou
   MlcAttrValue val;
   if (!align_value(s, b, mlc_attrs_get(b->annotations, key), e, &val)) return false;
   MlcBlock *nb = mlc_arena_dup(&ctx->arena, b, sizeof *nb);
-  nb->annotations = attrs_with(ctx, b->annotations, key, val);
+  nb->annotations = mlc_attrs_with(ctx, b->annotations, key, &val);
   MlcStmt *r = mlc_s_realize(ctx, realize->realize.values, realize->realize.n, realize->realize.pred, nb);
   MlcStmt *body = r ? sch_replace(s, realize, r) : NULL;
   return body && sch_commit(s, body);

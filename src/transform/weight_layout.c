@@ -44,15 +44,6 @@ static bool visit_call(MlcVisitor *v, const MlcGExpr *e) {
   return true;
 }
 
-static MlcAttrs with_attr(MlcCtx *ctx, MlcAttrs attrs, const char *key, const MlcAttrValue *val) {
-  MlcAttr *a = mlc_arena_array(&ctx->arena, (size_t)attrs.n + 1, sizeof *a);
-  int n = 0;
-  for (int i = 0; i < attrs.n; i++)
-    if (attrs.items[i].key != key) a[n++] = attrs.items[i];
-  if (val) a[n++] = (MlcAttr){key, *val};
-  return (MlcAttrs){a, n};
-}
-
 static MlcFunc with_prim_attrs(MlcCtx *ctx, const MlcFunc *f, MlcAttrs attrs) {
   MlcPrimFunc *g = mlc_arena_dup(&ctx->arena, f->prim, sizeof *g);
   g->attrs = attrs;
@@ -83,7 +74,7 @@ MlcModule *tf_mark_layout_free(MlcCtx *ctx, const MlcModule *m, bool (*want)(con
     for (int k = 0; k < f->prim->n_params && k < 64; k++)
       if (*mask >> k & 1) items[n++] = (MlcAttrValue){.kind = MLC_ATTR_INT, .i = k};
     MlcAttrValue list = {.kind = MLC_ATTR_LIST, .list = {items, n}};
-    repl[i] = with_prim_attrs(ctx, f, with_attr(ctx, f->prim->attrs, key, &list));
+    repl[i] = with_prim_attrs(ctx, f, mlc_attrs_with(ctx, f->prim->attrs, key, &list));
   }
   mlc_map_free(&s.refs);
   mlc_map_free(&s.calls);
@@ -145,7 +136,7 @@ MlcModule *tf_apply_layout_rewrites(MlcCtx *ctx, const MlcModule *m) {
     const MlcFunc *f = &m->funcs[i];
     if (f->kind == MLC_FUNC_PRIM) {
       /* the permission has served; what was done is in layout_rewrites */
-      if (mlc_attrs_get(f->prim->attrs, free_key)) repl[i] = with_prim_attrs(ctx, f, with_attr(ctx, f->prim->attrs, free_key, NULL));
+      if (mlc_attrs_get(f->prim->attrs, free_key)) repl[i] = with_prim_attrs(ctx, f, mlc_attrs_with(ctx, f->prim->attrs, free_key, NULL));
       continue;
     }
     TfRw rw = {.ctx = ctx, .user = &r, .on_binding = relayout_binding};

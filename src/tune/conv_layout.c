@@ -125,15 +125,6 @@ static int find_convs(MlcCtx *ctx, const MlcModule *k, const MlcTuneTarget *t, C
 
 /* ---- the alternatives -------------------------------------------------------------------- */
 
-static MlcAttrs attrs_with(MlcCtx *ctx, MlcAttrs attrs, const char *key, const MlcAttrValue *val) {
-  MlcAttr *a = mlc_arena_array(&ctx->arena, (size_t)attrs.n + 1, sizeof *a);
-  int n = 0;
-  for (int i = 0; i < attrs.n; i++)
-    if (attrs.items[i].key != key) a[n++] = attrs.items[i];
-  if (val) a[n++] = (MlcAttr){key, *val};
-  return (MlcAttrs){a, n};
-}
-
 /* fn with its weight (param k, read by block) laid out O/v I H W v; NULL +
  * error when the schedule refuses it */
 static const MlcPrimFunc *blocked(MlcCtx *ctx, const MlcFunc *fn, int k, const char *block, int v) {
@@ -141,7 +132,7 @@ static const MlcPrimFunc *blocked(MlcCtx *ctx, const MlcFunc *fn, int k, const c
   MlcAttrValue item = {.kind = MLC_ATTR_INT, .i = k};
   MlcAttrValue list = {.kind = MLC_ATTR_LIST, .list = {mlc_arena_dup(&ctx->arena, &item, sizeof item), 1}};
   MlcPrimFunc *g = mlc_arena_dup(&ctx->arena, fn->prim, sizeof *g);
-  g->attrs = attrs_with(ctx, fn->prim->attrs, key, &list);
+  g->attrs = mlc_attrs_with(ctx, fn->prim->attrs, key, &list);
   MlcFunc one = {.kind = MLC_FUNC_PRIM, .name = fn->name, .prim = g};
   const MlcModule *m = mlc_module_new(ctx, mlc_intern(ctx, "conv"), &one, 1, (MlcAttrs){0});
   MlcSchedule *s = m ? mlc_sch_new(ctx, m, fn->name, 0) : NULL;
@@ -154,7 +145,7 @@ static const MlcPrimFunc *blocked(MlcCtx *ctx, const MlcFunc *fn, int k, const c
   const MlcPrimFunc *out = NULL;
   if (len > 0 && (size_t)len < sizeof script && mlc_sch_run_script(s, "layout", script, (size_t)len)) {
     MlcPrimFunc *r = mlc_arena_dup(&ctx->arena, mlc_sch_module(s)->funcs[0].prim, sizeof *r);
-    r->attrs = attrs_with(ctx, r->attrs, key, NULL); /* the permission has served */
+    r->attrs = mlc_attrs_with(ctx, r->attrs, key, NULL); /* the permission has served */
     out = r;
   }
   mlc_sch_free(s);
@@ -242,8 +233,8 @@ MlcModule *tune_add_layout_tasks(MlcCtx *ctx, const MlcModule *k, const MlcTuneT
       for (int j = 0; mlc_module_find(k, name); j++) name = mlc_internf(ctx, "%s_%s_%d", kernel, names[a], j);
       MlcAttrValue calls = {.kind = MLC_ATTR_INT, .i = cs[i].calls};
       MlcAttrValue layout = {.kind = MLC_ATTR_STR, .s = names[a]};
-      f->attrs = attrs_with(ctx, f->attrs, mlc_intern(ctx, "calls"), &calls);
-      f->attrs = attrs_with(ctx, f->attrs, mlc_intern(ctx, "weight_layout"), &layout);
+      f->attrs = mlc_attrs_with(ctx, f->attrs, mlc_intern(ctx, "calls"), &calls);
+      f->attrs = mlc_attrs_with(ctx, f->attrs, mlc_intern(ctx, "weight_layout"), &layout);
       f->name = name;
       fs[nf++] = (MlcFunc){.kind = MLC_FUNC_PRIM, .name = name, .prim = f};
     }
