@@ -197,9 +197,9 @@ BENCH_GEN_LSTM := $(B)/bench/gen_lstm
 .PHONY: bench-rnn
 bench-rnn: $(B)/mlcc $(BENCH_GEN_LSTM)
 	sh bench/rnn/run.sh $(B) $(PEER)
-$(BENCH_GEN_LSTM): bench/rnn/gen_lstm.c $(B)/libmlcc.a
+$(BENCH_GEN_LSTM): bench/rnn/gen_lstm.c $(B)/libmlcc.a $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $< $(B)/obj/gen/onnx.pb-c.o $(LDFLAGS_ALL) -o $@
+	$(CC) $(CFLAGS_ALL) -Itests/unit $< $(B)/libmlcc.a $(LDFLAGS_ALL) -o $@
 
 # bench/models: mlcc against ONNX Runtime on whole models.  run.sh makes its
 # own Python venv under $(B)/bench-models (PyPI: onnx, numpy, onnxruntime,

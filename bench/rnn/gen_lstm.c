@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "onnx.pb-c.h"
+#include "onnx_build.h" /* value(): a typed graph value */
 
 static uint64_t seed = 12345;
 static float urand(void) { /* xorshift64*, mapped to [-0.1, 0.1] */
@@ -28,28 +28,6 @@ static Onnx__TensorProto *weight(const char *name, int64_t *dims, int nd) {
   t->has_data_type = 1, t->data_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT;
   t->has_raw_data = 1, t->raw_data.len = n * sizeof *v, t->raw_data.data = (uint8_t *)v;
   return t;
-}
-
-static Onnx__ValueInfoProto *value(const char *name, const int64_t *dims, int nd) {
-  Onnx__ValueInfoProto *v = calloc(1, sizeof *v);
-  onnx__value_info_proto__init(v);
-  v->name = (char *)name;
-  if (!dims) return v;
-  Onnx__TypeProto *t = calloc(1, sizeof *t);
-  Onnx__TypeProto__Tensor *tt = calloc(1, sizeof *tt);
-  Onnx__TensorShapeProto *s = calloc(1, sizeof *s);
-  Onnx__TensorShapeProto__Dimension **dp = calloc((size_t)nd, sizeof *dp);
-  onnx__type_proto__init(t), onnx__type_proto__tensor__init(tt), onnx__tensor_shape_proto__init(s);
-  for (int i = 0; i < nd; i++) {
-    dp[i] = calloc(1, sizeof **dp);
-    onnx__tensor_shape_proto__dimension__init(dp[i]);
-    dp[i]->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE, dp[i]->dim_value = dims[i];
-  }
-  s->n_dim = (size_t)nd, s->dim = dp;
-  tt->has_elem_type = 1, tt->elem_type = ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT, tt->shape = s;
-  t->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE, t->tensor_type = tt;
-  v->type = t;
-  return v;
 }
 
 int main(int argc, char **argv) {
