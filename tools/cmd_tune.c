@@ -156,6 +156,7 @@ int cmd_tune(int argc, char **argv) {
   MlcTuneTarget tt;
   mlc_tune_target_host(&tt, a.o.measure.threads);
   a.o.measure.threads = tt.threads;
+  st.threads = tt.threads; /* the default schedule, a candidate, is sized for the threads measured */
   MlcBuildOptions gpu_build = {.target = MLC_TARGET_NATIVE, .gpu = a.gpu};
   if (a.gpu != MLC_GPU_NONE) { /* candidates built for the device and run there */
     mlc_tune_target_gpu(&tt, a.gpu);

@@ -16,12 +16,18 @@
  * OpenBLAS at the same thread count.  Last, the cost of an empty parallel
  * region of our thread pool beside OpenMP's.
  *
- * Usage: bench [--src DIR] [--out DIR] [--no-naive] [--interp]
+ * With --records, naive.py as the tuner left it is one more implementation:
+ * for each thread count, the best record of the tuning database for this
+ * CPU at that many threads (mlc_tune_apply, as `mlcc build --records`
+ * does); a thread count without a record has no "tuned" row.
+ *
+ * Usage: bench [--src DIR] [--out DIR] [--no-naive] [--interp] [--records DB.jsonl]...
  *   --src       where naive.py, tiled.py and schedule.py are (default bench/matmul)
  *   --out       where the .so and the generated .c go (default build/bench)
  *   --no-naive  skip the naive program (its one run takes seconds)
  *   --interp    also run tiled.py in the reference interpreter and compare
- *               (slow: minutes) */
+ *               (slow: minutes)
+ *   --records   tuning records (`mlcc tune bench/matmul/naive.py --threads T`) */
 #include <assert.h>
 #include <cblas.h>
 #include <math.h>
@@ -36,6 +42,7 @@
 #include "mlcc/runtime.h"
 #include "mlcc/schedule.h"
 #include "mlcc/text.h"
+#include "mlcc/tune.h"
 
 enum { N = 1024, ROUNDS = 11, CALLS_PER_SAMPLE = 3, REGION_ROUNDS = 7, REGION_CALLS = 20000 };
 #define MAX_REL_ERR 1e-4
@@ -65,9 +72,27 @@ static void print_ctx_error(MlcCtx *ctx) {
   mlc_vec_free(&sb);
 }
 
-/* the "script" that stands for the default rules (mlc_sch_apply_default
- * for the CPU the code is built for), compared by address */
-static const char DEFAULT_RULES[] = "(default rules)";
+/* the "scripts" that stand for the default rules (mlc_sch_apply_default
+ * for the CPU the code is built for) and for the tuning records, compared
+ * by address */
+static const char DEFAULT_RULES[] = "(default rules)", RECORDS[] = "(records)";
+
+/* the tuning records given, applied for `threads` (NULL: none given) */
+static const MlcTuneDB *records;
+static int tuned_threads;
+
+static const MlcModule *apply_records(MlcCtx *ctx, const MlcModule *m) {
+  MlcTuneTarget t;
+  mlc_tune_target_host(&t, tuned_threads);
+  int applied = 0, failed = 0;
+  m = mlc_tune_apply(ctx, m, records, &t, &applied, &failed);
+  if (m && applied != 1) {
+    mlc_error(ctx, (MlcLoc){0}, "no tuning record for this CPU at %d thread%s%s", tuned_threads,
+              tuned_threads == 1 ? "" : "s", failed ? " (one failed to replay)" : "");
+    return NULL;
+  }
+  return m;
+}
 
 static const MlcModule *apply_default(MlcCtx *ctx, const MlcModule *m) {
   MlcSchTarget t;
@@ -89,6 +114,7 @@ static const MlcModule *read_program(MlcCtx *ctx, const char *src_dir, const cha
   free(text);
   if (!m || !script) return m;
   if (script == DEFAULT_RULES) return apply_default(ctx, m);
+  if (script == RECORDS) return apply_records(ctx, m);
   snprintf(path, sizeof path, "%s/%s.py", src_dir, script);
   text = mlc_read_file(ctx, path, 1 << 20, &len);
   MlcSchedule *sch = text ? mlc_sch_new(ctx, m, NULL, 0) : NULL;
@@ -195,8 +221,8 @@ static void summarize(double *samples, int n, Row *row) {
  * machine a spinning worker halves the speed of the next sample's second
  * thread (ours do the same to OpenBLAS, for a shorter time). */
 static bool time_jobs(Job **jobs, Row **rows, int n, int rounds, int calls) {
-  double samples[4][ROUNDS];
-  assert(n <= 4 && rounds <= ROUNDS);
+  double samples[5][ROUNDS];
+  assert(n <= 5 && rounds <= ROUNDS);
   for (int r = 0; r < rounds; r++) {
     for (int i = 0; i < n; i++) {
       MlcrtTimes t;
@@ -306,13 +332,19 @@ static void print_table(const Row *rows, int n) {
 int main(int argc, char **argv) {
   const char *src_dir = "bench/matmul", *out_dir = "build/bench";
   bool interp = false, with_naive = true;
+  MlcCtx *rctx = mlc_ctx_new();
+  MlcTuneDB *db = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--src") && i + 1 < argc) src_dir = argv[++i];
+    else if (!strcmp(argv[i], "--records") && i + 1 < argc) {
+      if (!db) db = mlc_tune_db_new();
+      if (!mlc_tune_db_load(rctx, db, argv[++i], false)) return print_ctx_error(rctx), 1;
+    }
     else if (!strcmp(argv[i], "--out") && i + 1 < argc) out_dir = argv[++i];
     else if (!strcmp(argv[i], "--interp")) interp = true;
     else if (!strcmp(argv[i], "--no-naive")) with_naive = false;
     else {
-      fprintf(stderr, "usage: %s [--src DIR] [--out DIR] [--no-naive] [--interp]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--src DIR] [--out DIR] [--no-naive] [--interp] [--records DB.jsonl]...\n", argv[0]);
       return 2;
     }
   }
@@ -340,6 +372,18 @@ int main(int argc, char **argv) {
   Job js = {mlcrt_module_get_func(sched, "matmul"), &m, m.c};
   Job jd = {mlcrt_module_get_func(dflt, "matmul"), &m, m.c};
   Job jb = {NULL, &m, m.c};
+  /* the tuned program of each thread count (tuned[t - 1]) */
+  records = db;
+  MlcrtModule *tuned[2] = {NULL, NULL};
+  Job ju[2] = {{NULL, &m, m.c}, {NULL, &m, m.c}};
+  for (int t = 1; db && t <= 2; t++) {
+    char name[32];
+    snprintf(name, sizeof name, "tuned-%dt", t);
+    tuned_threads = t;
+    if ((tuned[t - 1] = build(src_dir, out_dir, name, "naive", RECORDS)) &&
+        !(ju[t - 1].fn = mlcrt_module_get_func(tuned[t - 1], "matmul")))
+      return fprintf(stderr, "bench: %s\n", mlcrt_last_error()), 1;
+  }
   if ((naive && !jn.fn) || !jt.fn || !js.fn || !jd.fn) {
     fprintf(stderr, "bench: %s\n", mlcrt_last_error());
     return 1;
@@ -354,21 +398,22 @@ int main(int argc, char **argv) {
     ok = ok && time_jobs((Job *[]){&jn}, &naive_row, 1, 1, 1); /* slow: once is enough */
   }
   /* the fast ones in alternation, per thread count */
-  enum { N_TIMED = 4 };
-  Job *timed[N_TIMED] = {&jd, &js, &jt, &jb};
-  const char *names[N_TIMED] = {"default (mlcc)", "scheduled (mlcc)", "tiled (mlcc)", "OpenBLAS sgemm"};
+  enum { N_TIMED = 5 };
   for (int threads = 1; ok && threads <= 2; threads++) {
+    Job *timed[N_TIMED] = {&jd, &js, &jt, &jb, &ju[threads - 1]};
+    const char *names[N_TIMED] = {"default (mlcc)", "scheduled (mlcc)", "tiled (mlcc)", "OpenBLAS sgemm", "tuned (mlcc)"};
+    int n_timed = ju[threads - 1].fn ? N_TIMED : N_TIMED - 1;
     mlcrt_threads_set(threads);
     openblas_set_num_threads(threads);
     Row *group[N_TIMED];
-    for (int i = 0; i < N_TIMED; i++) {
+    for (int i = 0; i < n_timed; i++) {
       char what[64];
       snprintf(what, sizeof what, "%s x%d", names[i], threads);
       ok = ok && check(what, timed[i]);
       rows[nrows] = (Row){names[i], threads, 0, 0};
       group[i] = &rows[nrows++];
     }
-    ok = ok && time_jobs(timed, group, N_TIMED, ROUNDS, CALLS_PER_SAMPLE);
+    ok = ok && time_jobs(timed, group, n_timed, ROUNDS, CALLS_PER_SAMPLE);
   }
   if (ok && interp) ok = interp_check(src_dir, &m);
   if (!ok) return 1;
@@ -397,5 +442,9 @@ int main(int argc, char **argv) {
   mlcrt_module_free(tiled);
   mlcrt_module_free(sched);
   mlcrt_module_free(dflt);
+  for (int t = 0; t < 2; t++)
+    if (tuned[t]) mlcrt_module_free(tuned[t]);
+  mlc_tune_db_free(db);
+  mlc_ctx_free(rctx);
   return 0;
 }

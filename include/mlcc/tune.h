@@ -56,7 +56,8 @@ typedef struct MlcTuneRecord {
   MlcTuneTarget target;
   const char *func;      /* the task's function name when tuned (for people) */
   const char *trace;     /* the candidate's schedule script (replays onto the workload) */
-  int space;             /* which design space the candidate came from */
+  int space;             /* which design space the candidate came from;
+                            MLC_TUNE_DEFAULT_SPACE: the default rules' schedule */
   const char *decisions; /* its sampling decisions as JSON text (seeds later searches) */
   double seconds;        /* min time per call; < 0 when it failed */
   const char *error;     /* why it failed, NULL when it ran */
@@ -194,6 +195,10 @@ int mlc_tune_layout_choices(MlcCtx *ctx, const MlcModule *m, const MlcTuneDB *db
  * spaces made (schedules in out, each owned by the caller), 0 + error when
  * the function cannot be scheduled. */
 #define MLC_TUNE_MAX_SPACES 4
+/* the "space" of the candidate that is the default rules' schedule of the
+ * task (no sampling decisions): measured first in every task, so a tuned
+ * kernel is never one the search found slower than the untuned build's */
+#define MLC_TUNE_DEFAULT_SPACE (-1)
 int mlc_tune_spaces(MlcCtx *ctx, const MlcModule *m, const char *func, const MlcSchTarget *t,
                     MlcSchedule **out, int cap);
 

@@ -93,6 +93,7 @@ int mlcc_tune(MlccContext *c, const MlccModule *mm, const char *records_path, co
   mlc_sch_target_host(&st);
   MlcTuneTarget tt;
   mlc_tune_target_host(&tt, opt->threads);
+  st.threads = tt.threads; /* the default schedule, a candidate, is sized for the threads measured */
   MlcTuneDB *db = mlc_tune_db_new();
   /* the tasks are the kernels a build with these records compiles, and
    * the matmuls the library could take (docs/tuning.md) */

@@ -125,7 +125,7 @@ static bool get_candidate(MlcCtx *ctx, const char *path, int line, const cJSON *
   *c = (MlcTuneCandidate){.func = str_field(o, "func"), .trace = str_field(o, "trace"),
                           .decisions = str_field(o, "decisions"), .program = str_field(o, "program"),
                           .library = str_field(o, "library")};
-  double space = num_field(o, "space", -1), w = num_field(o, "weight", 0);
+  double space = num_field(o, "space", MLC_TUNE_DEFAULT_SPACE - 1), w = num_field(o, "weight", 0);
   errno = 0;
   if (hex) c->workload = strtoull(hex, &end, 16);
   if (!hex || !*hex || errno || *end || strlen(hex) > 16)
@@ -133,8 +133,9 @@ static bool get_candidate(MlcCtx *ctx, const char *path, int line, const cJSON *
   if (!c->func || !c->trace || (program && !c->program))
     return mlc_error(ctx, NOLOC, "%s:%d: a candidate needs \"func\", \"trace\"%s as strings", path, line,
                      program ? " and \"program\"" : "");
-  if (!(space >= 0 && space < MLC_TUNE_MAX_SPACES && space == (int)space))
-    return mlc_error(ctx, NOLOC, "%s:%d: \"space\" must be 0 to %d", path, line, MLC_TUNE_MAX_SPACES - 1);
+  if (!(space >= MLC_TUNE_DEFAULT_SPACE && space < MLC_TUNE_MAX_SPACES && space == (int)space))
+    return mlc_error(ctx, NOLOC, "%s:%d: \"space\" must be %d to %d", path, line, MLC_TUNE_DEFAULT_SPACE,
+                     MLC_TUNE_MAX_SPACES - 1);
   c->space = (int)space;
   c->flops = num_field(o, "flops", 0);
   c->weight = w >= 0 && w < 1e9 ? (int)w : 0;

@@ -201,7 +201,7 @@ static bool parse_record(const Line *l, const char *text, size_t len, MlcTuneDB 
     if (errno || !*hex || *end || strlen(hex) > 16) ok = bad(l, "\"workload\" must be 16 hex digits");
   }
   if (ok && has_secs && !(secs > 0 && secs < 1e6)) ok = bad(l, "\"seconds\" must be a positive number of seconds");
-  if (ok && (space < 0 || space >= MLC_TUNE_MAX_SPACES || space != (int)space)) ok = bad(l, "\"space\" out of range");
+  if (ok && (space < MLC_TUNE_DEFAULT_SPACE || space >= MLC_TUNE_MAX_SPACES || space != (int)space)) ok = bad(l, "\"space\" out of range");
   if (ok) {
     r.func = func, r.trace = trace, r.decisions = dec, r.error = err, r.library = lib;
     r.space = (int)space;

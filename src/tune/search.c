@@ -10,7 +10,10 @@
  * measured, the batch takes the best predicted, except that each slot with
  * probability epsilon takes a random one instead (exploration).  A key of
  * space and decisions identifies a program, so nothing is measured twice,
- * across runs too. */
+ * across runs too.  The first batch of a task also holds the default rules'
+ * schedule of it (space MLC_TUNE_DEFAULT_SPACE, no decisions): the search
+ * is measured against what an untuned build runs, and the best record is
+ * never slower than that. */
 #include "tune/search_internal.h"
 
 #include "mlcc/text.h"
@@ -111,6 +114,20 @@ bool tune_make_cand(Task *t, const MlcSchTarget *st, int space, const MlcSchVal 
   return true;
 }
 
+/* the default rules' schedule of the task, as a candidate */
+static bool default_cand(Task *t, const MlcSchTarget *st, Cand *out) {
+  MlcSchedule *s = mlc_sch_new(t->ctx, t->mod, t->func, 0);
+  if (!s || !tune_default_schedule(s, st)) {
+    mlc_clear_error(t->ctx);
+    mlc_sch_free(s);
+    return false;
+  }
+  *out = (Cand){.space = MLC_TUNE_DEFAULT_SPACE, .s = s, .decisions = mlc_intern(t->ctx, "[]")};
+  out->key = mlc_internf(t->ctx, "%d:%s", out->space, out->decisions);
+  mlc_tune_features(mlc_sch_func(s), out->feat);
+  return true;
+}
+
 /* ---- rounds in scratch contexts ---------------------------------------------------------- */
 
 bool tune_round_begin(Task *t, const MlcSchTarget *st) {
@@ -150,7 +167,8 @@ static void seed_from_db(Task *t, Pop *p, const MlcTuneDB *db, const MlcTuneTarg
   int n = 0;
   for (int i = 0; i < mlc_tune_db_size(db); i++) {
     const MlcTuneRecord *r = mlc_tune_db_at(db, i);
-    if (r->workload != t->workload || r->seconds <= 0 || r->error || r->library || r->space >= t->n_spaces ||
+    if (r->workload != t->workload || r->seconds <= 0 || r->error || r->library || r->space < 0 ||
+        r->space >= t->n_spaces ||
         !mlc_tune_target_equal(&r->target, tt))
       continue;
     int at = n < SEEDS ? n++ : SEEDS;
@@ -210,6 +228,12 @@ static int by_score(const void *a, const void *b) {
 
 int tune_search_batch(Task *t, const MlcTuneDB *db, const MlcTuneTarget *tt, const MlcSchTarget *st, double epsilon,
                       Cand *out, int n) {
+  int k = 0;
+  Cand def;
+  if (n > 0 && default_cand(t, st, &def)) {
+    if (!mlc_map_has(&t->seen, mlc_intern(t->home, def.key)) && mlc_tune_verify(def.s)) out[k++] = def;
+    else mlc_clear_error(t->ctx), tune_cand_free(&def);
+  }
   Pop p = {0};
   seed_from_db(t, &p, db, tt, st);
   for (int tries = 0; (int)p.c.len < POPULATION && tries < POPULATION * INIT_TRIES; tries++) {
@@ -230,7 +254,6 @@ int tune_search_batch(Task *t, const MlcTuneDB *db, const MlcTuneTarget *tt, con
     while (j > 0 && by_score(&pool.data[j - 1], &c) > 0) pool.data[j] = pool.data[j - 1], j--;
     pool.data[j] = c;
   }
-  int k = 0;
   while (k < n && pool.len > 0) {
     size_t pick = unit(t) < epsilon ? (size_t)(rnd(t) % pool.len) : 0;
     Cand c = pool.data[pick];

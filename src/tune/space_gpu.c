@@ -29,6 +29,12 @@ int tune_gpu_spaces(MlcCtx *ctx, const MlcModule *m, const char *func, const Mlc
   return 1;
 }
 
+bool tune_default_schedule(MlcSchedule *s, const MlcSchTarget *t) {
+  if (!t->gpu) return mlc_sch_apply_default(s, t);
+  MlcGpuApi api = (MlcGpuApi)t->gpu;
+  return mlc_sch_apply_default_gpu(s, 256, gpu_lowers, &api);
+}
+
 typedef struct Bound { MlcVisitor v; bool found; } Bound;
 static bool bound_hook(MlcVisitor *v, const MlcStmt *s) {
   Bound *b = (Bound *)v;

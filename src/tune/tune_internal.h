@@ -40,6 +40,9 @@ int tune_gpu_spaces(MlcCtx *ctx, const MlcModule *m, const char *func, const Mlc
                     int cap);
 /* f has loops bound to thread axes: a candidate for a GPU target */
 bool tune_is_gpu_func(const MlcPrimFunc *f);
+/* the default rules' schedule applied to s (the GPU rules for a GPU
+ * target, their forms limited to what lowers for its API); false + error */
+bool tune_default_schedule(MlcSchedule *s, const MlcSchTarget *t);
 /* measure.c's steps, shared with the artifact commands (artifact.c):
  * the options with their defaults; a batch of n split into parts
  * (start[0..parts], at most 64 parts); parts built in parallel into so[k]

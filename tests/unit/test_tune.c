@@ -87,6 +87,7 @@ static void test_records_bad_lines(void) {
       {"{\"workload\":\"1\",\"trace\":\"\"}\n", "missing \"target\""},
       {"{\"workload\":\"1\",\"trace\":\"\",\"target\":{\"cpu\":\"x\",\"features\":\"y\",\"threads\":0}}\n", "threads"},
       {"{\"workload\":\"1\",\"trace\":\"\",\"seconds\":-2,\"target\":{\"cpu\":\"x\",\"features\":\"y\",\"threads\":1}}\n", "\"seconds\""},
+      {"{\"workload\":\"1\",\"trace\":\"\",\"space\":-2,\"target\":{\"cpu\":\"x\",\"features\":\"y\",\"threads\":1}}\n", "\"space\" out of range"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
     CHECK(mlc_write_file(ctx, tmp_path("bad.jsonl"), cases[i].text, strlen(cases[i].text)));
@@ -346,8 +347,9 @@ static int count_lines(const char *path) {
 }
 
 /* a short tuning run: records appended, no candidate measured twice (a
- * rerun continues from the file), the best record applied computes what
- * the unscheduled function does */
+ * rerun continues from the file), the default rules' schedule among them
+ * once, the best record applied computes what the unscheduled function
+ * does, and so does the default's record alone */
 static void test_tune_end_to_end(void) {
   MlcCtx *ctx = mlc_ctx_new();
   MlcModule *m = load(ctx);
@@ -378,6 +380,21 @@ static void test_tune_end_to_end(void) {
   int applied = 0;
   MlcModule *out = mlc_tune_apply(ctx, m, db, &tt, &applied, NULL);
   CHECK(out && applied == 1 && same_result(ctx, m->funcs[0].prim, out->funcs[0].prim));
+  MlcTuneDB *def = mlc_tune_db_new();
+  int n_default = 0;
+  for (int i = 0; i < mlc_tune_db_size(db); i++) {
+    const MlcTuneRecord *r = mlc_tune_db_at(db, i);
+    if (r->space != MLC_TUNE_DEFAULT_SPACE) continue;
+    n_default++;
+    CHECK(r->seconds > 0 && !strcmp(r->decisions, "[]") && strstr(r->trace, "sch.") != NULL);
+    mlc_tune_db_add(def, r);
+  }
+  CHECK(n_default == 1);
+  applied = 0;
+  out = mlc_tune_apply(ctx, m, def, &tt, &applied, NULL);
+  CHECK(out && applied == 1 && out->funcs[0].prim != m->funcs[0].prim &&
+        same_result(ctx, m->funcs[0].prim, out->funcs[0].prim));
+  mlc_tune_db_free(def);
   mlc_tune_db_free(db);
   mlc_ctx_free(ctx);
 }
