@@ -20,7 +20,9 @@
 # MODELS (a subset of: mlp transformer mobilenetv2 resnet18 ocr_det ocr_rec ocr_cls),
 # CLOCK (wall; cpu: each side's process CPU time per inference, which other
 # jobs on a busy machine barely move -- read it at 1 thread only, since at 2
-# it adds the threads' times up).
+# it adds the threads' times up), RECORDS (a folder: a model NAME is compiled
+# with --records RECORDS/NAME.jsonl where that file exists, i.e. tuned;
+# bench/tune/models.sh makes them).
 set -eu
 b=${1:-build}
 out=$b/bench-models
@@ -76,7 +78,7 @@ echo "CPU: ${cpu:-unknown} ($(nproc) cores available)"
 echo "vector extensions:${ext:- none found}"
 echo "date: $(date -u '+%Y-%m-%d %H:%M UTC'), load average: $(load)"
 echo "versions: $("$py" -c 'import onnxruntime, onnx, numpy; print("onnxruntime", onnxruntime.__version__, "onnx", onnx.__version__, "numpy", numpy.__version__)'), rapidocr-onnxruntime $("$py" -m pip show rapidocr-onnxruntime 2>/dev/null | sed -n 's/^Version: //p'), $(${CC:-cc} --version | head -n 1)"
-echo "settings: ROUNDS=$ROUNDS THREADS='$THREADS' BUDGET_MS=$BUDGET_MS MIN_REPS=$MIN_REPS TOL=$TOL CLOCK=$CLOCK"
+echo "settings: ROUNDS=$ROUNDS THREADS='$THREADS' BUDGET_MS=$BUDGET_MS MIN_REPS=$MIN_REPS TOL=$TOL CLOCK=$CLOCK RECORDS=${RECORDS:-}"
 echo
 
 # ---- per model ---------------------------------------------------------------------
@@ -101,6 +103,10 @@ bench_model() {  # NAME ONNX INPUT [SHAPE-ARG]
     return
   fi
   set -- ${shape:+--input-shape} $shape
+  if [ -n "${RECORDS:-}" ] && [ -f "$RECORDS/$name.jsonl" ]; then
+    set -- "$@" --records "$RECORDS/$name.jsonl"
+    echo "   tuned: --records $RECORDS/$name.jsonl"
+  fi
   if ! "$mlcc" compile "$onnx" -o "$w.mlcc" "$@" > "$w.log" 2>&1; then
     echo "   mlcc cannot compile it: $(oneline "$w.log")"
     row "$name" "$input" "mlcc cannot compile it: $(oneline "$w.log")" - - - - -

@@ -193,6 +193,11 @@ void mlc_sch_target_march(MlcSchTarget *t, const char *march);
  * so this only fails on a broken schedule (no function); the context holds
  * no error afterwards when it returns true. */
 bool mlc_sch_apply_default(MlcSchedule *s, const MlcSchTarget *t);
+/* The same rules as a design space for the tuner: the register tiles of
+ * the contraction rules (rows, and column vectors) drawn by
+ * sample_categorical among the sizes that divide their loops, the planned
+ * size first, so that the decisions all 0 replay the default schedule. */
+bool mlc_sch_default_space(MlcSchedule *s, const MlcSchTarget *t);
 
 /* The data laid out by an index map as transform_layout takes it (the text
  * of a lambda, e.g. "lambda o, i, h, w: (o // 8, i, h, w, o % 8)"):

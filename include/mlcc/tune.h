@@ -194,7 +194,7 @@ int mlc_tune_layout_choices(MlcCtx *ctx, const MlcModule *m, const MlcTuneDB *db
  * instead of tiled.  Returns the number of
  * spaces made (schedules in out, each owned by the caller), 0 + error when
  * the function cannot be scheduled. */
-#define MLC_TUNE_MAX_SPACES 4
+#define MLC_TUNE_MAX_SPACES 5
 /* the "space" of the candidate that is the default rules' schedule of the
  * task (no sampling decisions): measured first in every task, so a tuned
  * kernel is never one the search found slower than the untuned build's */
@@ -243,6 +243,8 @@ typedef struct MlcTuneMeasureOptions {
   const MlcBuildOptions *build;
   const char *workdir;     /* where the shared objects go */
   volatile int *stop;      /* when set (a signal handler), no further candidate is started */
+  double slow_s;           /* a candidate whose first call takes longer is timed by that
+                              call alone (the tuner: 4x the task's best), 0: never */
   bool flush_cache;        /* each timed run is one call after the caches were flushed
                               (a buffer of twice the last-level cache written over),
                               at least 10 runs, the minimum kept */

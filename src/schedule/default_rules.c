@@ -41,6 +41,7 @@ enum {
 typedef struct Rules {
   MlcSchedule *s;
   const MlcSchTarget *t;
+  bool space; /* the tuner's design space: tile sizes drawn (tile_size) */
 } Rules;
 
 /* ---- transactions ------------------------------------------------------------------ */
@@ -505,6 +506,46 @@ static int64_t divisor_at_most(int64_t n, int64_t cap) {
   return 1;
 }
 
+/* A register tile's size: the planned one, or in the tuner's design space
+ * (r->space) one drawn by sample_categorical among the divisors of `ext`
+ * up to `cap` (times `unit`), the planned one first and as likely as all
+ * the others together, so that every decision 0 is the default schedule.
+ * *f: what to split by (the int, or the sample's handle); returns the
+ * value, 0 when the sample is refused. */
+static int64_t tile_size(Rules *r, int64_t planned, int64_t ext, int64_t unit, int64_t cap, MlcSchVal *f) {
+  *f = v_int(planned);
+  if (!r->space) return planned;
+  enum { MAX_CANDS = 16 };
+  MlcSchVal cand[MAX_CANDS], prob[MAX_CANDS];
+  int n = 0;
+  cand[n++] = v_int(planned);
+  for (int64_t d = 1; d <= cap && n < MAX_CANDS; d++)
+    if ((ext / unit) % d == 0 && d * unit != planned) cand[n++] = v_int(d * unit);
+  if (n == 1) return planned;
+  for (int i = 0; i < n; i++) prob[i] = (MlcSchVal){.kind = MLC_SV_FLOAT, .f = i ? 1.0 / (n - 1) : 1.0};
+  /* the space itself takes the planned size (decision 0): what the rules
+   * decide from the tile (where to split, what to run in parallel) is
+   * then the default schedule's, and a replay with other decisions draws
+   * only the tile */
+  MlcSchVal a[8] = {{.kind = MLC_SV_LIST, .list = {cand, n}}, {.kind = MLC_SV_LIST, .list = {prob, n}}, v_int(0)};
+  MlcSchVal out[MLC_SCH_MAX_OUTS];
+  int k;
+  if (!apply(r->s, MLC_SCH_sample_categorical, a, out, &k) || k != 1) return 0;
+  *f = out[0];
+  return r->s->rvs.data[out[0].rv].value;
+}
+
+/* split by factors that may be sampled handles (the first is inferred) */
+static bool split_by(Rules *r, MlcLoopRV l, const MlcSchVal *f, int n, MlcLoopRV *out) {
+  MlcSchVal fs[4] = {{.kind = MLC_SV_NONE}}, outs[MLC_SCH_MAX_OUTS];
+  for (int i = 1; i < n && i < 4; i++) fs[i] = f[i];
+  MlcSchVal a[8] = {v_loop(l), {.kind = MLC_SV_LIST, .list = {fs, n}}};
+  int k;
+  if (n > 4 || !apply(r->s, MLC_SCH_split, a, outs, &k) || k != n) return false;
+  for (int i = 0; i < n; i++) out[i].id = outs[i].rv;
+  return true;
+}
+
 static bool plan_tile(const Rules *r, const Nest *t, Tile *p) {
   const MlcExpr *a, *b;
   if (!t->b->init || !product_update(t->store, &a, &b)) return false;
@@ -623,8 +664,10 @@ static bool rule_contraction(Rules *r, MlcBlockRV b) {
   if (!nest_of(r->s, b, &t) || !plan_tile(r, &t, &p)) return false;
   MlcLoopRV ip[2], jp[3], order[MAX_NEST + 3], outer[MAX_NEST];
   int n = 0, n_outer = 0, first_reduce = -1;
-  if (!mlc_sch_split(r->s, t.loops[p.i], (int64_t[]){0, p.rows}, 2, ip) ||
-      !mlc_sch_split(r->s, t.loops[p.j], (int64_t[]){0, p.cols, p.lanes}, 3, jp))
+  MlcSchVal fi[2], fj[3] = {{0}, {0}, v_int(p.lanes)};
+  if (!(p.rows = (int)tile_size(r, p.rows, t.ext[p.i], 1, MAX_ROWS, &fi[1])) ||
+      !(p.cols = (int)tile_size(r, p.cols, t.ext[p.j] / p.lanes, 1, 4, &fj[1])) || !split_by(r, t.loops[p.i], fi, 2, ip) ||
+      !split_by(r, t.loops[p.j], fj, 3, jp))
     return false;
   for (int i = 0; i < t.n; i++)
     if (i != p.i && i != p.j && kind_of(&t, i) == MLC_ITER_SPATIAL) outer[n_outer++] = order[n++] = t.loops[i];
@@ -833,9 +876,11 @@ static bool rule_contraction_channels(Rules *r, MlcBlockRV b) {
   MlcSchVal local = {.kind = MLC_SV_LIST, .list = {write0, 2}};
   MlcLoopRV op[3], jp[2], order[MAX_NEST + 3], outer[MAX_NEST];
   int n = 0, n_outer = 0, first_reduce = -1;
+  MlcSchVal fo[3] = {{0}, {0}, v_int(p.lanes)}, fj[2];
   if (!relayout(r->s, b, wbuf, block_map(ctx, p.w->ndim, p.w_dim, p.lanes)) ||
-      !mlc_sch_split(r->s, t.loops[p.o], (int64_t[]){0, p.cols, p.lanes}, 3, op) ||
-      !mlc_sch_split(r->s, t.loops[p.j], (int64_t[]){0, p.rows}, 2, jp))
+      !(p.cols = (int)tile_size(r, p.cols, t.ext[p.o] / p.lanes, 1, 4, &fo[1])) ||
+      !(p.rows = (int)tile_size(r, p.rows, t.ext[p.j], 1, MAX_CHANNEL_ROWS, &fj[1])) ||
+      !split_by(r, t.loops[p.o], fo, 3, op) || !split_by(r, t.loops[p.j], fj, 2, jp))
     return false;
   /* the channel blocks outermost: each block's weight panel is read by
    * every row of the output before the next one is */
@@ -943,9 +988,9 @@ static void inline_chains(MlcSchedule *s, const Names *names) {
   }
 }
 
-bool mlc_sch_apply_default(MlcSchedule *s, const MlcSchTarget *t) {
+static bool apply_rules(MlcSchedule *s, const MlcSchTarget *t, bool space) {
   if (!s || !t || t->vector_bits <= 0 || t->vector_regs <= 0) return false;
-  Rules r = {s, t};
+  Rules r = {s, t, space};
   Names names = {0};
   leaf_blocks(sch_func(s)->body, &names);
   inline_chains(s, &names);
@@ -967,6 +1012,9 @@ bool mlc_sch_apply_default(MlcSchedule *s, const MlcSchTarget *t) {
   mlc_vec_free(&names);
   return true;
 }
+
+bool mlc_sch_apply_default(MlcSchedule *s, const MlcSchTarget *t) { return apply_rules(s, t, false); }
+bool mlc_sch_default_space(MlcSchedule *s, const MlcSchTarget *t) { return apply_rules(s, t, true); }
 
 MlcModule *mlc_sch_default_module(MlcCtx *ctx, const MlcModule *m, const MlcSchTarget *t,
                                   bool (*want)(const MlcPrimFunc *f, void *user), void *user) {

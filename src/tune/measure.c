@@ -10,7 +10,9 @@
  * that crashes or hangs (then killed) costs its own result, and a new child
  * goes on with the next one.  Timing: mlcrt_time_eval, whose first runs
  * (raising the call count until a repeat lasts min_repeat_ms) are the
- * warm-up; the result is the minimum over the repeats.  With flush_cache,
+ * warm-up; the result is the minimum over the repeats.  A candidate whose
+ * first call takes longer than slow_s (a few times the task's best so
+ * far) is timed by that call alone.  With flush_cache,
  * each timed run is one call after a buffer twice the last-level cache was
  * written over (portable: no cache-line instruction of one ISA).  A
  * library call (the other side of a library choice) is timed the same
@@ -191,10 +193,15 @@ static void child_measure(int fd, const char *so, int first, int n, const MlcTun
     Call c = {f, &a};
     MlcrtTimes t;
     double secs = -1;
-    int rc = o->flush_cache ? time_flushed(&c, o, &fl, &secs)
-                            : mlcrt_time_eval(call_once, &c, 1, o->repeat, o->min_repeat_ms, &t);
+    /* a candidate far slower than the task's best is timed by one call:
+     * its repeats would cost more than the rest of the batch */
+    int rc = o->slow_s > 0 ? mlcrt_time_eval(call_once, &c, 1, 1, 0, &t) : 0;
+    if (rc == 0 && o->slow_s > 0 && t.min > o->slow_s) secs = t.min;
+    else if (rc == 0)
+      rc = o->flush_cache ? time_flushed(&c, o, &fl, &secs)
+                          : mlcrt_time_eval(call_once, &c, 1, o->repeat, o->min_repeat_ms, &t);
     if (rc != 0) say(fd, "E %d %s\n", i, mlcrt_last_error());
-    else say(fd, "R %d %.9g\n", i, o->flush_cache ? secs : t.min);
+    else say(fd, "R %d %.9g\n", i, secs > 0 ? secs : t.min);
     args_free(&a);
   }
   _exit(0);

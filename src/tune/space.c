@@ -21,9 +21,12 @@
  *     goes where sample_compute_location puts it (compute_at);
  *   - other blocks at the root with only spatial iters: the loops above the
  *     innermost fused and parallel;
- *   - and a space of its own for reductions with more reduce than spatial
+ *   - a space of its own for reductions with more reduce than spatial
  *     iterations: rfactor of the inner part of their (fused, split)
- *     reduce loops, instead of tiling.
+ *     reduce loops, instead of tiling;
+ *   - and the default rules as a space (mlc_sch_default_space): their
+ *     register tiles drawn, the rest (packed panels, channel-blocked
+ *     weights, epilogues folded into the tile) as the rules do it.
  * Vectorizing and decomposing reductions are the postprocessors' job: they
  * depend on the sampled tile sizes.  When a rule is refused for a block, the
  * space is built again without tiling that block. */
@@ -339,6 +342,12 @@ int mlc_tune_spaces(MlcCtx *ctx, const MlcModule *m, const char *func, const Mlc
     if (rf.did_rfactor) out[made++] = rf.s;
     else mlc_sch_free(rf.s);
   }
+  /* the default rules with their register tiles drawn, kept when some
+   * rule drew one (else it is the default schedule, a candidate already) */
+  MlcSchedule *d = made < cap ? mlc_sch_new(ctx, m, func, 0) : NULL;
+  MlcSchVal dec[1];
+  if (d && mlc_sch_default_space(d, t) && mlc_sch_decisions(d, dec, 1) > 0) out[made++] = d;
+  else mlc_sch_free(d);
   mlc_clear_error(ctx);
   return made;
 }

@@ -24,7 +24,7 @@
 #include <time.h>
 
 #define NOLOC ((MlcLoc){0})
-enum { MAX_TASKS = 256 };
+enum { MAX_TASKS = 256, SLOW_FACTOR = 4 };
 
 static double now_s(void) {
   struct timespec ts;
@@ -155,7 +155,9 @@ static bool round_in(Task *t, MlcTuneDB *db, const MlcSchTarget *st, const MlcTu
   MlcTuneResult *res = mlc_xcalloc((size_t)n, sizeof *res);
   for (int i = 0; i < n; i++) fs[i] = mlc_sch_func(c[i].s);
   MlcTuneTarget *on = o->launcher ? mlc_xcalloc((size_t)n, sizeof *on) : NULL;
-  bool ok = o->launcher ? measure_launched(t, c, n, o, res, on) : mlc_tune_measure(ctx, fs, n, &o->measure, res);
+  MlcTuneMeasureOptions mo = o->measure;
+  if (t->best > 0) mo.slow_s = SLOW_FACTOR * t->best;
+  bool ok = o->launcher ? measure_launched(t, c, n, o, res, on) : mlc_tune_measure(ctx, fs, n, &mo, res);
   if (!ok) mlc_error(t->home, (MlcLoc){0}, "%s", mlc_error_msg(ctx)), mlc_clear_error(ctx);
   bool stopped = o->stop && *o->stop;
   /* the fastest, when it beats the task's best, must compute what the

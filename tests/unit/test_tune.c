@@ -168,7 +168,7 @@ static void test_space_replays_correctly(void) {
   mlc_sch_target_host(&st);
   MlcSchedule *spaces[MLC_TUNE_MAX_SPACES];
   int n = mlc_tune_spaces(ctx, m, "mm_relu", &st, spaces, MLC_TUNE_MAX_SPACES);
-  CHECK(n == 3); /* the epilogue at the root, under S0, under S1 */
+  CHECK(n == 4); /* the epilogue at the root, under S0, under S1; the default rules' */
   MlcStrBuf sb = {0};
   if (n > 0) mlc_sch_print_trace(spaces[0], &sb);
   const char *txt = mlc_sb_cstr(&sb);
@@ -204,6 +204,24 @@ static void test_space_replays_correctly(void) {
     mlc_sch_free(c);
   }
   CHECK(good >= 6);
+  /* the default rules' space: its register tile drawn; decisions all 0
+   * replay the default schedule */
+  if (n == 4) {
+    MlcStrBuf d = {0};
+    mlc_sch_print_trace(spaces[3], &d);
+    CHECK(strstr(mlc_sb_cstr(&d), "sch.sample_categorical(") && strstr(mlc_sb_cstr(&d), "sch.cache_write("));
+    mlc_vec_free(&d);
+    MlcSchVal zero[64];
+    MlcSchVal probe[64];
+    int nd = mlc_sch_decisions(spaces[3], probe, 64);
+    CHECK(nd >= 2);
+    for (int i = 0; i < nd && i < 64; i++) zero[i] = (MlcSchVal){.kind = MLC_SV_INT, .i = 0};
+    MlcSchedule *z = mlc_sch_new(ctx, m, "mm_relu", 7), *def = mlc_sch_new(ctx, m, "mm_relu", 0);
+    CHECK(mlc_sch_replay(z, spaces[3], zero, nd) && mlc_sch_apply_default(def, &st));
+    CHECK(mlc_prim_func_equal(mlc_sch_func(z), mlc_sch_func(def)));
+    mlc_sch_free(z);
+    mlc_sch_free(def);
+  }
   for (int i = 0; i < n; i++) mlc_sch_free(spaces[i]);
   mlc_ctx_free(ctx);
 }
