@@ -191,7 +191,8 @@ int mlc_tune_layout_choices(MlcCtx *ctx, const MlcModule *m, const MlcTuneDB *db
  * "auto_unroll_max_step" for the postprocessors; producers that cannot be
  * inlined at a sampled compute location; and, for reductions with more
  * reduce than spatial iterations, a space where they are rfactored
- * instead of tiled.  Returns the number of
+ * instead of tiled; last, the default rules with their register tiles
+ * drawn (mlc_sch_default_space), when some rule drew one.  Returns the number of
  * spaces made (schedules in out, each owned by the caller), 0 + error when
  * the function cannot be scheduled. */
 #define MLC_TUNE_MAX_SPACES 5
