@@ -64,12 +64,15 @@ MlcModule *mlc_tune_pipeline(MlcCtx *ctx, const MlcModule *m, const MlcSchTarget
   bool relaid = false;
   MlcModule *out = tune_graph_kernels(ctx, m, db, tt, dump, user);
   if (out && db) out = tune_choose_layouts(ctx, out, db, tt, &relaid);
+  /* weights marked free to change layout as the tasks had them, so that a
+   * record whose schedule lays one out (the default rules') replays */
+  if (out && db) out = mlc_pass_mark_layout_free(ctx, out);
   if (out) out = mlc_tune_apply(ctx, out, db, tt, n_applied, n_failed);
   if (!out) goto done;
-  /* the default schedules lay out the weights a layout choice changed with
-   * the others; without them, that is done here */
-  STAGE(DEFAULT_SCHEDULE, target || !relaid ? mlc_pass_default_schedule(ctx, out, target, &given)
-                                            : mlc_pass_apply_layout_rewrites(ctx, out));
+  /* the default schedules lay out the weights the records and layout
+   * choices changed with the others; without them, that is done here */
+  STAGE(DEFAULT_SCHEDULE, target ? mlc_pass_default_schedule(ctx, out, target, &given)
+                                 : mlc_pass_apply_layout_rewrites(ctx, out));
   STAGE(EXPLICIT_ALLOC, mlc_pass_explicit_alloc(ctx, out));
   STAGE(PLAN_MEMORY, mlc_pass_plan_memory(ctx, out, stats, n_stats));
 done:

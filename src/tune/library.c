@@ -128,6 +128,10 @@ MlcModule *mlc_tune_tasks_module(MlcCtx *ctx, const MlcModule *m, const MlcTuneD
   Found *fd = mlc_xcalloc(1, sizeof *fd);
   MlcModule *out = find_choices(ctx, m, fd) ? tune_graph_kernels(ctx, m, db, t, NULL, NULL) : NULL;
   if (out) out = tune_add_layout_tasks(ctx, out, t); /* conv weight layouts (conv_layout.c) */
+  /* weights free to change layout, as the build marks them: the default
+   * rules' schedule of a task (a candidate) then lays them out as an
+   * untuned build would */
+  if (out) out = mlc_pass_mark_layout_free(ctx, out);
   if (out && fd->n > 0) {
     int n = out->n_funcs;
     MlcFunc *fs = mlc_arena_array(&ctx->arena, (size_t)(n + fd->n), sizeof *fs);

@@ -497,12 +497,59 @@ bool tune_measure_extern(MlcCtx *ctx, const char *lib, int n, const int32_t *ndi
 
 /* ---- checking against the interpreter --------------------------------------------------- */
 
+/* A param the candidate's schedule laid out anew (transform_layout of a
+ * param the function may relayout: its "layout_rewrites" beyond the ones
+ * the reference has): the interpreter reads the reference's layout, the
+ * candidate the same values laid out by the maps, in order. */
+enum { MAX_REWRITES = 8, MAX_DIMS = 8 };
+typedef struct Rewrite { int param; const char *map; } Rewrite;
+
 typedef struct CheckJob {
   MlcCtx *ctx;
   const char *so;
   const MlcPrimFunc *ref;
   const MlcTuneMeasureOptions *o;
+  Rewrite rw[MAX_REWRITES];
+  int n_rw;
 } CheckJob;
+
+static const MlcAttrValue *rewrites_of(MlcCtx *ctx, const MlcPrimFunc *f) {
+  const MlcAttrValue *v = mlc_attrs_get(f->attrs, mlc_intern(ctx, "layout_rewrites"));
+  return v && v->kind == MLC_ATTR_LIST ? v : NULL;
+}
+
+/* the rewrites cand has beyond ref's (which it inherits first); false +
+ * error when they are malformed or too many */
+static bool extra_rewrites(MlcCtx *ctx, const MlcPrimFunc *ref, const MlcPrimFunc *cand, CheckJob *j) {
+  const MlcAttrValue *a = rewrites_of(ctx, ref), *b = rewrites_of(ctx, cand);
+  int from = a ? a->list.n : 0;
+  j->n_rw = 0;
+  for (int i = from; b && i < b->list.n; i++) {
+    const MlcAttrValue *pair = &b->list.items[i];
+    if (pair->kind != MLC_ATTR_LIST || pair->list.n != 2 || pair->list.items[0].kind != MLC_ATTR_INT ||
+        pair->list.items[1].kind != MLC_ATTR_STR || pair->list.items[0].i < 0 || pair->list.items[0].i >= ref->n_params ||
+        !ref->params[pair->list.items[0].i].buf)
+      return mlc_error(ctx, NOLOC, "check: the candidate's layout_rewrites are malformed");
+    if (j->n_rw == MAX_REWRITES) return mlc_error(ctx, NOLOC, "check: more than %d layout rewrites", MAX_REWRITES);
+    j->rw[j->n_rw++] = (Rewrite){(int)pair->list.items[0].i, pair->list.items[1].s};
+  }
+  return true;
+}
+
+/* param p of the reference as tensor data over `data` (its shape, which
+ * the check needs constant) */
+static bool ref_param(const MlcPrimFunc *ref, int p, void *data, int64_t *shape, MlcTensorData *out) {
+  const MlcBuffer *b = ref->params[p].buf;
+  if (b->ndim > MAX_DIMS) return false;
+  size_t n = 1;
+  for (int d = 0; d < b->ndim; d++) {
+    if (!mlc_e_is_const_int(b->shape[d], &shape[d])) return false;
+    n *= (size_t)shape[d];
+  }
+  *out = (MlcTensorData){.dtype = b->dtype, .ndim = b->ndim, .shape = shape, .data = data,
+                         .nbytes = n * (size_t)mlc_dtype_bytes(b->dtype)};
+  return true;
+}
 
 static bool close_enough(const DLTensor *a, const DLTensor *b, char *err, size_t cap) {
   int64_t n = mlcrt_tensor_numel(a);
@@ -536,13 +583,35 @@ static void check_body(int fd, void *user) {
   const MlcrtFunc *f = mlcrt_module_get_func(mod, "cand_0");
   Args got, want;
   if (!f || !args_make(f, &got, 7, err, sizeof err) || !args_make(f, &want, 7, err, sizeof err)) say(fd, "E %s\n", err), _exit(1);
-  if (mlcrt_func_call_tensors(f, got.dl, got.n) != 0) say(fd, "E %s\n", mlcrt_last_error()), _exit(1);
   MlcInterpArg ia[MAX_PARAMS];
   for (int i = 0; i < want.n; i++)
     ia[i] = (MlcInterpArg){.is_buffer = true, .data = want.dl[i]->data, .ndim = want.dl[i]->ndim, .shape = want.dl[i]->shape};
+  /* a relaid param: the same values (as many), the reference's shape for
+   * the interpreter, laid out by the maps for the candidate */
+  int64_t shapes[MAX_REWRITES][MAX_DIMS];
+  for (int k = 0; k < j->n_rw; k++) {
+    int p = j->rw[k].param;
+    MlcTensorData in;
+    if (p >= got.n || !ref_param(j->ref, p, want.dl[p]->data, shapes[k], &in) ||
+        in.nbytes != (size_t)mlcrt_tensor_numel(got.dl[p]) * mlcrt_dtype_bytes(got.dl[p]->dtype))
+      say(fd, "E param %d changed layout but not its size\n", p), _exit(1);
+    ia[p].ndim = in.ndim, ia[p].shape = in.shape;
+    const MlcTensorData *cur = &in;
+    for (int q = 0; q < j->n_rw; q++) {
+      if (j->rw[q].param != p) continue;
+      if (q < k) goto next; /* this param is done */
+      if (!(cur = mlc_sch_layout_apply(j->ctx, j->rw[q].map, cur))) say(fd, "E layout: %s\n", mlc_error_msg(j->ctx)), _exit(1);
+    }
+    memcpy(got.dl[p]->data, cur->data, in.nbytes);
+  next:;
+  }
+  if (mlcrt_func_call_tensors(f, got.dl, got.n) != 0) say(fd, "E %s\n", mlcrt_last_error()), _exit(1);
   if (!mlc_interp_run(j->ctx, j->ref, ia, want.n)) say(fd, "E interpreter: %s\n", mlc_error_msg(j->ctx)), _exit(1);
-  for (int i = 0; i < got.n; i++)
-    if (!close_enough(got.dl[i], want.dl[i], err, sizeof err)) say(fd, "E buffer #%d: %s\n", i + 1, err), _exit(1);
+  for (int i = 0; i < got.n; i++) {
+    bool relaid = false; /* an input in another layout, read only */
+    for (int k = 0; k < j->n_rw; k++) relaid |= j->rw[k].param == i;
+    if (!relaid && !close_enough(got.dl[i], want.dl[i], err, sizeof err)) say(fd, "E buffer #%d: %s\n", i + 1, err), _exit(1);
+  }
   say(fd, "OK\n");
   _exit(0);
 }
@@ -553,7 +622,8 @@ bool mlc_tune_check(MlcCtx *ctx, const MlcPrimFunc *ref, const MlcPrimFunc *cand
   const char *so = so_path(ctx, &o, "check");
   MlcModule *m = batch_module(ctx, &cand, 1);
   if (!mlc_build_shared(ctx, m, so, o.build)) return remove_build(so), false;
-  CheckJob job = {ctx, so, ref, &o};
+  CheckJob job = {.ctx = ctx, .so = so, .ref = ref, .o = &o};
+  if (!extra_rewrites(ctx, ref, cand, &job)) return remove_build(so), false;
   Child c;
   if (!spawn(&c, check_body, &job)) return remove_build(so), mlc_error(ctx, NOLOC, "tune: cannot start the checking process");
   char line[1024] = "", why[96];
