@@ -120,6 +120,40 @@ static void test_choices_and_tasks(void) {
   mlc_ctx_free(ctx);
 }
 
+/* A task's default schedule (a tuning candidate) lays out the weight as
+ * an untuned build does, since the tasks mark it free to; the check
+ * against the interpreter feeds it the same values in that layout and
+ * passes, and fails when the candidate hides that it changed the layout. */
+static void test_default_candidate_relayout(void) {
+  MlcCtx *ctx = mlc_ctx_new();
+  const MlcModule *m = bu_read_path(ctx, model_path);
+  MlcModule *t = m ? mlc_tune_tasks_module(ctx, m, NULL, NULL) : NULL;
+  MlcTuneLayoutChoice c[4];
+  int n = m ? mlc_tune_layout_choices(ctx, m, NULL, NULL, c, 4) : 0;
+  CHECK(t && n == 2);
+  if (!t || n != 2) return mlc_ctx_free(ctx);
+  const MlcPrimFunc *plain = prim(ctx, t, c[0].kernel);
+  CHECK(plain && mlc_attrs_get(plain->attrs, mlc_intern(ctx, "layout_free_buffers")));
+  MlcSchTarget st;
+  mlc_sch_target_host(&st);
+  MlcSchedule *s = plain ? mlc_sch_new(ctx, t, c[0].kernel, 0) : NULL;
+  CHECK(s && mlc_sch_apply_default(s, &st));
+  const MlcPrimFunc *cand = s ? mlc_sch_func(s) : NULL;
+  const MlcAttrValue *rw = cand ? mlc_attrs_get(cand->attrs, mlc_intern(ctx, "layout_rewrites")) : NULL;
+  CHECK(rw && rw->kind == MLC_ATTR_LIST && rw->list.n == 1 && cand->params[1].buf->ndim == 5);
+  MlcTuneMeasureOptions o = {.timeout_s = 10, .threads = 1, .workdir = tmpdir};
+  if (rw) {
+    CHECK(mlc_tune_check(ctx, plain, cand, &o));
+    mlc_clear_error(ctx);
+    MlcPrimFunc *hidden = mlc_arena_dup(&ctx->arena, cand, sizeof *hidden);
+    hidden->attrs = mlc_attrs_with(ctx, cand->attrs, mlc_intern(ctx, "layout_rewrites"), NULL);
+    CHECK(!mlc_tune_check(ctx, plain, hidden, &o));
+    mlc_clear_error(ctx);
+  }
+  mlc_sch_free(s);
+  mlc_ctx_free(ctx);
+}
+
 /* ---- the whole model in the interpreter -------------------------------------------------- */
 
 typedef struct Val { const MlcGExpr *var; float *data; } Val;
@@ -222,7 +256,10 @@ static void test_tune_and_apply(void) {
       if (c[i].seconds[a] > 0 && (best < 0 || c[i].seconds[a] < c[i].seconds[best])) best = a;
     }
     CHECK(c[i].chosen == best && best >= 0);
-    chosen_rank[i] = c[i].chosen > 0 ? 5 : 4;
+    /* a blocked layout's weight is 5-D; so is the plain one's when its
+     * best record is the default schedule, which blocks it itself */
+    const MlcTuneRecord *r = best >= 0 ? mlc_tune_db_best(db, c[i].workload[best], &tt) : NULL;
+    chosen_rank[i] = c[i].chosen > 0 || (r && strstr(r->trace, "transform_layout")) ? 5 : 4;
   }
   /* the reference: the legalized kernels, unscheduled, in the interpreter */
   MlcModule *k = mlc_graph_pipeline(ctx, m, NULL, MLC_PASS_DEAD_CODE, NULL, NULL, NULL, NULL);
@@ -256,6 +293,7 @@ static void test_tune_and_apply(void) {
 int main(void) {
   if (!bu_make_tmpdir(tmpdir, sizeof tmpdir, "mlcc_convlayout")) return 1;
   RUN(test_choices_and_tasks);
+  RUN(test_default_candidate_relayout);
   RUN(test_tune_and_apply);
   char cmd[4200];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
