@@ -224,3 +224,11 @@ $(BENCH_MODELS_TIMER): bench/models/timer.c $(B)/libmlcrt.a $(HDRS)
 .PHONY: bench-tune
 bench-tune: $(B)/mlcc
 	sh bench/tune/run.sh 64
+# the 1024^3 matmul tuned from the naive program, then timed against OpenBLAS;
+# ResNet-18 and the transformer tuned, then timed against ONNX Runtime (after
+# `make bench-models`, which makes the models and their venv)
+.PHONY: bench-tune-matmul bench-tune-models
+bench-tune-matmul: $(B)/mlcc $(BENCH_MATMUL)
+	sh bench/tune/matmul.sh
+bench-tune-models: $(B)/mlcc $(BENCH_MODELS_TIMER)
+	sh bench/tune/models.sh
