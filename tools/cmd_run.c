@@ -156,8 +156,8 @@ int cmd_run(int argc, char **argv) {
     MlcrtTimes t;
     if (mlcrt_time_eval(timed, &c, 1, 10, 100, &t) != 0) rc = rt_fail("timing failed");
     else
-      printf("%s: mean %.3f ms, median %.3f ms, min %.3f ms (%d threads)\n", d->name, t.mean * 1e3, t.median * 1e3,
-             t.min * 1e3, mlcrt_threads_get());
+      printf("%s: mean %.3f ms, median %.3f ms, min %.3f ms (%d thread%s)\n", d->name, t.mean * 1e3, t.median * 1e3,
+             t.min * 1e3, mlcrt_threads_get(), mlcrt_threads_get() == 1 ? "" : "s");
   }
   for (int i = 0; i < np; i++) mlcrt_tensor_free(tensors[i]);
   mlcrt_module_free(mod);
