@@ -235,6 +235,8 @@ MlcModule *tune_add_layout_tasks(MlcCtx *ctx, const MlcModule *k, const MlcTuneT
       MlcAttrValue layout = {.kind = MLC_ATTR_STR, .s = names[a]};
       f->attrs = mlc_attrs_with(ctx, f->attrs, mlc_intern(ctx, "calls"), &calls);
       f->attrs = mlc_attrs_with(ctx, f->attrs, mlc_intern(ctx, "weight_layout"), &layout);
+      MlcAttrValue of = {.kind = MLC_ATTR_STR, .s = kernel}; /* the tasks of one call (tune.c) */
+      f->attrs = mlc_attrs_with(ctx, f->attrs, mlc_intern(ctx, "layout_of"), &of);
       f->name = name;
       fs[nf++] = (MlcFunc){.kind = MLC_FUNC_PRIM, .name = name, .prim = f};
     }

@@ -43,6 +43,8 @@ typedef struct Task {
   MLC_VEC(double) secs;     /* and its time (< 0: failed) */
   uint64_t rng;
   double t0;                /* when the run started (CLOCK_MONOTONIC seconds) */
+  int group;                /* tasks of one call (a conv's weight layouts): the first one's index */
+  double other_s;           /* the call's other side, when a library call (its time), else < 0 */
   int rounds;               /* rounds run */
   double gain;              /* relative improvement of the best by its last round */
 } Task;

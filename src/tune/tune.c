@@ -11,7 +11,8 @@
  * every record appended to the database file at once, so stopping the run
  * at any point keeps what was measured.  The cost model is refitted on all
  * of the task's measurements after each round.  The estimated model
- * latency is the sum over tasks of weight x best time. */
+ * latency is the sum over calls of calls x the call's fastest side: the
+ * best of a conv's layouts, or the library call where that is faster. */
 #include "tune/search_internal.h"
 
 #include "mlcc/arith.h"
@@ -72,7 +73,15 @@ static int make_tasks(MlcCtx *ctx, const MlcModule *m, const MlcSchTarget *st, c
     Task *t = &tasks[n];
     memset(t, 0, sizeof *t);
     *t = (Task){.home = ctx, .func = m->funcs[i].name, .prim = f, .workload = w, .weight = graph ? calls : 1,
-                .flops = mlc_prim_func_flops(f), .best = -1, .rng = o->seed * 2654435761u + (uint64_t)n + 1};
+                .flops = mlc_prim_func_flops(f), .best = -1, .rng = o->seed * 2654435761u + (uint64_t)n + 1,
+                .group = n, .other_s = -1};
+    /* a layout of a conv: one call with the plain kernel's task (by its
+     * workload: equal convs share their tasks) */
+    const MlcAttrValue *of = mlc_attrs_get(f->attrs, mlc_intern(ctx, "layout_of"));
+    const MlcFunc *plain = of && of->kind == MLC_ATTR_STR ? mlc_module_find(m, of->s) : NULL;
+    uint64_t pw = plain && plain->kind == MLC_FUNC_PRIM ? mlc_tune_workload_hash(ctx, plain->prim) : 0;
+    for (int g = 0; plain && g < n; g++)
+      if (tasks[g].workload == pw) t->group = tasks[g].group;
     /* the function alone, as text: each round reads it into a scratch context */
     MlcFunc one = m->funcs[i];
     MlcStrBuf text = {0};
@@ -215,10 +224,26 @@ static bool round_of(Task *t, MlcTuneDB *db, const MlcSchTarget *st, const MlcTu
   return ok;
 }
 
+/* The time a call of t's takes in a build with the records: the fastest
+ * of its group (a conv's layouts) and of the library call, when that is
+ * its other side; < 0 when nothing was measured. */
+static double call_time(const Task *tasks, int nt, const Task *t) {
+  double b = -1;
+  for (int i = 0; i < nt; i++) {
+    const Task *u = &tasks[i];
+    if (u->group != t->group) continue;
+    if (u->best > 0 && (b < 0 || u->best < b)) b = u->best;
+    if (u->other_s > 0 && (b < 0 || u->other_s < b)) b = u->other_s;
+  }
+  return b;
+}
+
 /* Every task gets a round in turn first; then the round goes to the task
- * whose next one promises most of the model's latency: its share (calls x
- * best time) times how much its last round improved it (at least 5%, so a
- * task that stalled is not starved forever).  Ties to the earlier task. */
+ * whose next one promises most of the model's latency: its call's share
+ * (calls x the call's time) times how much its last round improved it (at
+ * least 5%, so a task that stalled is not starved forever), times how
+ * close it is to being the call's fastest side (a layout 10x slower than
+ * another of the same conv is worth a tenth).  Ties to the earlier task. */
 static Task *next_task(Task *tasks, int nt, int *next) {
   for (int k = 0; k < nt; k++) {
     Task *t = &tasks[(*next + k) % nt];
@@ -231,7 +256,9 @@ static Task *next_task(Task *tasks, int nt, int *next) {
   for (int i = 0; i < nt; i++) {
     Task *t = &tasks[i];
     if (t->exhausted) continue;
-    double g = t->weight * (t->best > 0 ? t->best : 1) * (t->gain > 0.05 ? t->gain : 0.05);
+    double call = call_time(tasks, nt, t), own = t->best > 0 ? t->best : 1;
+    double share = call > 0 ? call : own, close = call > 0 && own > call ? call / own : 1;
+    double g = t->weight * share * close * (t->gain > 0.05 ? t->gain : 0.05);
     if (g > best_gain) best = t, best_gain = g;
   }
   return best;
@@ -247,11 +274,14 @@ static void fmt_time(double s, char *buf, size_t cap) {
 static void progress(const MlcTuneOptions *o, int round, const Task *t, int ti, int nt, const Task *all, double t0,
                      int trials) {
   if (!o->progress) return;
+  /* each call once: its group's fastest side */
   double latency = 0;
   bool known = true;
   for (int i = 0; i < nt; i++) {
-    if (all[i].best < 0) known = false;
-    else latency += all[i].best * all[i].weight;
+    if (all[i].group != i) continue;
+    double c = call_time(all, nt, &all[i]);
+    if (c < 0) known = false;
+    else latency += c * all[i].weight;
   }
   char best[32], lat[32], left[32];
   fmt_time(t->best, best, sizeof best);
@@ -278,7 +308,9 @@ static bool measure_libraries(MlcCtx *ctx, Task *tasks, int nt, MlcTuneDB *db, c
   for (int i = 0; i < nt && !(o->stop && *o->stop); i++) {
     Task *t = &tasks[i];
     const char *lib = str_attr(ctx, t->prim, "library"), *shape = str_attr(ctx, t->prim, "shape");
-    if (!lib || mlc_tune_db_best_library(db, t->workload, tt)) continue;
+    const MlcTuneRecord *known = lib ? mlc_tune_db_best_library(db, t->workload, tt) : NULL;
+    if (known) t->other_s = known->seconds;
+    if (!lib || known) continue;
     MlcTuneResult r;
     MlcTuneTarget on = *tt;
     if (o->launcher) { /* measured there, as the candidates are */
@@ -294,6 +326,7 @@ static bool measure_libraries(MlcCtx *ctx, Task *tasks, int nt, MlcTuneDB *db, c
                          .elapsed_s = now_s() - t->t0, .weight = t->weight, .library = lib};
     if (r.seconds > 0 && t->flops > 0) rec.gflops = t->flops / r.seconds * 1e-9;
     if (!save(ctx, db, o, &rec)) return false;
+    if (rec.seconds > 0) t->other_s = rec.seconds;
     if (o->progress) {
       char tm[32];
       fmt_time(r.seconds, tm, sizeof tm);

@@ -242,12 +242,31 @@ static void test_tune_and_apply(void) {
   MlcTuneDB *db = mlc_tune_db_new();
   MlcModule *t = mlc_tune_tasks_module(ctx, m, db, &tt);
   /* five tasks (3 + 2 layouts), two candidates each */
-  MlcTuneOptions o = {.trials = 10, .batch = 2, .seed = 3,
+  FILE *log = tmpfile();
+  MlcTuneOptions o = {.trials = 10, .batch = 2, .seed = 3, .progress = log,
                       .measure = {.repeat = 2, .min_repeat_ms = 1, .timeout_s = 10, .threads = 1, .workdir = tmpdir}};
-  CHECK(t && mlc_tune_module(ctx, t, db, &st, &tt, &o));
+  CHECK(log && t && mlc_tune_module(ctx, t, db, &st, &tt, &o));
   MlcTuneLayoutChoice c[2];
   int n = mlc_tune_layout_choices(ctx, m, db, &tt, c, 2);
   CHECK(n == 2);
+  /* the progress line's model latency counts each conv once, at its
+   * fastest layout */
+  double latency_us = -1, want_us = 0;
+  char line[512];
+  rewind(log);
+  while (fgets(line, sizeof line, log)) {
+    const char *at = strstr(line, "model latency ");
+    double v;
+    if (at && sscanf(at, "model latency %lf us", &v) == 1) latency_us = v;
+  }
+  fclose(log);
+  for (int i = 0; i < n && i < 2; i++) {
+    double fastest = -1;
+    for (int a = 0; a < c[i].n; a++)
+      if (c[i].seconds[a] > 0 && (fastest < 0 || c[i].seconds[a] < fastest)) fastest = c[i].seconds[a];
+    want_us += fastest * 1e6 * c[i].calls;
+  }
+  CHECK(latency_us > 0 && fabs(latency_us - want_us) <= 0.01 + 1e-3 * want_us);
   int chosen_rank[2] = {0, 0};
   for (int i = 0; i < n && i < 2; i++) {
     int best = -1;
