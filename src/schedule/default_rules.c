@@ -33,6 +33,7 @@ enum {
   MAX_NEST = 16,         /* loops of a block the rules look at */
   MAX_ROWS = 8,          /* register tile rows: beyond this the unrolled code only grows */
   MAX_SCALAR_COLS = 8,   /* columns of a tile of scalars (no vector width fits the lane axis) */
+  MAX_TILE_COLS = 4,     /* vectors per tile row the tuner's space draws among */
   MIN_LANES = 4,         /* fewer lanes than this are not worth a vector */
   PARALLEL_MIN_WORK = 4096, /* block instances below which a thread pool costs more than it gives */
   PARALLEL_CHUNKS = 16,  /* iterations per thread a parallel loop needs to balance the load */
@@ -508,11 +509,11 @@ static int64_t divisor_at_most(int64_t n, int64_t cap) {
 
 /* A register tile's size: the planned one, or in the tuner's design space
  * (r->space) one drawn by sample_categorical among the divisors of `ext`
- * up to `cap` (times `unit`), the planned one first and as likely as all
- * the others together, so that every decision 0 is the default schedule.
- * *f: what to split by (the int, or the sample's handle); returns the
- * value, 0 when the sample is refused. */
-static int64_t tile_size(Rules *r, int64_t planned, int64_t ext, int64_t unit, int64_t cap, MlcSchVal *f) {
+ * up to `cap`, the planned one first and as likely as all the others
+ * together, so that every decision 0 is the default schedule.  *f: what
+ * to split by (the int, or the sample's handle); returns the value, 0
+ * when the sample is refused. */
+static int64_t tile_size(Rules *r, int64_t planned, int64_t ext, int64_t cap, MlcSchVal *f) {
   *f = v_int(planned);
   if (!r->space) return planned;
   enum { MAX_CANDS = 16 };
@@ -520,7 +521,7 @@ static int64_t tile_size(Rules *r, int64_t planned, int64_t ext, int64_t unit, i
   int n = 0;
   cand[n++] = v_int(planned);
   for (int64_t d = 1; d <= cap && n < MAX_CANDS; d++)
-    if ((ext / unit) % d == 0 && d * unit != planned) cand[n++] = v_int(d * unit);
+    if (ext % d == 0 && d != planned) cand[n++] = v_int(d);
   if (n == 1) return planned;
   for (int i = 0; i < n; i++) prob[i] = (MlcSchVal){.kind = MLC_SV_FLOAT, .f = i ? 1.0 / (n - 1) : 1.0};
   /* the space itself takes the planned size (decision 0): what the rules
@@ -665,8 +666,8 @@ static bool rule_contraction(Rules *r, MlcBlockRV b) {
   MlcLoopRV ip[2], jp[3], order[MAX_NEST + 3], outer[MAX_NEST];
   int n = 0, n_outer = 0, first_reduce = -1;
   MlcSchVal fi[2], fj[3] = {{0}, {0}, v_int(p.lanes)};
-  if (!(p.rows = (int)tile_size(r, p.rows, t.ext[p.i], 1, MAX_ROWS, &fi[1])) ||
-      !(p.cols = (int)tile_size(r, p.cols, t.ext[p.j] / p.lanes, 1, 4, &fj[1])) || !split_by(r, t.loops[p.i], fi, 2, ip) ||
+  if (!(p.rows = (int)tile_size(r, p.rows, t.ext[p.i], MAX_ROWS, &fi[1])) ||
+      !(p.cols = (int)tile_size(r, p.cols, t.ext[p.j] / p.lanes, MAX_TILE_COLS, &fj[1])) || !split_by(r, t.loops[p.i], fi, 2, ip) ||
       !split_by(r, t.loops[p.j], fj, 3, jp))
     return false;
   for (int i = 0; i < t.n; i++)
@@ -878,8 +879,8 @@ static bool rule_contraction_channels(Rules *r, MlcBlockRV b) {
   int n = 0, n_outer = 0, first_reduce = -1;
   MlcSchVal fo[3] = {{0}, {0}, v_int(p.lanes)}, fj[2];
   if (!relayout(r->s, b, wbuf, block_map(ctx, p.w->ndim, p.w_dim, p.lanes)) ||
-      !(p.cols = (int)tile_size(r, p.cols, t.ext[p.o] / p.lanes, 1, 4, &fo[1])) ||
-      !(p.rows = (int)tile_size(r, p.rows, t.ext[p.j], 1, MAX_CHANNEL_ROWS, &fj[1])) ||
+      !(p.cols = (int)tile_size(r, p.cols, t.ext[p.o] / p.lanes, MAX_TILE_COLS, &fo[1])) ||
+      !(p.rows = (int)tile_size(r, p.rows, t.ext[p.j], MAX_CHANNEL_ROWS, &fj[1])) ||
       !split_by(r, t.loops[p.o], fo, 3, op) || !split_by(r, t.loops[p.j], fj, 2, jp))
     return false;
   /* the channel blocks outermost: each block's weight panel is read by

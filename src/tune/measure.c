@@ -591,19 +591,19 @@ static void check_body(int fd, void *user) {
   int64_t shapes[MAX_REWRITES][MAX_DIMS];
   for (int k = 0; k < j->n_rw; k++) {
     int p = j->rw[k].param;
+    bool first = true; /* a param's maps are applied at its first rewrite, in order */
+    for (int q = 0; q < k; q++) first &= j->rw[q].param != p;
+    if (!first) continue;
     MlcTensorData in;
     if (p >= got.n || !ref_param(j->ref, p, want.dl[p]->data, shapes[k], &in) ||
         in.nbytes != (size_t)mlcrt_tensor_numel(got.dl[p]) * mlcrt_dtype_bytes(got.dl[p]->dtype))
       say(fd, "E param %d changed layout but not its size\n", p), _exit(1);
     ia[p].ndim = in.ndim, ia[p].shape = in.shape;
     const MlcTensorData *cur = &in;
-    for (int q = 0; q < j->n_rw; q++) {
-      if (j->rw[q].param != p) continue;
-      if (q < k) goto next; /* this param is done */
-      if (!(cur = mlc_sch_layout_apply(j->ctx, j->rw[q].map, cur))) say(fd, "E layout: %s\n", mlc_error_msg(j->ctx)), _exit(1);
-    }
+    for (int q = k; q < j->n_rw; q++)
+      if (j->rw[q].param == p && !(cur = mlc_sch_layout_apply(j->ctx, j->rw[q].map, cur)))
+        say(fd, "E layout: %s\n", mlc_error_msg(j->ctx)), _exit(1);
     memcpy(got.dl[p]->data, cur->data, in.nbytes);
-  next:;
   }
   if (mlcrt_func_call_tensors(f, got.dl, got.n) != 0) say(fd, "E %s\n", mlcrt_last_error()), _exit(1);
   if (!mlc_interp_run(j->ctx, j->ref, ia, want.n)) say(fd, "E interpreter: %s\n", mlc_error_msg(j->ctx)), _exit(1);
