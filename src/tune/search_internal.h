@@ -47,6 +47,7 @@ typedef struct Task {
   double other_s;           /* the call's other side, when a library call (its time), else < 0 */
   int rounds;               /* rounds run */
   double gain;              /* relative improvement of the best by its last round */
+  int stalls;               /* rounds in a row that did not improve it */
 } Task;
 
 /* The next batch of up to n unmeasured candidates of t (fewer when the

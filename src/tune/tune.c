@@ -243,7 +243,9 @@ static double call_time(const Task *tasks, int nt, const Task *t) {
  * (calls x the call's time) times how much its last round improved it (at
  * least 5%, so a task that stalled is not starved forever), times how
  * close it is to being the call's fastest side (a layout 10x slower than
- * another of the same conv is worth a tenth).  Ties to the earlier task. */
+ * another of the same conv is worth a tenth), divided by 1 + the rounds it
+ * has gone without improving (else the largest stalled task would take
+ * every round).  Ties to the earlier task. */
 static Task *next_task(Task *tasks, int nt, int *next) {
   for (int k = 0; k < nt; k++) {
     Task *t = &tasks[(*next + k) % nt];
@@ -258,7 +260,7 @@ static Task *next_task(Task *tasks, int nt, int *next) {
     if (t->exhausted) continue;
     double call = call_time(tasks, nt, t), own = t->best > 0 ? t->best : 1;
     double share = call > 0 ? call : own, close = call > 0 && own > call ? call / own : 1;
-    double g = t->weight * share * close * (t->gain > 0.05 ? t->gain : 0.05);
+    double g = t->weight * share * close * (t->gain > 0.05 ? t->gain : 0.05) / (1 + t->stalls);
     if (g > best_gain) best = t, best_gain = g;
   }
   return best;
@@ -365,6 +367,7 @@ bool mlc_tune_module(MlcCtx *ctx, const MlcModule *m, MlcTuneDB *db, const MlcSc
     ok = round_of(t, db, st, tt, &o, batch);
     done += t->trials - before;
     t->gain = best_before > 0 && t->best > 0 ? (best_before - t->best) / best_before : 1;
+    t->stalls = t->gain > 0 ? 0 : t->stalls + 1;
     t->rounds++;
     if (t->trials > before) progress(&o, ++round, t, (int)(t - tasks), nt, tasks, t0, done);
   }
