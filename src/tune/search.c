@@ -230,8 +230,9 @@ int tune_search_batch(Task *t, const MlcTuneDB *db, const MlcTuneTarget *tt, con
                       Cand *out, int n) {
   int k = 0;
   Cand def;
-  if (n > 0 && default_cand(t, st, &def)) {
-    if (!mlc_map_has(&t->seen, mlc_intern(t->home, def.key)) && mlc_tune_verify(def.s)) out[k++] = def;
+  if (n > 0 && !mlc_map_has(&t->seen, mlc_internf(t->home, "%d:[]", MLC_TUNE_DEFAULT_SPACE)) &&
+      default_cand(t, st, &def)) {
+    if (mlc_tune_verify(def.s)) out[k++] = def;
     else mlc_clear_error(t->ctx), tune_cand_free(&def);
   }
   Pop p = {0};
