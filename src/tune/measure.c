@@ -541,13 +541,10 @@ static bool extra_rewrites(MlcCtx *ctx, const MlcPrimFunc *ref, const MlcPrimFun
 static bool ref_param(const MlcPrimFunc *ref, int p, void *data, int64_t *shape, MlcTensorData *out) {
   const MlcBuffer *b = ref->params[p].buf;
   if (b->ndim > MAX_DIMS) return false;
-  size_t n = 1;
-  for (int d = 0; d < b->ndim; d++) {
+  for (int d = 0; d < b->ndim; d++)
     if (!mlc_e_is_const_int(b->shape[d], &shape[d])) return false;
-    n *= (size_t)shape[d];
-  }
-  *out = (MlcTensorData){.dtype = b->dtype, .ndim = b->ndim, .shape = shape, .data = data,
-                         .nbytes = n * (size_t)mlc_dtype_bytes(b->dtype)};
+  *out = (MlcTensorData){.dtype = b->dtype, .ndim = b->ndim, .shape = shape, .data = data};
+  out->nbytes = (size_t)mlc_tensor_data_numel(out) * (size_t)mlc_dtype_bytes(b->dtype);
   return true;
 }
 
@@ -597,7 +594,9 @@ static void check_body(int fd, void *user) {
     MlcTensorData in;
     if (p >= got.n || !ref_param(j->ref, p, want.dl[p]->data, shapes[k], &in) ||
         in.nbytes != (size_t)mlcrt_tensor_numel(got.dl[p]) * mlcrt_dtype_bytes(got.dl[p]->dtype))
-      say(fd, "E param %d changed layout but not its size\n", p), _exit(1);
+      say(fd, "E param %d changed layout, which the check cannot follow: its shape is not constant, has more "
+              "than %d dims, or its size changed\n", p, MAX_DIMS),
+          _exit(1);
     ia[p].ndim = in.ndim, ia[p].shape = in.shape;
     const MlcTensorData *cur = &in;
     for (int q = k; q < j->n_rw; q++)

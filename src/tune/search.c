@@ -114,6 +114,9 @@ bool tune_make_cand(Task *t, const MlcSchTarget *st, int space, const MlcSchVal 
   return true;
 }
 
+/* the key of the default rules' schedule: its space, no decisions */
+static const char *default_key(MlcCtx *ctx) { return mlc_internf(ctx, "%d:[]", MLC_TUNE_DEFAULT_SPACE); }
+
 /* the default rules' schedule of the task, as a candidate */
 static bool default_cand(Task *t, const MlcSchTarget *st, Cand *out) {
   MlcSchedule *s = mlc_sch_new(t->ctx, t->mod, t->func, 0);
@@ -123,7 +126,7 @@ static bool default_cand(Task *t, const MlcSchTarget *st, Cand *out) {
     return false;
   }
   *out = (Cand){.space = MLC_TUNE_DEFAULT_SPACE, .s = s, .decisions = mlc_intern(t->ctx, "[]")};
-  out->key = mlc_internf(t->ctx, "%d:%s", out->space, out->decisions);
+  out->key = default_key(t->ctx);
   mlc_tune_features(mlc_sch_func(s), out->feat);
   return true;
 }
@@ -230,7 +233,7 @@ int tune_search_batch(Task *t, const MlcTuneDB *db, const MlcTuneTarget *tt, con
                       Cand *out, int n) {
   int k = 0;
   Cand def;
-  if (n > 0 && !mlc_map_has(&t->seen, mlc_internf(t->home, "%d:[]", MLC_TUNE_DEFAULT_SPACE)) &&
+  if (n > 0 && !mlc_map_has(&t->seen, default_key(t->home)) &&
       default_cand(t, st, &def)) {
     if (mlc_tune_verify(def.s)) out[k++] = def;
     else mlc_clear_error(t->ctx), tune_cand_free(&def);
